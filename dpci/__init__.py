@@ -1,0 +1,31 @@
+"""dpci: differentially private confidence intervals for ERM (Wang, Kifer and Lee).
+
+Start with :class:`PrivateLogisticRegression` or :class:`PrivateHuberSVM`; the
+algorithms themselves are pure functions in the submodules, named after the paper.
+"""
+
+from .accounting import PrivacySpend, allocate, default_split
+from .estimators import PrivateHuberSVM, PrivateLogisticRegression
+from .exceptions import DataValidationError, PrivacyLeakWarning
+from .losses import HuberLoss, LogisticLoss
+from .mechanisms import smallest_valid_c
+from .release import nonprivate_confidence_intervals, private_confidence_intervals
+from .solver import ConvergenceError
+
+__all__ = [
+    "ConvergenceError",
+    "DataValidationError",
+    "HuberLoss",
+    "LogisticLoss",
+    "PrivacyLeakWarning",
+    "PrivacySpend",
+    "PrivateHuberSVM",
+    "PrivateLogisticRegression",
+    "allocate",
+    "default_split",
+    "nonprivate_confidence_intervals",
+    "private_confidence_intervals",
+    "smallest_valid_c",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,255 @@
+"""scikit-learn estimators over :func:`dpci.release.private_confidence_intervals`.
+
+``__init__`` only stores its arguments; ``fit`` validates them (one declarative
+table per class, as scikit-learn does), validates the data, runs one private
+release and stores what it learned in attributes ending in ``_``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from .accounting import MECHANISMS, PRIVACY_NOTIONS, check_split
+from .losses import HuberLoss, LogisticLoss
+from .noise import check_random_state
+from .release import private_confidence_intervals
+from .validation import check_data, check_features
+
+
+def _positive_real(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive number, got {value!r}.")
+
+
+def _one_of(allowed):
+    def check(name, value):
+        if value not in allowed:
+            raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}.")
+
+    return check
+
+
+def _open_unit(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (0 < value < 1):
+        raise ValueError(f"{name} must lie strictly between 0 and 1 (0.05 gives 95% intervals), got {value!r}.")
+
+
+def _sample_count(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 100:
+        raise ValueError(f"{name} must be an integer of at least 100 (the paper uses 10,000), got {value!r}.")
+
+
+def _any_split(name, value):
+    if value is not None:
+        check_split(value, "objective", "pure")  # the default depends on neither when a split is given
+
+
+def _random_state(name, value):
+    check_random_state(value)
+
+
+class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
+    """Shared machinery of the private ERM classifiers (no intercept: X carries its constant column)."""
+
+    _parameter_constraints = {
+        "mechanism": _one_of(MECHANISMS),
+        "privacy": _one_of(PRIVACY_NOTIONS),
+        "budget": _positive_real,
+        "split": _any_split,
+        "c": _positive_real,
+        "alpha": _open_unit,
+        "n_samples": _sample_count,
+        "random_state": _random_state,
+    }
+
+    def _validate_params(self):
+        for name, check in self._parameter_constraints.items():
+            check(name, getattr(self, name))
+
+    def _loss(self):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def fit(self, X, y):
+        """Fit privately and compute private (1 - alpha) intervals. Rows of X must have norm <= 1."""
+        self._validate_params()
+        X, signs, classes, names = check_data(X, y)
+        release = private_confidence_intervals(
+            X,
+            signs,
+            self._loss(),
+            mechanism=self.mechanism,
+            privacy=self.privacy,
+            budget=self.budget,
+            split=self.split,
+            c=self.c,
+            alpha=self.alpha,
+            n_samples=self.n_samples,
+            random_state=self.random_state,
+        )
+        self.classes_ = classes
+        self.n_features_in_ = X.shape[1]
+        if names is not None:
+            self.feature_names_in_ = names
+        self.n_samples_fit_ = X.shape[0]
+        self.release_ = release
+        self.coef_ = release.theta
+        self.intercept_ = 0.0
+        self.conf_int_ = release.conf_int
+        self.hessian_ = release.hessian
+        self.covariance_ = release.covariance
+        self.privacy_spent_ = release.spend
+        return self
+
+    def _feature_labels(self):
+        if hasattr(self, "feature_names_in_"):
+            return list(self.feature_names_in_)
+        return [f"x{j}" for j in range(self.n_features_in_)]
+
+    def _check_fitted(self):
+        if not hasattr(self, "release_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError(f"This {type(self).__name__} is not fitted yet; call fit(X, y) first.")
+
+    def conf_int(self, alpha=None) -> pd.DataFrame:
+        """Estimates and (1 - alpha) private intervals as a DataFrame (post-processing, no extra budget)."""
+        self._check_fitted()
+        bounds = self.release_.interval(alpha)
+        return pd.DataFrame(
+            {"estimate": self.coef_, "lower": bounds[:, 0], "upper": bounds[:, 1]},
+            index=pd.Index(self._feature_labels(), name="feature"),
+        )
+
+    def summary(self, delta: float | None = None) -> str:
+        """A readable report: method, n, c, privacy spent and the interval table."""
+        self._check_fitted()
+        spend = self.privacy_spent_
+        level = 100 * (1 - self.release_.alpha)
+        lines = [
+            f"{type(self).__name__}: {self.mechanism} perturbation, "
+            f"{'pure epsilon-DP' if self.privacy == 'pure' else 'rho-zCDP'}",
+            f"n = {self.n_samples_fit_}, d = {self.n_features_in_}, c = {self.c:g}, "
+            f"split (phi1, phi2, phi3) = {tuple(round(s, 4) for s in self.release_.allocation.shares)}",
+        ]
+        spent = f"privacy spent: rho = {spend.rho:.4g}"
+        if spend.epsilon is not None:
+            spent = f"privacy spent: epsilon = {spend.epsilon:.4g} (pure), rho = {spend.rho:.4g}"
+        if delta is not None:
+            approx = spend.to_approx_dp(delta)
+            spent += f", ({approx.epsilon:.4g}, {approx.delta:g})-DP"
+        lines.append(spent)
+        table = self.conf_int().rename(columns={"lower": f"lower {level:g}%", "upper": f"upper {level:g}%"})
+        return "\n".join(lines) + "\n" + table.to_string(float_format=lambda v: f"{v:.4f}")
+
+    def decision_function(self, X):
+        """theta . x for each row (post-processing of the private coefficients)."""
+        self._check_fitted()
+        X, _ = check_features(X, self.n_features_in_)
+        return X @ self.coef_
+
+    def predict(self, X):
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+
+class PrivateLogisticRegression(_PrivateERMClassifier):
+    """Differentially private logistic regression with private confidence intervals.
+
+    Parameters
+    ----------
+    mechanism : {"objective", "output"}
+        Objective perturbation (Algorithms 1 and 3) or output perturbation (Algorithms 4 and 5).
+    privacy : {"pure", "zcdp"}
+        Pure epsilon-DP (``budget`` is epsilon) or rho-zCDP (``budget`` is rho).
+    budget : float
+        The total privacy budget of the release (coefficients and intervals together).
+    split : tuple of 3 floats or None
+        Shares (phi1, phi2, phi3) of the budget for the coefficients, the Hessian and the
+        covariance; they must be positive and sum to 1. None uses the paper's Table 2.
+    c : float
+        Regularisation coefficient of Eq. 3.1 (the paper uses 0.001). Objective perturbation
+        needs c > t / (2 n (e^epsilon1 - 1)); ``fit`` says the smallest valid c when it is not.
+    alpha : float
+        1 - confidence level of ``conf_int_``.
+    n_samples : int
+        Monte Carlo samples m of Algorithms 3 and 5 (unused by the zCDP output closed form).
+    random_state : None, int or numpy.random.Generator
+        The only source of randomness.
+
+    Attributes
+    ----------
+    coef_ : ndarray (d,)    private coefficients theta~
+    conf_int_ : ndarray (d, 2)    private interval bounds
+    privacy_spent_ : PrivacySpend    ``.epsilon``, ``.rho``, ``.to_approx_dp(delta)``, ``.steps``
+    hessian_, covariance_ : ndarray (d, d)    the private matrices of Algorithm 2
+    release_ : PrivateRelease    everything released, including the Monte Carlo draws
+    classes_ : ndarray (2,)    the labels; ``classes_[1]`` is the positive class (+1)
+    """
+
+    def __init__(
+        self,
+        mechanism="objective",
+        privacy="pure",
+        budget=1.0,
+        split=None,
+        c=1e-3,
+        alpha=0.05,
+        n_samples=10_000,
+        random_state=None,
+    ):
+        self.mechanism = mechanism
+        self.privacy = privacy
+        self.budget = budget
+        self.split = split
+        self.c = c
+        self.alpha = alpha
+        self.n_samples = n_samples
+        self.random_state = random_state
+
+    def _loss(self):
+        return LogisticLoss()
+
+    def predict_proba(self, X):
+        """P(y = classes_[1] | x) = S(theta . x) in the second column."""
+        p = expit(self.decision_function(X))
+        return np.column_stack([1.0 - p, p])
+
+
+class PrivateHuberSVM(_PrivateERMClassifier):
+    """Differentially private linear SVM (Huberized hinge loss with width ``h``) with private intervals.
+
+    Takes the parameters of :class:`PrivateLogisticRegression` plus ``h`` > 0 (default 0.5,
+    as in Chaudhuri et al. 2011); the loss has |f''| <= 1/(2h), so a small h needs a larger c
+    under objective perturbation.
+    """
+
+    _parameter_constraints = {**_PrivateERMClassifier._parameter_constraints, "h": _positive_real}
+
+    def __init__(
+        self,
+        h=0.5,
+        mechanism="objective",
+        privacy="pure",
+        budget=1.0,
+        split=None,
+        c=1e-3,
+        alpha=0.05,
+        n_samples=10_000,
+        random_state=None,
+    ):
+        self.h = h
+        self.mechanism = mechanism
+        self.privacy = privacy
+        self.budget = budget
+        self.split = split
+        self.c = c
+        self.alpha = alpha
+        self.n_samples = n_samples
+        self.random_state = random_state
+
+    def _loss(self):
+        return HuberLoss(self.h)

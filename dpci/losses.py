@@ -1,0 +1,100 @@
+"""Margin losses f(z), z = y * theta.x, of Section 3.3 and their derivatives.
+
+Each loss is vectorised over rows and knows the two constants the privacy proofs
+use (Theorem 1, Theorem 3): |f'(z)| <= 1 and |f''(z)| <= t. The gradient of a
+row's loss is f'(z) y x and its Hessian f''(z) x x^T (Section 6).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class LogisticLoss:
+    """f(z) = log(1 + exp(-z)); |f'| <= 1, |f''| <= t = 1/4 (Section 6)."""
+
+    name: str = "logistic"
+
+    @property
+    def t(self) -> float:
+        return 0.25
+
+    def value(self, z):
+        z = np.asarray(z, dtype=float)
+        return np.log1p(np.exp(-np.abs(z))) + np.maximum(-z, 0.0)
+
+    def derivatives(self, z):
+        """Return (f'(z), f''(z)): f' = -S(-z), f'' = S(z) S(-z)."""
+        return self.value_and_derivatives(z)[1:]
+
+    def value_and_derivatives(self, z):
+        """Return (f, f', f'') from one exponential, stable for any z."""
+        z = np.asarray(z, dtype=float)
+        e = np.exp(-np.abs(z))
+        inv = 1.0 / (1.0 + e)
+        value = np.log1p(e) + np.maximum(-z, 0.0)
+        s_minus = np.where(z >= 0.0, e * inv, inv)  # S(-z)
+        return value, -s_minus, e * inv * inv  # S(z) S(-z) = e^{-|z|} / (1 + e^{-|z|})^2
+
+    def first_derivative(self, z):
+        return self.derivatives(z)[0]
+
+    def second_derivative(self, z):
+        return self.derivatives(z)[1]
+
+
+@dataclass(frozen=True)
+class HuberLoss:
+    """Huberized hinge loss of Chapelle (2007), Section 3.3, with width h > 0.
+
+    f(z) = 0 for z > 1 + h, (1 + h - z)^2 / (4h) for |1 - z| <= h, 1 - z for
+    z < 1 - h; |f'| <= 1 and |f''| <= t = 1/(2h) (Section 6).
+    """
+
+    h: float = 0.5
+    name: str = "huber"
+
+    def __post_init__(self):
+        if not (np.isfinite(self.h) and self.h > 0):
+            raise ValueError(f"Huber width h must be a positive number, got h={self.h!r}.")
+
+    @property
+    def t(self) -> float:
+        return 1.0 / (2.0 * self.h)
+
+    def value(self, z):
+        return self.value_and_derivatives(z)[0]
+
+    def derivatives(self, z):
+        """Return (f'(z), f''(z)); f'' is taken as 1/(2h) on the closed middle piece."""
+        return self.value_and_derivatives(z)[1:]
+
+    def value_and_derivatives(self, z):
+        """Return (f, f', f'')."""
+        z = np.asarray(z, dtype=float)
+        h = self.h
+        # u = clip(1 + h - z, 0, 2h) is the quadratic piece's argument; outside it f is 0 or linear.
+        u = np.clip(1.0 + h - z, 0.0, 2.0 * h)
+        linear = np.maximum(1.0 - h - z, 0.0)  # > 0 only on the linear piece z < 1 - h
+        value = u * u / (4.0 * h) + linear
+        d1 = -u / (2.0 * h)  # 0 above 1 + h, -1 below 1 - h, (z - 1 - h)/(2h) between
+        d2 = np.where(np.abs(1.0 - z) <= h, 1.0 / (2.0 * h), 0.0)
+        return value, d1, d2
+
+    def first_derivative(self, z):
+        return self.derivatives(z)[0]
+
+    def second_derivative(self, z):
+        return self.derivatives(z)[1]
+
+
+def get_loss(name: str, h: float | None = None):
+    """Return the loss called ``name`` ("logistic" or "huber")."""
+    if name == "logistic":
+        return LogisticLoss()
+    if name == "huber":
+        return HuberLoss(0.5 if h is None else h)
+    raise ValueError(f"Unknown loss {name!r}; use 'logistic' or 'huber'.")

@@ -1,0 +1,130 @@
+"""The private mechanisms: Algorithm 1 (objective perturbation), Algorithm 2
+(PrivSPDMat) and Algorithm 4 (output perturbation).
+
+Each returns what it releases plus the law of the noise it used, which the
+interval algorithms (3 and 5) need; the noise *draw* itself is secret and is
+kept only on the returned object for teaching and tests, never released.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .noise import gaussian, spherical_laplace
+from .sensitivity import objective_gradient_sensitivity, output_sensitivity
+from .solver import minimise_erm
+
+
+@dataclass(frozen=True)
+class NoiseLaw:
+    """A noise distribution: spherical Laplace exp(-gamma ||b||) (Eq. 3.2) or N(0, sigma^2 I)."""
+
+    kind: str  # "spherical_laplace" or "gaussian"
+    scale: float  # gamma for the spherical Laplace, sigma for the Gaussian
+
+    def sample(self, rng, d, size=None):
+        if self.kind == "spherical_laplace":
+            return spherical_laplace(rng, d, self.scale, size)
+        return gaussian(rng, d, self.scale, size)
+
+    def coordinate_variance(self, d: int) -> float:
+        """Variance of one coordinate of a d-dimensional draw."""
+        if self.kind == "spherical_laplace":
+            # E||b||^2 = d (d + 1) / gamma^2 for a Gamma(d, 1/gamma) norm, shared by d coordinates.
+            return (d + 1) / self.scale**2
+        return self.scale**2
+
+
+@dataclass(frozen=True)
+class PerturbedFit:
+    """Output of Algorithm 1 or 4: the private coefficients and the law of their noise."""
+
+    theta: np.ndarray
+    noise_law: NoiseLaw
+    epsilon_prime: float | None = None  # Algorithm 1 only
+    n_iter: int = 0
+    noise: np.ndarray = field(default=None, repr=False)  # secret: releasing it voids the guarantee
+
+
+def smallest_valid_c(epsilon: float, n: int, t: float) -> float:
+    """Algorithm 1 needs c > t / (2 n (e^epsilon - 1)); this returns that bound."""
+    return t / (2.0 * n * math.expm1(epsilon))
+
+
+def objective_epsilon_prime(epsilon: float, n: int, c: float, t: float) -> float:
+    """epsilon' = epsilon - log(1 + t/(2nc)) of Algorithm 1, line 1 (Section 4.1).
+
+    Raises ValueError, stating the smallest valid c, when epsilon' <= 0.
+    """
+    bound = smallest_valid_c(epsilon, n, t)
+    if not c > bound:
+        raise ValueError(
+            f"c = {c:.4g} is too small for objective perturbation with n = {n} and epsilon = {epsilon:.4g} "
+            f"(the epsilon spent on the coefficients): Algorithm 1 needs c > t / (2 n (e^epsilon - 1)) = "
+            f"{bound:.4g} (t = {t:g}). Use c of at least {suggest_c(bound):.3g}, give the coefficients more "
+            f"budget, or use more rows."
+        )
+    return epsilon - math.log1p(t / (2.0 * n * c))
+
+
+def suggest_c(bound: float) -> float:
+    """A round number comfortably above ``bound`` (two significant digits, rounded up, +1%)."""
+    target = bound * 1.01
+    exponent = math.floor(math.log10(target)) - 1
+    return math.ceil(target / 10**exponent) * 10**exponent
+
+
+def objective_perturbation(A, loss, c, epsilon, rng, AT=None, tol=1e-10) -> PerturbedFit:
+    """Algorithm 1: minimise J_n(theta) + beta.theta / n with beta ~ exp(-(epsilon'/2) ||beta||).
+
+    ``A`` holds the rows y_i x_i, each with ||x_i|| <= 1. epsilon-DP by Theorem 1.
+    """
+    n, d = A.shape
+    eps_prime = objective_epsilon_prime(epsilon, n, c, loss.t)
+    # gamma = epsilon'/2: the gradient term moves beta by at most 2 (Appendix A.1).
+    law = NoiseLaw("spherical_laplace", eps_prime / objective_gradient_sensitivity())
+    beta = law.sample(rng, d)
+    result = minimise_erm(A, loss, c, linear=beta, AT=AT, tol=tol)
+    return PerturbedFit(result.theta, law, eps_prime, result.n_iter, beta)
+
+
+def output_noise_law(n: int, c: float, phi: float, privacy: str) -> NoiseLaw:
+    """Noise of Algorithm 4: spherical Laplace with gamma = n c phi (pure), N(0, 1/(2 phi (nc)^2)) (zCDP)."""
+    sens = output_sensitivity(n, c)
+    if privacy == "pure":
+        return NoiseLaw("spherical_laplace", phi / sens)  # Algorithm 4, line 3
+    return NoiseLaw("gaussian", sens / math.sqrt(2.0 * phi))  # Algorithm 4, line 6; Proposition 3
+
+
+def output_perturbation(A, loss, c, phi, privacy, rng, AT=None, tol=1e-10) -> PerturbedFit:
+    """Algorithm 4: the exact minimiser of Eq. 5.1 plus noise; phi-DP or phi-zCDP (Theorem 3)."""
+    n, d = A.shape
+    result = minimise_erm(A, loss, c, AT=AT, tol=tol)
+    law = output_noise_law(n, c, phi, privacy)
+    beta = law.sample(rng, d)
+    return PerturbedFit(result.theta + beta, law, None, result.n_iter, beta)
+
+
+def matrix_noise_law(sensitivity: float, phi: float, privacy: str) -> NoiseLaw:
+    """Noise of Algorithm 2 on vec(M): gamma = phi / Sens (pure), sigma = Sens / sqrt(2 phi) (zCDP)."""
+    if privacy == "pure":
+        return NoiseLaw("spherical_laplace", phi / sensitivity)  # Algorithm 2, line 2
+    # Algorithm 2, line 5 writes I_d; the noise vector has d^2 entries (docs/paper-notes.md).
+    return NoiseLaw("gaussian", sensitivity / math.sqrt(2.0 * phi))
+
+
+def priv_spd_mat(M, sensitivity, phi, c, privacy, rng) -> np.ndarray:
+    """Algorithm 2 (PrivSPDMat): noisy, symmetrised, every eigenvalue floored at 2c.
+
+    phi-DP (pure) or phi-zCDP (Lemma 1); everything after the noise is post-processing.
+    """
+    M = np.asarray(M, dtype=float)
+    d = M.shape[0]
+    eta = matrix_noise_law(sensitivity, phi, privacy).sample(rng, d * d)
+    noisy = M + eta.reshape(d, d)
+    noisy = (noisy + noisy.T) / 2.0
+    eigval, eigvec = np.linalg.eigh(noisy)
+    return (eigvec * np.maximum(eigval, 2.0 * c)) @ eigvec.T

@@ -1,0 +1,59 @@
+"""Noise distributions of the mechanisms.
+
+The spherical Laplace density v(b) proportional to exp(-gamma ||b||_2) of Eq. 3.2
+has, in d dimensions, a norm distributed as Gamma(shape=d, scale=1/gamma) and
+an independent direction uniform on the unit sphere (the density depends on b
+only through ||b||, and the surface area of the radius-r sphere grows as r^(d-1)).
+All randomness comes from a ``numpy.random.Generator``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def check_random_state(random_state) -> np.random.Generator:
+    """Turn None, an int or a Generator into a ``numpy.random.Generator``."""
+    if random_state is None or isinstance(random_state, (numbers.Integral, np.integer)):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.SeedSequence):
+        return np.random.default_rng(random_state)
+    raise ValueError(
+        f"random_state must be None, an int or a numpy.random.Generator, got {random_state!r}."
+    )
+
+
+def uniform_directions(rng: np.random.Generator, d: int, size: int | None = None) -> np.ndarray:
+    """Directions uniform on the unit sphere in R^d (normalised standard normals)."""
+    shape = (d,) if size is None else (size, d)
+    z = rng.standard_normal(shape)
+    norm = np.linalg.norm(z, axis=-1, keepdims=True)
+    # A zero draw has probability 0; guard anyway so the output is always unit norm.
+    bad = norm == 0.0
+    if np.any(bad):
+        z = np.where(bad, 1.0, z)
+        norm = np.linalg.norm(z, axis=-1, keepdims=True)
+    return z / norm
+
+
+def spherical_laplace(rng: np.random.Generator, d: int, gamma: float, size: int | None = None) -> np.ndarray:
+    """Draw from v(b) proportional to exp(-gamma ||b||_2) on R^d (Eq. 3.2).
+
+    Returns shape (d,) when ``size`` is None, else (size, d).
+    """
+    if not (np.isfinite(gamma) and gamma > 0):
+        raise ValueError(f"gamma must be positive and finite, got {gamma!r}.")
+    radius = rng.standard_gamma(d, size=None if size is None else (size, 1)) / gamma
+    return uniform_directions(rng, d, size) * radius
+
+
+def gaussian(rng: np.random.Generator, d: int, sigma: float, size: int | None = None) -> np.ndarray:
+    """Draw from N(0, sigma^2 I_d) (Proposition 3's Gaussian mechanism)."""
+    if not (np.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"sigma must be positive and finite, got {sigma!r}.")
+    shape = (d,) if size is None else (size, d)
+    return sigma * rng.standard_normal(shape)

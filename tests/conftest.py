@@ -1,0 +1,25 @@
+import numpy as np
+import pytest
+
+
+def unit_ball_rows(rng, n, d, radius_power=0.3):
+    """Rows in the unit ball: uniform directions, radii in (0, 1] skewed towards 1."""
+    X = rng.standard_normal((n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return X * rng.uniform(size=(n, 1)) ** radius_power
+
+
+def logistic_labels(rng, X, theta):
+    p = 1.0 / (1.0 + np.exp(-X @ theta))
+    return np.where(rng.uniform(size=len(X)) < p, 1.0, -1.0)
+
+
+@pytest.fixture
+def small_problem():
+    """A 2,000 x 4 logistic problem with a constant column, rows in the unit ball."""
+    rng = np.random.default_rng(20261122)
+    n, d = 2000, 3
+    Z = unit_ball_rows(rng, n, d)
+    X = np.column_stack([Z, np.ones(n)]) / np.sqrt(2.0)
+    y = logistic_labels(rng, X, np.array([1.5, -1.0, 0.5, 0.3]))
+    return X, y

@@ -1,0 +1,143 @@
+"""The scikit-learn style API: attributes, labels, refusals with clear messages."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+from dpci import DataValidationError, PrivateHuberSVM, PrivateLogisticRegression, private_confidence_intervals
+from dpci.losses import LogisticLoss
+
+from conftest import logistic_labels, unit_ball_rows
+
+
+@pytest.fixture
+def frame():
+    rng = np.random.default_rng(8)
+    X = unit_ball_rows(rng, 3000, 3) * 0.8
+    X = np.column_stack([X, np.full(3000, 0.6)])
+    y = logistic_labels(rng, X, np.array([2.0, -1.0, 0.0, 0.5]))
+    df = pd.DataFrame(X, columns=["age", "hours", "education", "const"])
+    return df, np.where(y > 0, ">50K", "<=50K")
+
+
+@pytest.mark.parametrize("cls", [PrivateLogisticRegression, PrivateHuberSVM])
+def test_fit_exposes_the_documented_attributes(cls, frame):
+    X, y = frame
+    model = cls(random_state=0)
+    assert model.fit(X, y) is model
+    assert model.coef_.shape == (4,)
+    assert model.conf_int_.shape == (4, 2)
+    assert np.all(model.conf_int_[:, 0] < model.conf_int_[:, 1])
+    table = model.conf_int()
+    assert list(table.index) == ["age", "hours", "education", "const"]
+    assert list(table.columns) == ["estimate", "lower", "upper"]
+    np.testing.assert_array_equal(table[["lower", "upper"]].to_numpy(), model.conf_int_)
+    assert list(model.classes_) == ["<=50K", ">50K"]
+    assert set(model.predict(X)) <= {"<=50K", ">50K"}
+    assert model.privacy_spent_.epsilon == pytest.approx(1.0)
+    assert "privacy spent" in model.summary(delta=1e-6)
+    assert np.all(np.linalg.eigvalsh(model.hessian_) >= 2 * model.c * (1 - 1e-12))
+
+
+def test_predict_proba_and_accuracy(frame):
+    X, y = frame
+    model = PrivateLogisticRegression(budget=5.0, random_state=1).fit(X, y)
+    proba = model.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.array_equal(model.predict(X), model.classes_[(proba[:, 1] > 0.5).astype(int)])
+    assert model.score(X, y) > 0.6
+    assert not hasattr(PrivateHuberSVM(), "predict_proba")
+
+
+def test_same_seed_same_release_and_matches_the_pure_function(frame):
+    X, y = frame
+    a = PrivateLogisticRegression(mechanism="output", random_state=3).fit(X, y)
+    b = clone(a).fit(X, y)
+    np.testing.assert_array_equal(a.conf_int_, b.conf_int_)
+    signs = np.where(y == ">50K", 1.0, -1.0)
+    rel = private_confidence_intervals(X.to_numpy(), signs, LogisticLoss(), mechanism="output", random_state=3)
+    np.testing.assert_array_equal(a.conf_int_, rel.conf_int)
+    c = PrivateLogisticRegression(mechanism="output", random_state=4).fit(X, y)
+    assert not np.array_equal(a.coef_, c.coef_)
+
+
+def test_conf_int_alpha_is_post_processing(frame):
+    X, y = frame
+    model = PrivateLogisticRegression(privacy="zcdp", budget=0.5, random_state=2).fit(X, y)
+    narrow, wide = model.conf_int(alpha=0.5), model.conf_int(alpha=0.01)
+    assert np.all(wide["upper"] - wide["lower"] > narrow["upper"] - narrow["lower"])
+    np.testing.assert_array_equal(model.coef_, narrow["estimate"])
+
+
+def test_rows_outside_the_unit_ball_are_refused(frame):
+    X, y = frame
+    X = X.copy()
+    X.iloc[17, 0] = 1.5
+    with pytest.raises(DataValidationError, match="row 17 has L2 norm .* > 1"):
+        PrivateLogisticRegression().fit(X, y)
+
+
+def test_rounding_just_outside_the_ball_is_projected():
+    rng = np.random.default_rng(0)
+    X = unit_ball_rows(rng, 500, 2)
+    X[0] = [1.0 + 1e-12, 0.0]
+    y = rng.choice([0, 1], size=500)
+    PrivateLogisticRegression(random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda X, y: (X, np.where(np.arange(len(y)) % 3 == 0, "a", np.where(np.arange(len(y)) % 3 == 1, "b", "c"))),
+         "exactly two distinct labels"),
+        (lambda X, y: (X, np.full(len(y), "a")), "exactly two distinct labels"),
+        (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 5, np.nan, X), y), "NaN or infinite"),
+        (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 5, np.inf, X), y), "NaN or infinite"),
+        (lambda X, y: (X, np.where(np.arange(len(y)) == 3, np.nan, 1.0 * (y == ">50K"))), "NaN"),
+        (lambda X, y: (X, y[:-1]), "rows but y has"),
+        (lambda X, y: (X[:, 0], y), "2-D"),
+        (lambda X, y: (np.full(X.shape, "x"), y), "only numbers"),
+    ],
+)
+def test_bad_data_is_refused_clearly(frame, mutate, message):
+    X, y = frame
+    X, y = mutate(X.to_numpy(), y)
+    with pytest.raises(DataValidationError, match=message):
+        PrivateLogisticRegression().fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        (dict(mechanism="input"), "mechanism must be one of"),
+        (dict(privacy="approx"), "privacy must be one of"),
+        (dict(budget=0), "budget must be a positive number"),
+        (dict(c=-1.0), "c must be a positive number"),
+        (dict(alpha=1.5), "alpha must lie strictly between 0 and 1"),
+        (dict(n_samples=10), "n_samples must be an integer of at least 100"),
+        (dict(split=(0.9, 0.1, 0.0)), "every share"),
+        (dict(random_state="x"), "random_state"),
+    ],
+)
+def test_bad_parameters_are_refused_clearly(frame, params, message):
+    X, y = frame
+    with pytest.raises(ValueError, match=message):
+        PrivateLogisticRegression(**params).fit(X, y)
+    with pytest.raises(ValueError, match="h must be a positive number"):
+        PrivateHuberSVM(h=0).fit(X, y)
+
+
+def test_too_small_c_names_the_smallest_valid_c(frame):
+    X, y = frame
+    # n = 3000, epsilon1 = 0.65: smallest c = 0.25 / (2 * 3000 * (e^0.65 - 1)) = 4.551e-05
+    with pytest.raises(ValueError, match=r"c > .*4\.551e-05.* at least 4\.6e-05"):
+        PrivateLogisticRegression(c=1e-5).fit(X, y)
+    PrivateLogisticRegression(c=1e-5, mechanism="output").fit(X, y)  # output perturbation has no such limit
+
+
+def test_unfitted_model_says_so():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError, match="fit"):
+        PrivateLogisticRegression().conf_int()

@@ -1,0 +1,95 @@
+"""The Newton solver reaches the exact minimiser: gradient norm below 1e-9 and
+agreement with scikit-learn to 1e-6 (issue 2, item 9)."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.linear_model import LogisticRegression
+
+from dpci.losses import HuberLoss, LogisticLoss
+from dpci.solver import ConvergenceError, minimise_erm
+
+from conftest import logistic_labels, unit_ball_rows
+
+
+def _sklearn_theta(X, y, c):
+    n = len(X)
+    model = LogisticRegression(C=1 / (2 * c * n), fit_intercept=False, tol=1e-10, max_iter=10000)
+    return model.fit(X, y).coef_[0]
+
+
+def _gradient(A, loss, c, theta, b=None):
+    n = len(A)
+    g = A.T @ loss.derivatives(A @ theta)[0] / n + 2 * c * theta
+    return g if b is None else g + b / n
+
+
+@pytest.mark.parametrize(
+    "n, d, c, scale",
+    [(30_000, 11, 1e-3, 1.0), (2_000, 4, 1e-3, 5.0), (500, 20, 1e-2, 2.0), (100, 2, 1e-4, 20.0)],
+)
+def test_logistic_agrees_with_sklearn(n, d, c, scale):
+    rng = np.random.default_rng(n + d)
+    X = unit_ball_rows(rng, n, d)
+    y = logistic_labels(rng, X, scale * rng.standard_normal(d))
+    result = minimise_erm(X * y[:, None], LogisticLoss(), c)
+    assert result.grad_norm < 1e-9
+    assert np.linalg.norm(_gradient(X * y[:, None], LogisticLoss(), c, result.theta)) < 1e-9
+    np.testing.assert_allclose(result.theta, _sklearn_theta(X, y, c), atol=1e-6, rtol=0)
+
+
+def test_logistic_agrees_with_sklearn_on_adult():
+    data = pytest.importorskip("dpci.data")
+    ds = data.load_adult(d=10)
+    c = 1e-3
+    result = minimise_erm(ds.X * ds.y[:, None], LogisticLoss(), c)
+    assert result.grad_norm < 1e-9
+    np.testing.assert_allclose(result.theta, _sklearn_theta(ds.X, ds.y, c), atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("h", [0.1, 0.5, 1.0])
+def test_huber_reaches_the_minimiser(h):
+    rng = np.random.default_rng(int(h * 10))
+    n, d, c = 3_000, 5, 1e-3
+    X = unit_ball_rows(rng, n, d)
+    y = logistic_labels(rng, X, 4 * rng.standard_normal(d))
+    A = X * y[:, None]
+    loss = HuberLoss(h)
+    result = minimise_erm(A, loss, c)
+    assert result.grad_norm < 1e-9
+
+    def objective(th):
+        return loss.value(A @ th).mean() + c * th @ th
+
+    ref = minimize(objective, np.zeros(d), jac=lambda th: _gradient(A, loss, c, th), method="L-BFGS-B",
+                   options=dict(gtol=1e-12, ftol=1e-15, maxiter=10_000))
+    np.testing.assert_allclose(result.theta, ref.x, atol=1e-5, rtol=0)
+    assert objective(result.theta) <= objective(ref.x) + 1e-14
+
+
+def test_linear_term_and_weights():
+    rng = np.random.default_rng(5)
+    n, d, c = 400, 3, 1e-2
+    X = unit_ball_rows(rng, n, d)
+    y = rng.choice([-1.0, 1.0], size=n)
+    A = X * y[:, None]
+    b = rng.standard_normal(d) * 3
+    res = minimise_erm(A, LogisticLoss(), c, linear=b)
+    assert np.linalg.norm(_gradient(A, LogisticLoss(), c, res.theta, b)) < 1e-10
+    # integer weights = repeated rows (the objective divides by the same n in both)
+    w = rng.integers(0, 3, size=n).astype(float)
+    w *= n / w.sum()
+    w = np.round(w)
+    rows = np.repeat(np.arange(n), w.astype(int))
+    # (1/n) sum w_i f_i + c |theta|^2 is (n'/n) times the objective of the n' repeated rows with c n / n'
+    weighted = minimise_erm(A, LogisticLoss(), c, weights=w)
+    repeated = minimise_erm(A[rows], LogisticLoss(), c * n / len(rows))
+    np.testing.assert_allclose(weighted.theta, repeated.theta, atol=1e-8)
+
+
+def test_nonconvergence_raises_instead_of_returning_an_approximation():
+    rng = np.random.default_rng(6)
+    X = unit_ball_rows(rng, 200, 3)
+    y = rng.choice([-1.0, 1.0], size=200)
+    with pytest.raises(ConvergenceError, match="exact minimiser"):
+        minimise_erm(X * y[:, None], LogisticLoss(), 1e-3, max_iter=1)
