@@ -9,18 +9,17 @@ of row i is f'(z_i) a_i, so grad f_i grad f_i^T = f'(z_i)^2 a_i a_i^T.
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
 from scipy.stats import norm
 
+from .solver import weighted_gram
 
-def hessian_and_covariance(A, loss, theta, c, AT=None):
+
+def hessian_and_covariance(A, loss, theta, c):
     """H[J_n(theta)] (Eq. 4.2) and Sigma (Eq. 4.3, last line) from one pass over the rows."""
     n, d = A.shape
-    if AT is None:
-        AT = np.ascontiguousarray(A.T)
     _, d1, d2 = loss.value_and_derivatives(A @ theta)
-    hessian = (AT * d2) @ A / n + 2.0 * c * np.eye(d)
-    covariance = (AT * (d1 * d1)) @ A / n - 4.0 * c * c * np.outer(theta, theta)
+    hessian = weighted_gram(A, d2) / n + 2.0 * c * np.eye(d)
+    covariance = weighted_gram(A, d1 * d1) / n - 4.0 * c * c * np.outer(theta, theta)
     return hessian, covariance
 
 
@@ -33,16 +32,22 @@ def _gaussian_factor(covariance):
         return v * np.sqrt(np.clip(w, 0.0, None))
 
 
+def _gaussian_part(hessian, covariance, n, m, rng):
+    """m draws of H~^{-1} G / sqrt(n) with G ~ N(0, Sigma~), and H~^{-1} itself."""
+    d = hessian.shape[0]
+    h_inv = np.linalg.inv(hessian)
+    factor = h_inv @ _gaussian_factor(covariance) / np.sqrt(n)
+    return rng.standard_normal((m, d)) @ factor.T, h_inv
+
+
 def objective_offsets(hessian, covariance, n, noise_law, m, rng):
     """Algorithm 3, lines 7-11: m draws of H~^{-1} (G + beta/sqrt(n)) / sqrt(n).
 
     G ~ N(0, Sigma~) and beta from the same law as Algorithm 1's noise (gamma = epsilon'/2).
     The draws approximate theta_0 - theta~ (Eq. 4.1).
     """
-    d = hessian.shape[0]
-    G = rng.standard_normal((m, d)) @ _gaussian_factor(covariance).T
-    Q = G + noise_law.sample(rng, d, m) / np.sqrt(n)
-    return cho_solve(cho_factor(hessian), Q.T).T / np.sqrt(n)
+    gauss, h_inv = _gaussian_part(hessian, covariance, n, m, rng)
+    return gauss + noise_law.sample(rng, hessian.shape[0], m) @ (h_inv.T / n)
 
 
 def output_offsets(hessian, covariance, n, noise_law, m, rng):
@@ -51,9 +56,8 @@ def output_offsets(hessian, covariance, n, noise_law, m, rng):
     beta follows Algorithm 4's noise law (spherical Laplace with gamma = n c phi1, or
     the Gaussian for zCDP, whose closed form is :func:`output_zcdp_covariance`).
     """
-    d = hessian.shape[0]
-    G = rng.standard_normal((m, d)) @ _gaussian_factor(covariance).T
-    return cho_solve(cho_factor(hessian), G.T).T / np.sqrt(n) - noise_law.sample(rng, d, m)
+    gauss, _ = _gaussian_part(hessian, covariance, n, m, rng)
+    return gauss - noise_law.sample(rng, hessian.shape[0], m)
 
 
 def output_zcdp_covariance(hessian, covariance, n, sigma):

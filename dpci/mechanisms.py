@@ -77,7 +77,7 @@ def suggest_c(bound: float) -> float:
     return math.ceil(target / 10**exponent) * 10**exponent
 
 
-def objective_perturbation(A, loss, c, epsilon, rng, AT=None, tol=1e-10) -> PerturbedFit:
+def objective_perturbation(A, loss, c, epsilon, rng, tol=1e-10) -> PerturbedFit:
     """Algorithm 1: minimise J_n(theta) + beta.theta / n with beta ~ exp(-(epsilon'/2) ||beta||).
 
     ``A`` holds the rows y_i x_i, each with ||x_i|| <= 1. epsilon-DP by Theorem 1.
@@ -87,7 +87,7 @@ def objective_perturbation(A, loss, c, epsilon, rng, AT=None, tol=1e-10) -> Pert
     # gamma = epsilon'/2: the gradient term moves beta by at most 2 (Appendix A.1).
     law = NoiseLaw("spherical_laplace", eps_prime / objective_gradient_sensitivity())
     beta = law.sample(rng, d)
-    result = minimise_erm(A, loss, c, linear=beta, AT=AT, tol=tol)
+    result = minimise_erm(A, loss, c, linear=beta, tol=tol)
     return PerturbedFit(result.theta, law, eps_prime, result.n_iter, beta)
 
 
@@ -99,10 +99,10 @@ def output_noise_law(n: int, c: float, phi: float, privacy: str) -> NoiseLaw:
     return NoiseLaw("gaussian", sens / math.sqrt(2.0 * phi))  # Algorithm 4, line 6; Proposition 3
 
 
-def output_perturbation(A, loss, c, phi, privacy, rng, AT=None, tol=1e-10) -> PerturbedFit:
+def output_perturbation(A, loss, c, phi, privacy, rng, tol=1e-10) -> PerturbedFit:
     """Algorithm 4: the exact minimiser of Eq. 5.1 plus noise; phi-DP or phi-zCDP (Theorem 3)."""
     n, d = A.shape
-    result = minimise_erm(A, loss, c, AT=AT, tol=tol)
+    result = minimise_erm(A, loss, c, tol=tol)
     law = output_noise_law(n, c, phi, privacy)
     beta = law.sample(rng, d)
     return PerturbedFit(result.theta + beta, law, None, result.n_iter, beta)

@@ -88,19 +88,18 @@ def private_confidence_intervals(
     rng = check_random_state(random_state)
     X = np.asarray(X, dtype=float)
     A = X * np.asarray(y, dtype=float)[:, None]
-    AT = np.ascontiguousarray(A.T)
     n = A.shape[0]
     phi1, phi2, phi3 = alloc.phi
 
     if mechanism == "objective":
         # Algorithm 3, line 1: under zCDP, alloc.coef_epsilon = sqrt(2 phi1) (Theorem 2).
-        fit = objective_perturbation(A, loss, c, alloc.coef_epsilon, rng, AT=AT)
+        fit = objective_perturbation(A, loss, c, alloc.coef_epsilon, rng)
     else:
-        fit = output_perturbation(A, loss, c, phi1, privacy, rng, AT=AT)  # Algorithm 5, line 1
+        fit = output_perturbation(A, loss, c, phi1, privacy, rng)  # Algorithm 5, line 1
     theta = fit.theta
 
     # Algorithms 3 (lines 3-6) and 5 (lines 2-5): both matrices at the released theta~.
-    hessian, covariance = hessian_and_covariance(A, loss, theta, c, AT=AT)
+    hessian, covariance = hessian_and_covariance(A, loss, theta, c)
     hessian = priv_spd_mat(hessian, hessian_sensitivity(loss, n), phi2, c, privacy, rng)
     covariance = priv_spd_mat(covariance, covariance_sensitivity(loss, n, theta), phi3, c, privacy, rng)
 
@@ -135,9 +134,8 @@ def nonprivate_confidence_intervals(X, y, loss, c=1e-3, alpha=0.05, tol=1e-10) -
     """Exact theta-hat of Eq. 3.1 and theta-hat -/+ z sqrt(diag(H^{-1} Sigma H^{-1} / n)). NOT private."""
     alpha = check_alpha(alpha)
     A = np.asarray(X, dtype=float) * np.asarray(y, dtype=float)[:, None]
-    AT = np.ascontiguousarray(A.T)
-    result = minimise_erm(A, loss, c, AT=AT, tol=tol)
-    hessian, covariance = hessian_and_covariance(A, loss, result.theta, c, AT=AT)
+    result = minimise_erm(A, loss, c, tol=tol)
+    hessian, covariance = hessian_and_covariance(A, loss, result.theta, c)
     sandwich = sandwich_covariance(hessian, covariance, A.shape[0])
     conf = normal_interval(result.theta, sandwich, alpha)
     return NonPrivateFit(result.theta, hessian, covariance, sandwich, conf, alpha, result.n_iter)

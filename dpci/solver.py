@@ -30,7 +30,12 @@ class SolverResult:
     grad_norm: float
 
 
-def minimise_erm(A, loss, c, linear=None, weights=None, tol=1e-10, max_iter=100, theta_init=None, AT=None):
+def weighted_gram(A, w):
+    """A^T diag(w) A."""
+    return (A * w[:, None]).T @ A
+
+
+def minimise_erm(A, loss, c, linear=None, weights=None, tol=1e-10, max_iter=100, theta_init=None):
     """Minimise J(theta) above by Newton's method with an Armijo backtracking line search.
 
     Parameters
@@ -48,18 +53,14 @@ def minimise_erm(A, loss, c, linear=None, weights=None, tol=1e-10, max_iter=100,
         Stop when ||grad J||_2 <= tol.
     theta_init : ndarray (d,), optional
         Starting point (a warm start changes the path, not the minimiser).
-    AT : ndarray (d, n), optional
-        A C-contiguous transpose of A, if the caller already has one (speed only).
     """
     n, d = A.shape
-    if AT is None:
-        AT = np.ascontiguousarray(A.T)
     b_over_n = np.zeros(d) if linear is None else np.asarray(linear, dtype=float) / n
     theta = np.zeros(d) if theta_init is None else np.array(theta_init, dtype=float)
     two_c_eye = 2.0 * c * np.eye(d)
 
     def gradient(th, d1):
-        return AT @ d1 / n + 2.0 * c * th + b_over_n
+        return d1 @ A / n + 2.0 * c * th + b_over_n
 
     def evaluate(th):
         z = A @ th
@@ -76,7 +77,7 @@ def minimise_erm(A, loss, c, linear=None, weights=None, tol=1e-10, max_iter=100,
             return SolverResult(theta, it, grad_norm)
         if it == max_iter:
             break
-        hess = (AT * d2) @ A / n + two_c_eye
+        hess = weighted_gram(A, d2) / n + two_c_eye
         step = -np.linalg.solve(hess, grad)
         slope = grad @ step
         t = 1.0
