@@ -11,15 +11,16 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import norm
 
-from .solver import weighted_gram
+from .solver import row_major_transpose, weighted_gram
 
 
 def hessian_and_covariance(A, loss, theta, c):
     """H[J_n(theta)] (Eq. 4.2) and Sigma (Eq. 4.3, last line) from one pass over the rows."""
     n, d = A.shape
-    _, d1, d2 = loss.value_and_derivatives(A @ theta)
-    hessian = weighted_gram(A, d2) / n + 2.0 * c * np.eye(d)
-    covariance = weighted_gram(A, d1 * d1) / n - 4.0 * c * c * np.outer(theta, theta)
+    AT = row_major_transpose(A)
+    _, d1, d2 = loss.value_and_derivatives(theta @ AT)
+    hessian = weighted_gram(AT, d2) / n + 2.0 * c * np.eye(d)
+    covariance = weighted_gram(AT, d1 * d1) / n - 4.0 * c * c * np.outer(theta, theta)
     return hessian, covariance
 
 
@@ -75,10 +76,24 @@ def check_alpha(alpha) -> float:
     return value
 
 
+def column_quantiles(draws, probs):
+    """Quantiles of each column, as ``np.quantile(draws, probs, axis=0)`` (linear interpolation).
+
+    Sorting the transposed draws is several times faster than ``np.quantile``'s partition here.
+    """
+    ordered = np.sort(np.ascontiguousarray(np.asarray(draws).T), axis=1)
+    m = ordered.shape[1]
+    pos = np.asarray(probs, dtype=float) * (m - 1)
+    lo = np.floor(pos).astype(int)
+    hi = np.minimum(lo + 1, m - 1)
+    frac = pos - lo
+    return ordered[:, lo].T * (1.0 - frac)[:, None] + ordered[:, hi].T * frac[:, None]
+
+
 def quantile_interval(theta, offsets, alpha):
     """Equal-tailed (1 - alpha) interval: theta + the alpha/2 and 1 - alpha/2 quantiles of the offsets."""
     alpha = check_alpha(alpha)
-    lo, hi = np.quantile(offsets, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
+    lo, hi = column_quantiles(offsets, [alpha / 2.0, 1.0 - alpha / 2.0])
     return np.column_stack([theta + lo, theta + hi])
 
 

@@ -29,15 +29,19 @@ def check_random_state(random_state) -> np.random.Generator:
 
 def uniform_directions(rng: np.random.Generator, d: int, size: int | None = None) -> np.ndarray:
     """Directions uniform on the unit sphere in R^d (normalised standard normals)."""
-    shape = (d,) if size is None else (size, d)
-    z = rng.standard_normal(shape)
-    norm = np.linalg.norm(z, axis=-1, keepdims=True)
-    # A zero draw has probability 0; guard anyway so the output is always unit norm.
-    bad = norm == 0.0
-    if np.any(bad):
-        z = np.where(bad, 1.0, z)
-        norm = np.linalg.norm(z, axis=-1, keepdims=True)
-    return z / norm
+    return _scaled_directions(rng, d, np.ones(1 if size is None else size), size)
+
+
+def _scaled_directions(rng, d, radius, size):
+    """Uniform directions times ``radius`` (one radius per row)."""
+    z = rng.standard_normal((1 if size is None else size, d))
+    norm = np.sqrt(np.einsum("ij,ij->i", z, z))
+    while np.any(norm == 0.0):  # probability 0; redraw so every direction has unit norm
+        zero = norm == 0.0
+        z[zero] = rng.standard_normal((int(zero.sum()), d))
+        norm = np.sqrt(np.einsum("ij,ij->i", z, z))
+    out = z * (radius / norm)[:, None]
+    return out[0] if size is None else out
 
 
 def spherical_laplace(rng: np.random.Generator, d: int, gamma: float, size: int | None = None) -> np.ndarray:
@@ -47,8 +51,8 @@ def spherical_laplace(rng: np.random.Generator, d: int, gamma: float, size: int 
     """
     if not (np.isfinite(gamma) and gamma > 0):
         raise ValueError(f"gamma must be positive and finite, got {gamma!r}.")
-    radius = rng.standard_gamma(d, size=None if size is None else (size, 1)) / gamma
-    return uniform_directions(rng, d, size) * radius
+    radius = rng.standard_gamma(d, size=1 if size is None else size) / gamma
+    return _scaled_directions(rng, d, radius, size)
 
 
 def gaussian(rng: np.random.Generator, d: int, sigma: float, size: int | None = None) -> np.ndarray:

@@ -27,7 +27,7 @@ from .intervals import (
 from .mechanisms import NoiseLaw, objective_perturbation, output_perturbation, priv_spd_mat
 from .noise import check_random_state
 from .sensitivity import covariance_sensitivity, hessian_sensitivity
-from .solver import minimise_erm
+from .solver import margin_rows, minimise_erm
 
 
 @dataclass(frozen=True)
@@ -86,8 +86,7 @@ def private_confidence_intervals(
     alpha = check_alpha(alpha)
     alloc = allocate(budget, split, mechanism, privacy)
     rng = check_random_state(random_state)
-    X = np.asarray(X, dtype=float)
-    A = X * np.asarray(y, dtype=float)[:, None]
+    A = margin_rows(X, y)
     n = A.shape[0]
     phi1, phi2, phi3 = alloc.phi
 
@@ -133,7 +132,7 @@ class NonPrivateFit:
 def nonprivate_confidence_intervals(X, y, loss, c=1e-3, alpha=0.05, tol=1e-10) -> NonPrivateFit:
     """Exact theta-hat of Eq. 3.1 and theta-hat -/+ z sqrt(diag(H^{-1} Sigma H^{-1} / n)). NOT private."""
     alpha = check_alpha(alpha)
-    A = np.asarray(X, dtype=float) * np.asarray(y, dtype=float)[:, None]
+    A = margin_rows(X, y)
     result = minimise_erm(A, loss, c, tol=tol)
     hessian, covariance = hessian_and_covariance(A, loss, result.theta, c)
     sandwich = sandwich_covariance(hessian, covariance, A.shape[0])
