@@ -14,11 +14,16 @@ from scipy.stats import norm
 from .solver import row_major_transpose, weighted_gram
 
 
-def hessian_and_covariance(A, loss, theta, c):
-    """H[J_n(theta)] (Eq. 4.2) and Sigma (Eq. 4.3, last line) from one pass over the rows."""
+def hessian_and_covariance(A, loss, theta, c, weights=None):
+    """H[J_n(theta)] (Eq. 4.2) and Sigma (Eq. 4.3, last line) from one pass over the rows.
+
+    ``weights`` are row multiplicities (a bootstrap replicate); n stays the number of rows.
+    """
     n, d = A.shape
     AT = row_major_transpose(A)
     _, d1, d2 = loss.value_and_derivatives(theta @ AT)
+    if weights is not None:
+        d1, d2 = d1 * np.sqrt(weights), d2 * weights  # d1^2 is weighted once
     hessian = weighted_gram(AT, d2) / n + 2.0 * c * np.eye(d)
     covariance = weighted_gram(AT, d1 * d1) / n - 4.0 * c * c * np.outer(theta, theta)
     return hessian, covariance

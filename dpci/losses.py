@@ -40,7 +40,14 @@ class LogisticLoss:
         return value, -s_minus, e * inv * inv  # S(z) S(-z) = e^{-|z|} / (1 + e^{-|z|})^2
 
     def first_derivative(self, z):
-        return self.derivatives(z)[0]
+        """f'(z) = -1 / (1 + e^z), computed in place on a fresh array (the hot path of batched fits)."""
+        out = np.array(z, dtype=float)
+        with np.errstate(over="ignore"):  # e^z = inf gives f' = -0 exactly
+            np.exp(out, out=out)
+        out += 1.0
+        np.reciprocal(out, out=out)
+        np.negative(out, out=out)
+        return out
 
     def second_derivative(self, z):
         return self.derivatives(z)[1]
@@ -85,7 +92,11 @@ class HuberLoss:
         return value, d1, d2
 
     def first_derivative(self, z):
-        return self.derivatives(z)[0]
+        """f'(z) = -clip(1 + h - z, 0, 2h) / (2h)."""
+        out = np.subtract(1.0 + self.h, z, dtype=float)
+        np.clip(out, 0.0, 2.0 * self.h, out=out)
+        out *= -1.0 / (2.0 * self.h)
+        return out
 
     def second_derivative(self, z):
         return self.derivatives(z)[1]

@@ -77,15 +77,30 @@ def suggest_c(bound: float) -> float:
     return math.ceil(target / 10**exponent) * 10**exponent
 
 
+def objective_noise_law(epsilon: float, n: int, c: float, t: float) -> NoiseLaw:
+    """Noise of Algorithm 1: spherical Laplace with gamma = epsilon'/2 (line 2).
+
+    gamma = epsilon'/2 because the gradient term moves beta by at most 2 (Appendix A.1).
+    """
+    eps_prime = objective_epsilon_prime(epsilon, n, c, t)
+    return NoiseLaw("spherical_laplace", eps_prime / objective_gradient_sensitivity())
+
+
+def coefficient_noise_law(alloc, n: int, c: float, loss) -> NoiseLaw:
+    """The law of the noise on the coefficients for an :class:`~dpci.accounting.Allocation`."""
+    if alloc.mechanism == "objective":
+        return objective_noise_law(alloc.coef_epsilon, n, c, loss.t)
+    return output_noise_law(n, c, alloc.phi[0], alloc.privacy)
+
+
 def objective_perturbation(A, loss, c, epsilon, rng, tol=1e-10) -> PerturbedFit:
     """Algorithm 1: minimise J_n(theta) + beta.theta / n with beta ~ exp(-(epsilon'/2) ||beta||).
 
     ``A`` holds the rows y_i x_i, each with ||x_i|| <= 1. epsilon-DP by Theorem 1.
     """
     n, d = A.shape
-    eps_prime = objective_epsilon_prime(epsilon, n, c, loss.t)
-    # gamma = epsilon'/2: the gradient term moves beta by at most 2 (Appendix A.1).
-    law = NoiseLaw("spherical_laplace", eps_prime / objective_gradient_sensitivity())
+    law = objective_noise_law(epsilon, n, c, loss.t)
+    eps_prime = 2.0 * law.scale
     beta = law.sample(rng, d)
     result = minimise_erm(A, loss, c, linear=beta, tol=tol)
     return PerturbedFit(result.theta, law, eps_prime, result.n_iter, beta)

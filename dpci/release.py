@@ -87,30 +87,37 @@ def private_confidence_intervals(
     alloc = allocate(budget, split, mechanism, privacy)
     rng = check_random_state(random_state)
     A = margin_rows(X, y)
-    n = A.shape[0]
-    phi1, phi2, phi3 = alloc.phi
-
     if mechanism == "objective":
         # Algorithm 3, line 1: under zCDP, alloc.coef_epsilon = sqrt(2 phi1) (Theorem 2).
         fit = objective_perturbation(A, loss, c, alloc.coef_epsilon, rng)
     else:
-        fit = output_perturbation(A, loss, c, phi1, privacy, rng)  # Algorithm 5, line 1
-    theta = fit.theta
+        fit = output_perturbation(A, loss, c, alloc.phi[0], privacy, rng)  # Algorithm 5, line 1
+    return intervals_at(A, loss, fit.theta, c, alloc, fit.noise_law, alpha, n_samples, rng, closed_form=closed_form)
 
-    # Algorithms 3 (lines 3-6) and 5 (lines 2-5): both matrices at the released theta~.
-    hessian, covariance = hessian_and_covariance(A, loss, theta, c)
+
+def intervals_at(A, loss, theta, c, alloc, coef_noise, alpha, n_samples, rng, weights=None, closed_form=True):
+    """Algorithms 3 (lines 3-16) and 5 (lines 2-24) after the coefficients theta~ are released.
+
+    ``weights`` (row multiplicities) let a bootstrap replicate be processed without copying rows;
+    n stays the number of rows, as in the replicate.
+    """
+    n = A.shape[0]
+    _, phi2, phi3 = alloc.phi
+    privacy = alloc.privacy
+    # Both matrices at the released theta~ (Algorithm 3, lines 3-6; Algorithm 5, lines 2-5).
+    hessian, covariance = hessian_and_covariance(A, loss, theta, c, weights)
     hessian = priv_spd_mat(hessian, hessian_sensitivity(loss, n), phi2, c, privacy, rng)
     covariance = priv_spd_mat(covariance, covariance_sensitivity(loss, n, theta), phi3, c, privacy, rng)
 
     offsets = normal_cov = None
-    if mechanism == "output" and privacy == "zcdp" and closed_form:
-        normal_cov = output_zcdp_covariance(hessian, covariance, n, fit.noise_law.scale)
+    if alloc.mechanism == "output" and privacy == "zcdp" and closed_form:
+        normal_cov = output_zcdp_covariance(hessian, covariance, n, coef_noise.scale)
         conf = normal_interval(theta, normal_cov, alpha)
     else:
-        draw = objective_offsets if mechanism == "objective" else output_offsets
-        offsets = draw(hessian, covariance, n, fit.noise_law, int(n_samples), rng)
+        draw = objective_offsets if alloc.mechanism == "objective" else output_offsets
+        offsets = draw(hessian, covariance, n, coef_noise, int(n_samples), rng)
         conf = quantile_interval(theta, offsets, alpha)
-    return PrivateRelease(theta, hessian, covariance, conf, alpha, n, c, alloc, fit.noise_law, offsets, normal_cov)
+    return PrivateRelease(theta, hessian, covariance, conf, alpha, n, c, alloc, coef_noise, offsets, normal_cov)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,325 @@
+"""Bootstrap experiments of Section 7.2: variability intervals and coverage.
+
+A dataset D is treated as the population and theta_0 as its non-private minimiser
+(Eq. 3.1). Replicate r resamples D with replacement (row multiplicities W_r) and
+
+* for **variability intervals** runs only the coefficient mechanism (phi1) on it, and
+  takes the alpha/2 and 1 - alpha/2 quantiles of the private estimates per coordinate;
+* for **coverage** runs the whole private interval (Algorithm 3 or 5) on it and counts
+  how often the interval holds theta_0, with the mean length.
+
+Every replicate draws from its own random stream, ``SeedSequence(entropy,
+spawn_key=(r,))``, and replicates are solved together in fixed blocks of ``BLOCK``
+(replicates 0-15, 16-31, ...; one batched exact solve per block, :mod:`dpci.batch`),
+so results are identical, to the last bit, however the work is chunked and however
+many workers run it. A chunk is a run of whole blocks; the ``iter_*`` generators
+yield the state after each chunk, so a user interface can draw partial results and
+stop between chunks.
+Chunks run through joblib, so ``joblib.parallel_config(backend="dask")`` sends them
+to a Dask cluster.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .accounting import allocate
+from .batch import minimise_erm_batch, shared_hessian_factor
+from .intervals import check_alpha, column_quantiles
+from .mechanisms import coefficient_noise_law
+from .release import intervals_at
+from .solver import margin_rows, minimise_erm
+
+NONPRIVATE = "none"  # mechanism name for the non-private bootstrap (a baseline and a test oracle)
+
+
+def stream_entropy(random_state) -> int:
+    """The entropy all replicate streams derive from (None: fresh; int; or drawn from a Generator)."""
+    if random_state is None:
+        return int(np.random.SeedSequence().entropy)
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**63))
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return int(random_state)
+    raise ValueError(f"random_state must be None, an int or a numpy.random.Generator, got {random_state!r}.")
+
+
+def replicate_rng(entropy: int, r: int) -> np.random.Generator:
+    """Replicate r's own random stream."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(r,))))
+
+
+def bootstrap_counts(rng, n: int) -> np.ndarray:
+    """Multiplicities of the n rows in a sample of n drawn with replacement."""
+    return np.bincount(rng.integers(0, n, size=n), minlength=n).astype(float)
+
+
+BLOCK = 16  # replicates per batched solve; fixed, so floating-point results never depend on chunking
+
+
+def default_chunk_size(n: int) -> int:
+    """Replicates per chunk: about 1.5 million row-visits, so a chunk takes well under 0.5 s."""
+    return int(min(128, max(1, 1_500_000 // max(n, 1))))
+
+
+def _spans(total: int, chunk_size: int):
+    """Chunks of whole blocks: chunk_size is rounded up to a multiple of BLOCK."""
+    size = BLOCK * max(1, math.ceil(chunk_size / BLOCK))
+    return [(s, min(s + size, total)) for s in range(0, total, size)]
+
+
+@dataclass(frozen=True)
+class _Population:
+    """What every chunk shares: the rows, the method, theta_0 and the shared Hessian."""
+
+    A: np.ndarray
+    loss: object
+    c: float
+    alloc: object  # an Allocation, or None for the non-private bootstrap
+    theta0: np.ndarray
+    factor: tuple = field(repr=False)
+
+    @property
+    def mechanism(self):
+        return NONPRIVATE if self.alloc is None else self.alloc.mechanism
+
+
+def _population(X, y, loss, mechanism, privacy, budget, split, c):
+    A = margin_rows(X, y)
+    alloc = None if mechanism == NONPRIVATE else allocate(budget, split, mechanism, privacy)
+    if alloc is not None:
+        coefficient_noise_law(alloc, A.shape[0], c, loss)  # refuses an invalid c before any work
+    theta0 = minimise_erm(A, loss, c).theta
+    return _Population(A, loss, c, alloc, theta0, shared_hessian_factor(A, loss, c, theta0))
+
+
+def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int):
+    """The coefficient mechanism (phi1 only) on replicates start..stop-1; returns (theta, weights, rngs, law)."""
+    n, d = pop.A.shape
+    rngs = [replicate_rng(entropy, r) for r in range(start, stop)]
+    weights = np.array([bootstrap_counts(rng, n) for rng in rngs])
+    law = None if pop.alloc is None else coefficient_noise_law(pop.alloc, n, pop.c, pop.loss)
+    noise = None if law is None else np.array([law.sample(rng, d) for rng in rngs])
+    linear = noise if pop.mechanism == "objective" else None  # Algorithm 1's beta
+    theta = np.empty((stop - start, d))
+    for b in range(0, stop - start, BLOCK):  # blocks start at multiples of BLOCK (chunks are whole blocks)
+        blk = slice(b, min(b + BLOCK, stop - start))
+        theta[blk] = minimise_erm_batch(
+            pop.A, pop.loss, pop.c, weights[blk], None if linear is None else linear[blk],
+            theta_init=pop.theta0, factor=pop.factor,
+        )
+    if pop.mechanism == "output":
+        theta = theta + noise  # Algorithm 4
+    return theta, weights, rngs, law
+
+
+def _variability_chunk(pop, entropy, start, stop):
+    return _private_coefficients(pop, entropy, start, stop)[0]
+
+
+def _coverage_chunk(pop, entropy, start, stop, alpha, n_samples):
+    theta, weights, rngs, law = _private_coefficients(pop, entropy, start, stop)
+    bounds = np.empty(theta.shape + (2,))
+    for i, rng in enumerate(rngs):
+        rel = intervals_at(pop.A, pop.loss, theta[i], pop.c, pop.alloc, law, alpha, n_samples, rng, weights[i])
+        bounds[i] = rel.conf_int
+    return bounds
+
+
+def _run_chunks(func, pop, entropy, total, chunk_size, n_jobs, *extra):
+    """Yield chunk results in replicate order, computed by joblib (or inline for n_jobs=1)."""
+    spans = _spans(total, chunk_size or default_chunk_size(pop.A.shape[0]))
+    if n_jobs == 1:
+        for start, stop in spans:
+            yield stop, func(pop, entropy, start, stop, *extra)
+        return
+    from joblib import Parallel, delayed
+
+    parallel = Parallel(n_jobs=n_jobs, return_as="generator")
+    results = parallel(delayed(func)(pop, entropy, start, stop, *extra) for start, stop in spans)
+    for (start, stop), res in zip(spans, results):
+        yield stop, res
+
+
+def _feature_names(names, d):
+    return list(names) if names is not None else [f"x{j}" for j in range(d)]
+
+
+@dataclass(frozen=True)
+class VariabilityProgress:
+    """The variability intervals after ``done`` of ``total`` replicates."""
+
+    done: int
+    total: int
+    theta0: np.ndarray
+    estimates: np.ndarray = field(repr=False)  # (done, d) private estimates so far
+    alpha: float
+    elapsed: float
+
+    @property
+    def finished(self) -> bool:
+        return self.done >= self.total
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """(d, 2): the alpha/2 and 1 - alpha/2 quantiles of the estimates (Section 7.2)."""
+        return column_quantiles(self.estimates, [self.alpha / 2, 1 - self.alpha / 2]).T
+
+    def to_frame(self, feature_names=None) -> pd.DataFrame:
+        b = self.bounds
+        return pd.DataFrame(
+            {
+                "feature": _feature_names(feature_names, len(self.theta0)),
+                "theta0": self.theta0,
+                "vi_lower": b[:, 0],
+                "vi_upper": b[:, 1],
+                "vi_length": b[:, 1] - b[:, 0],
+                "replicates": self.done,
+            }
+        )
+
+
+@dataclass(frozen=True)
+class CoverageProgress:
+    """Coverage of theta_0 and interval length after ``done`` of ``total`` replicates."""
+
+    done: int
+    total: int
+    theta0: np.ndarray
+    bounds: np.ndarray = field(repr=False)  # (done, d, 2) private intervals so far
+    alpha: float
+    elapsed: float
+
+    @property
+    def finished(self) -> bool:
+        return self.done >= self.total
+
+    @property
+    def covered(self) -> np.ndarray:
+        return (self.bounds[..., 0] <= self.theta0) & (self.theta0 <= self.bounds[..., 1])
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return self.bounds[..., 1] - self.bounds[..., 0]
+
+    @staticmethod
+    def _mean_se(values):
+        """Mean over replicates and its Monte Carlo standard error (replicates are independent)."""
+        k = len(values)
+        mean = values.mean(axis=0)
+        se = values.std(axis=0, ddof=1) / math.sqrt(k) if k > 1 else np.full_like(mean, np.nan)
+        return mean, se
+
+    @property
+    def coverage(self):
+        """Per-coordinate coverage and its standard error."""
+        return self._mean_se(self.covered.astype(float))
+
+    @property
+    def overall_coverage(self):
+        """Coverage averaged over coordinates (Section 7.2) and its standard error."""
+        return self._mean_se(self.covered.mean(axis=1))
+
+    @property
+    def mean_length(self):
+        """Per-coordinate mean length and its standard error."""
+        return self._mean_se(self.lengths)
+
+    @property
+    def overall_length(self):
+        return self._mean_se(self.lengths.mean(axis=1))
+
+    def to_frame(self, feature_names=None) -> pd.DataFrame:
+        cov, cov_se = self.coverage
+        length, length_se = self.mean_length
+        return pd.DataFrame(
+            {
+                "feature": _feature_names(feature_names, len(self.theta0)),
+                "theta0": self.theta0,
+                "coverage": cov,
+                "coverage_se": cov_se,
+                "length": length,
+                "length_se": length_se,
+                "replicates": self.done,
+            }
+        )
+
+
+def iter_variability(
+    X,
+    y,
+    loss,
+    mechanism="objective",
+    privacy="pure",
+    budget=1.0,
+    split=None,
+    c=1e-3,
+    alpha=0.05,
+    n_replicates=10_000,
+    random_state=None,
+    chunk_size=None,
+    n_jobs=1,
+):
+    """Yield :class:`VariabilityProgress` after each chunk of bootstrap replicates (Section 7.2).
+
+    ``mechanism="none"`` gives the non-private bootstrap of theta-hat.
+    """
+    alpha = check_alpha(alpha)
+    pop = _population(X, y, loss, mechanism, privacy, budget, split, c)
+    entropy, start, chunks = stream_entropy(random_state), time.perf_counter(), []
+    for done, estimates in _run_chunks(_variability_chunk, pop, entropy, int(n_replicates), chunk_size, n_jobs):
+        chunks.append(estimates)
+        yield VariabilityProgress(done, n_replicates, pop.theta0, np.vstack(chunks), alpha, time.perf_counter() - start)
+
+
+def iter_coverage(
+    X,
+    y,
+    loss,
+    mechanism="objective",
+    privacy="pure",
+    budget=1.0,
+    split=None,
+    c=1e-3,
+    alpha=0.05,
+    n_samples=10_000,
+    n_replicates=1_000,
+    random_state=None,
+    chunk_size=None,
+    n_jobs=1,
+):
+    """Yield :class:`CoverageProgress` after each chunk of replicates: the full private interval
+    (Algorithm 3 or 5) on each bootstrap replicate, checked against theta_0 (Section 7.2)."""
+    alpha = check_alpha(alpha)
+    if mechanism == NONPRIVATE:
+        raise ValueError("coverage needs a private mechanism: 'objective' or 'output'.")
+    pop = _population(X, y, loss, mechanism, privacy, budget, split, c)
+    entropy, start, chunks = stream_entropy(random_state), time.perf_counter(), []
+    size = chunk_size or default_chunk_size(pop.A.shape[0]) // 4  # each replicate also runs Monte Carlo
+    for done, bounds in _run_chunks(
+        _coverage_chunk, pop, entropy, int(n_replicates), size, n_jobs, alpha, int(n_samples)
+    ):
+        chunks.append(bounds)
+        yield CoverageProgress(done, n_replicates, pop.theta0, np.concatenate(chunks), alpha, time.perf_counter() - start)
+
+
+def _last(generator):
+    result = None
+    for result in generator:
+        pass
+    return result
+
+
+def variability_intervals(X, y, loss, **kwargs) -> VariabilityProgress:
+    """Run :func:`iter_variability` to the end and return its final state."""
+    return _last(iter_variability(X, y, loss, **kwargs))
+
+
+def coverage(X, y, loss, **kwargs) -> CoverageProgress:
+    """Run :func:`iter_coverage` to the end and return its final state."""
+    return _last(iter_coverage(X, y, loss, **kwargs))

@@ -1,0 +1,33 @@
+"""The batched solver returns, for every replicate, the same exact minimiser as the single solver."""
+
+import numpy as np
+import pytest
+
+from dpci.batch import minimise_erm_batch
+from dpci.losses import HuberLoss, LogisticLoss
+from dpci.noise import spherical_laplace
+from dpci.solver import margin_rows, minimise_erm
+
+from conftest import logistic_labels, unit_ball_rows
+
+
+@pytest.mark.parametrize("loss", [LogisticLoss(), HuberLoss(0.5), HuberLoss(0.05)], ids=["logistic", "huber", "huber-narrow"])
+def test_batch_equals_single_solves(loss):
+    rng = np.random.default_rng(0)
+    n, d, c, B = 3000, 5, 1e-3, 24
+    X = unit_ball_rows(rng, n, d)
+    A = margin_rows(X, logistic_labels(rng, X, 3 * rng.standard_normal(d)))
+    W = np.array([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(B)], dtype=float)
+    beta = spherical_laplace(rng, d, 0.2, B)  # strong noise: the replicates land far from each other
+    batch = minimise_erm_batch(A, loss, c, W, beta)
+    for b in range(B):
+        single = minimise_erm(A, loss, c, linear=beta[b], weights=W[b]).theta
+        np.testing.assert_allclose(batch[b], single, atol=1e-7, rtol=0)
+        grad = A.T @ (W[b] * loss.derivatives(A @ batch[b])[0]) / n + 2 * c * batch[b] + beta[b] / n
+        assert np.linalg.norm(grad) <= 1e-10
+
+
+def test_batch_needs_a_batch():
+    A = margin_rows(np.eye(2) * 0.5, np.ones(2))
+    with pytest.raises(ValueError, match="weights, linear"):
+        minimise_erm_batch(A, LogisticLoss(), 1e-3)

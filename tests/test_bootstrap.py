@@ -1,0 +1,107 @@
+"""Bootstrap experiments (issue 4): agreement with scikit-learn, chunking invariance,
+coverage with standard errors, Dask."""
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from dpci import LogisticLoss
+from dpci.bootstrap import (
+    BLOCK,
+    bootstrap_counts,
+    coverage,
+    iter_variability,
+    replicate_rng,
+    stream_entropy,
+    variability_intervals,
+)
+
+from conftest import logistic_labels, unit_ball_rows
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(12)
+    X = unit_ball_rows(rng, 1500, 3)
+    X = np.column_stack([X, np.full(1500, 0.5)]) / np.sqrt(1.25)
+    return X, logistic_labels(rng, X, np.array([2.0, -1.0, 0.5, 0.5]))
+
+
+def test_nonprivate_variability_matches_a_loop_of_sklearn_fits(data):
+    X, y = data
+    n, c, reps, seed = len(X), 1e-3, 150, 5
+    vi = variability_intervals(X, y, LogisticLoss(), mechanism="none", c=c, n_replicates=reps, random_state=seed)
+    entropy = stream_entropy(seed)
+    fits = []
+    for r in range(reps):
+        w = bootstrap_counts(replicate_rng(entropy, r), n)
+        model = LogisticRegression(C=1 / (2 * c * n), fit_intercept=False, tol=1e-10, max_iter=10_000)
+        fits.append(model.fit(X, y, sample_weight=w).coef_[0])
+    fits = np.array(fits)
+    np.testing.assert_allclose(vi.estimates, fits, atol=1e-6, rtol=0)
+    expected = np.quantile(fits, [0.025, 0.975], axis=0).T
+    np.testing.assert_allclose(vi.bounds, expected, atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("mechanism, privacy", [("objective", "pure"), ("output", "zcdp")])
+def test_results_do_not_depend_on_chunking_or_workers(data, mechanism, privacy):
+    X, y = data
+    kw = dict(mechanism=mechanism, privacy=privacy, budget=0.8, n_replicates=60, random_state=9)
+    one = variability_intervals(X, y, LogisticLoss(), chunk_size=60, **kw)
+    small = variability_intervals(X, y, LogisticLoss(), chunk_size=7, **kw)
+    parallel = variability_intervals(X, y, LogisticLoss(), chunk_size=13, n_jobs=2, **kw)
+    np.testing.assert_array_equal(one.estimates, small.estimates)
+    np.testing.assert_array_equal(one.estimates, parallel.estimates)
+    cov_kw = dict(mechanism=mechanism, privacy=privacy, n_replicates=12, n_samples=500, random_state=3)
+    a = coverage(X, y, LogisticLoss(), chunk_size=12, **cov_kw)
+    b = coverage(X, y, LogisticLoss(), chunk_size=5, n_jobs=2, **cov_kw)
+    np.testing.assert_array_equal(a.bounds, b.bounds)
+
+
+def test_progress_is_yielded_per_chunk_and_can_stop(data):
+    X, y = data
+    gen = iter_variability(X, y, LogisticLoss(), n_replicates=100, chunk_size=BLOCK, random_state=1)
+    first = next(gen)
+    assert (first.done, first.total, first.estimates.shape) == (BLOCK, 100, (BLOCK, 4))
+    assert not first.finished
+    second = next(gen)
+    assert second.done == 2 * BLOCK
+    np.testing.assert_array_equal(second.estimates[:BLOCK], first.estimates)
+    gen.close()  # cancelling between chunks
+    frame = second.to_frame(["a", "b", "c", "const"])
+    assert list(frame.columns) == ["feature", "theta0", "vi_lower", "vi_upper", "vi_length", "replicates"]
+    assert (frame["vi_lower"] < frame["vi_upper"]).all()
+
+
+def test_coverage_reports_standard_errors(data):
+    X, y = data
+    res = coverage(X, y, LogisticLoss(), mechanism="output", privacy="zcdp", budget=0.5, n_replicates=40,
+                   n_samples=500, random_state=4)
+    cov, se = res.overall_coverage
+    k = res.done
+    assert k == 40 and 0 <= cov <= 1
+    assert se == pytest.approx(res.covered.mean(axis=1).std(ddof=1) / np.sqrt(k))
+    frame = res.to_frame()
+    assert {"coverage", "coverage_se", "length", "length_se"} <= set(frame.columns)
+    assert (frame["length"] > 0).all()
+
+
+def test_invalid_c_is_refused_before_any_replicate(data):
+    X, y = data
+    with pytest.raises(ValueError, match="smallest|too small"):
+        next(iter_variability(X, y, LogisticLoss(), c=1e-7, n_replicates=10))
+
+
+def test_dask_backend_gives_the_same_result(data):
+    distributed = pytest.importorskip("distributed", reason="dask is an optional extra: pip install 'dask[distributed]'")
+    from joblib import parallel_config
+
+    X, y = data
+    kw = dict(n_replicates=40, chunk_size=8, random_state=2)
+    local = variability_intervals(X, y, LogisticLoss(), **kw)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster):
+            with parallel_config(backend="dask"):
+                remote = variability_intervals(X, y, LogisticLoss(), n_jobs=-1, **kw)
+    np.testing.assert_array_equal(local.estimates, remote.estimates)
+    assert local.to_frame().equals(remote.to_frame())
