@@ -1,0 +1,112 @@
+"""Sweeps return tidy frames, recommend a split by the stated rule, and fit Section 7.7's curves."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpci import LogisticLoss
+from dpci.cli import main
+from dpci.sweeps import (
+    ALL,
+    budget_for,
+    fit_length_vs_budget,
+    fit_length_vs_n,
+    iter_grid_sweep,
+    iter_interval_vs_variability,
+    iter_split_sweep,
+    recommend_split,
+    subsample,
+)
+
+from conftest import logistic_labels, unit_ball_rows
+
+
+def _load(d):
+    rng = np.random.default_rng(d)
+    Z = unit_ball_rows(rng, 4000, d)
+    X = np.column_stack([Z, np.ones(4000)]) / np.sqrt(2)
+    return X, logistic_labels(rng, X, np.linspace(-1, 1, d + 1)), [f"f{j}" for j in range(d)] + ["const"]
+
+
+def _last(gen):
+    for p in gen:
+        last = p
+    return last
+
+
+def test_split_sweep_frame_and_recommendation():
+    X, y, names = _load(2)
+    progress = list(iter_split_sweep(X, y, LogisticLoss(), shares=(0.5, 0.8), n_replicates=16, n_samples=300,
+                                     feature_names=names))
+    assert progress[-1].finished and not progress[0].finished
+    frame = progress[-1].frame
+    assert len(frame) == 2 * (3 + 1)  # two settings x (3 coordinates + the "(all)" row)
+    assert set(frame["feature"]) == {"f0", "f1", "const", ALL}
+    np.testing.assert_allclose(frame[["phi1", "phi2", "phi3"]].sum(axis=1), 1.0)
+    assert set(frame["phi1"]) == {0.5, 0.8}
+    # partial frames grow monotonically and the last one holds every setting
+    assert len(progress[0].frame) <= len(frame)
+
+
+def test_recommend_split_rule():
+    frame = pd.DataFrame(dict(feature=[ALL] * 3, phi1=[0.5, 0.7, 0.9], phi2=[0.25, 0.15, 0.05], phi3=[0.25, 0.15, 0.05],
+                              coverage=[0.96, 0.95, 0.93], length=[0.5, 0.4, 0.3]))
+    best = recommend_split(frame, alpha=0.05)
+    assert best["phi1"] == 0.7 and best["meets_coverage"]  # 0.9 is shorter but under-covers
+    none_ok = recommend_split(frame.assign(coverage=[0.90, 0.92, 0.91]), alpha=0.05)
+    assert none_ok["phi1"] == 0.7 and not none_ok["meets_coverage"]
+
+
+def test_grid_and_comparison_sweeps():
+    grid = _last(iter_grid_sweep(_load, LogisticLoss(), ns=[1000, 2000], ds=[1, 2], n_replicates=16, n_samples=300,
+                                 methods=[("output", "zcdp")])).frame
+    overall = grid[grid["feature"] == ALL]
+    assert sorted(zip(overall["n"], overall["d"])) == [(1000, 1), (1000, 2), (2000, 1), (2000, 2)]
+    assert (overall["budget"] == budget_for("zcdp", 1.0)).all()
+    comp = _last(iter_interval_vs_variability(_load, LogisticLoss(), "n", [1000, 3000], d=2, n_replicates=16,
+                                              n_samples=300, n_vi=64, methods=[("objective", "pure")])).frame
+    overall = comp[comp["feature"] == ALL].set_index("n")
+    assert {"length", "vi_length"} <= set(overall.columns)
+    # the variability interval is a lower bound in expectation; with 16 replicates allow noise
+    assert (overall["vi_length"] < 1.5 * overall["length"]).all()
+    assert overall.loc[3000, "length"] < overall.loc[1000, "length"]
+
+
+def test_curve_fits_recover_known_coefficients():
+    n = np.array([500, 1000, 2000, 5000, 10000, 20000])
+    fits = fit_length_vs_n(n, 30 / n + 4 / np.sqrt(n))
+    assert fits["privacy"].coefficients["c0"] == pytest.approx(30)
+    assert fits["privacy"].coefficients["c1"] == pytest.approx(4)
+    assert fits["privacy"].r2 > fits["sampling only"].r2
+    eps = np.array([0.2, 0.5, 1, 2, 4])
+    fit = fit_length_vs_budget(eps, np.sqrt(0.3 / eps**2 + 0.02), "pure")
+    assert fit.coefficients["c0"] == pytest.approx(0.3, rel=1e-4) and fit.r2 > 0.9999
+    rho = eps**2 / 2
+    fit = fit_length_vs_budget(rho, np.sqrt(0.1 / rho + 0.05), "zcdp")
+    assert fit.coefficients["c1"] == pytest.approx(0.05, rel=1e-4)
+
+
+def test_subsample_is_a_fixed_prefix_of_a_permutation():
+    X, y, _ = _load(1)
+    a, _ = subsample(X, y, 100, seed=3)
+    b, _ = subsample(X, y, 200, seed=3)
+    np.testing.assert_array_equal(a, b[:100])
+    with pytest.raises(ValueError, match="has 4000"):
+        subsample(X, y, 5000)
+
+
+def test_cli_writes_a_csv(tmp_path, capsys):
+    out = tmp_path / "vi.csv"
+    assert main(["sweep", "variability", "--dataset", "synthetic", "--d", "2", "--vi-replicates", "40",
+                 "--out", str(out)]) == 0
+    frame = pd.read_csv(out)
+    assert list(frame["feature"]) == ["x0", "x1", "const"] and (frame["replicates"] == 40).all()
+    err = capsys.readouterr().err
+    assert "100.0%" in err and "wrote 3 rows" in err
+
+
+def test_cli_reports_bad_input_without_a_traceback(tmp_path, capsys):
+    code = main(["sweep", "coverage", "--dataset", "synthetic", "--d", "2", "--c", "1e-9", "--out",
+                 str(tmp_path / "x.csv")])
+    assert code == 2
+    assert "error: c = 1e-09 is too small" in capsys.readouterr().err
