@@ -16,7 +16,9 @@ import numpy as np
 
 def check_random_state(random_state) -> np.random.Generator:
     """Turn None, an int or a Generator into a ``numpy.random.Generator``."""
-    if random_state is None or isinstance(random_state, (numbers.Integral, np.integer)):
+    if random_state is None or (
+        isinstance(random_state, (numbers.Integral, np.integer)) and not isinstance(random_state, bool)
+    ):
         return np.random.default_rng(random_state)
     if isinstance(random_state, np.random.Generator):
         return random_state

@@ -92,13 +92,18 @@ def minimise_erm(A, loss, c, linear=None, weights=None, tol=1e-10, max_iter=100,
 
     value, grad, grad_norm, d2 = evaluate(theta)
     factor, n_hessians, refresh = None, 0, True
+    # From a cold start, or after a step that had to be cut below half, the first Hessian is the
+    # majoriser t A^T diag(w) A / n + 2cI (|f''| <= t): its step cannot overshoot. A Huber row outside
+    # the quadratic piece has f'' = 0, so a plain Newton step from theta = 0 would be far too long.
+    majorise = theta_init is None
     for it in range(max_iter + 1):
         if grad_norm <= tol:
             return SolverResult(theta, it, grad_norm, n_hessians)
         if it == max_iter:
             break
-        if refresh or factor is None:
-            hess = weighted_gram(AT, d2) / n
+        if refresh or factor is None or majorise:
+            curv = d2 if not majorise else np.full(n, loss.t) if weights is None else loss.t * weights
+            hess = weighted_gram(AT, curv) / n
             hess[np.diag_indices(d)] += 2.0 * c
             factor = cho_factor(hess)
             n_hessians += 1
@@ -114,10 +119,14 @@ def minimise_erm(A, loss, c, linear=None, weights=None, tol=1e-10, max_iter=100,
             # there a step that keeps J within rounding and shrinks the gradient is taken.
             if cand_value <= value + 1e-13 * (1.0 + abs(value)) and cand_norm < grad_norm:
                 break
-            t *= 0.5
+            # Backtrack to the minimiser of the quadratic through J(0), J'(0) and J(t), kept in [t/10, t/2].
+            curvature = cand_value - value - slope * t
+            t_quad = -slope * t * t / (2.0 * curvature) if curvature > 0 else 0.5 * t
+            t = min(max(t_quad, 0.1 * t), 0.5 * t)
         if t < 1e-10:
             break  # no step improves anything in floating point
-        refresh = not (t == 1.0 and cand_norm <= 0.1 * grad_norm)
+        refresh = not (t == 1.0 and cand_norm <= 0.1 * grad_norm) or majorise
+        majorise = t < 0.5
         theta, value, grad, grad_norm, d2 = cand, cand_value, cand_grad, cand_norm, cand_d2
     raise ConvergenceError(
         f"Newton solver stopped after {it} iterations with gradient norm {grad_norm:.3g} > tol={tol:g}. "

@@ -1,0 +1,679 @@
+"""Validation of user-uploaded CSV files (pure functions, no UI).
+
+:func:`read_uploaded_csv` turns the bytes of an uploaded file into a cleaned
+DataFrame and a :class:`~dpci.data.Schema` of the same type as the built-in
+datasets, so :class:`~dpci.data.UnitBallPreprocessor` applies unchanged.
+
+Safety: the file is parsed only by ``pandas.read_csv`` (C engine, every cell
+read as text, no converters), never evaluated or unpickled; the size is
+checked before parsing and the row count is capped while parsing. Every
+refusal is a :class:`~dpci.exceptions.DataValidationError` whose message says
+what is wrong and how to fix it.
+
+Privacy: numeric bounds and category lists must be public (see
+:mod:`dpci.data.schema`). When the user gives none, they are taken from the
+data (observed min/max, observed levels) and a
+:class:`~dpci.exceptions.PrivacyLeakWarning` is issued: the resulting
+intervals are then not differentially private with respect to those columns.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from dpci.data.dataset import Dataset, make_dataset
+from dpci.data.preprocessing import count_out_of_bounds
+from dpci.data.schema import CATEGORICAL, NUMERIC, Column, Schema
+from dpci.exceptions import DataValidationError, PrivacyLeakWarning
+
+#: Default maximum number of data rows.
+DEFAULT_MAX_ROWS = 1_000_000
+#: Default maximum file size in bytes (50 MiB).
+DEFAULT_MAX_BYTES = 50 * 2**20
+#: Minimum number of usable rows (after dropping incomplete rows).
+MIN_ROWS = 100
+#: Default maximum number of levels of an (auto-detected) categorical column.
+DEFAULT_MAX_CATEGORIES = 50
+
+#: Cell values treated as missing (compared after stripping, case-insensitive).
+MISSING_TOKENS = frozenset({"", "?", "na", "n/a", "nan", "null", "none", "#n/a"})
+
+# Pairs of target values with an obvious positive class (lower-case).
+_POSITIVE_BY_PAIR = {
+    frozenset({"0", "1"}): "1",
+    frozenset({"-1", "1"}): "1",
+    frozenset({"no", "yes"}): "yes",
+    frozenset({"n", "y"}): "y",
+    frozenset({"false", "true"}): "true",
+    frozenset({"f", "t"}): "t",
+}
+
+_MAGIC = {
+    b"PK\x03\x04": "a ZIP archive (for example an Excel .xlsx workbook)",
+    b"\x1f\x8b": "a gzip-compressed file",
+    b"%PDF": "a PDF document",
+    b"\xd0\xcf\x11\xe0": "an old Excel .xls workbook",
+}
+
+
+def _fmt_bytes(n: int) -> str:
+    return f"{n / 2**20:.1f} MB" if n >= 2**20 else f"{n:,} bytes"
+
+
+@dataclass
+class UploadResult:
+    """Outcome of :func:`read_uploaded_csv`.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        Cleaned data: the chosen features (numeric as float64, categorical as
+        stripped strings) and the target (strings), complete rows only.
+    schema : Schema
+        Inferred schema (label = target, bounds, category lists); columns
+        whose bounds or categories came from the data have ``public=False``.
+    n_dropped : int
+        Rows dropped because of missing values.
+    notes : list of str
+        Human-readable notes and warnings for the user.
+    n_rows_read : int
+        Data rows in the file.
+    data_derived : list of str
+        Columns whose bounds or categories were taken from the data (not
+        private).
+    """
+
+    frame: pd.DataFrame
+    schema: Schema
+    n_dropped: int
+    notes: list[str] = field(default_factory=list)
+    n_rows_read: int = 0
+    data_derived: list[str] = field(default_factory=list)
+
+    @property
+    def is_private(self) -> bool:
+        """True if all bounds and category lists were supplied (public)."""
+        return not self.data_derived
+
+    def to_dataset(
+        self,
+        d: int | None = None,
+        features: Sequence[str] | None = None,
+        add_constant: bool = True,
+        normalize: str = "unit",
+    ) -> Dataset:
+        """Preprocess into a :class:`Dataset` (rows in the unit ball, y in {-1, +1})."""
+        return make_dataset(
+            self.frame,
+            self.schema,
+            name=self.schema.name,
+            d=d,
+            features=features,
+            add_constant=add_constant,
+            normalize=normalize,
+        )
+
+
+@dataclass
+class CsvSummary:
+    """Outcome of :func:`inspect_uploaded_csv`, to let a user pick columns.
+
+    Attributes
+    ----------
+    columns : list of str
+        Column names in file order.
+    n_rows : int
+        Data rows.
+    kinds : dict
+        Detected kind per column ("numeric" or "categorical").
+    n_missing : dict
+        Missing cells per column.
+    binary_columns : list of str
+        Columns with exactly two distinct non-missing values (target
+        candidates).
+    notes : list of str
+    """
+
+    columns: list[str]
+    n_rows: int
+    kinds: dict[str, str]
+    n_missing: dict[str, int]
+    binary_columns: list[str]
+    notes: list[str] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------ reading
+def _read_bytes(data, max_bytes: int) -> bytes:
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        raw = bytes(data)
+    elif isinstance(data, str) or hasattr(data, "__fspath__"):
+        raise DataValidationError(
+            "Pass the file's contents as bytes (e.g. uploaded_file.getvalue()) or an open "
+            "binary file object; a string or path is not accepted."
+        )
+    elif hasattr(data, "read"):
+        try:
+            raw = data.read(max_bytes + 1)
+        except (OSError, ValueError, TypeError) as exc:  # I/O failure of the user's object
+            raise DataValidationError(f"The file could not be read ({type(exc).__name__}).") from None
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8")
+        if not isinstance(raw, (bytes, bytearray)):
+            raise DataValidationError("The file object did not return bytes when read.")
+        raw = bytes(raw)
+    else:
+        raise DataValidationError(
+            f"Expected the uploaded file as bytes or a binary file object, got {type(data).__name__}."
+        )
+    if len(raw) > max_bytes:
+        raise DataValidationError(
+            f"The file is larger than the limit of {_fmt_bytes(max_bytes)}. Upload a smaller file "
+            "(for example a random sample of rows) or raise max_bytes."
+        )
+    return raw
+
+
+def _decode(raw: bytes, encoding: str) -> str:
+    if not raw.strip():
+        raise DataValidationError("The file is empty. Upload a CSV file with a header row and data rows.")
+    for magic, what in _MAGIC.items():
+        if raw.startswith(magic):
+            raise DataValidationError(
+                f"The file looks like {what}, not a CSV text file. Export or save it as "
+                "'CSV (comma delimited)' with UTF-8 encoding and upload that."
+            )
+    if b"\x00" in raw[:65536]:
+        raise DataValidationError(
+            "The file contains NUL bytes, so it is a binary file or UTF-16 text, not a UTF-8 CSV. "
+            "Save it as 'CSV UTF-8'."
+        )
+    try:
+        return raw.decode("utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding)
+    except UnicodeDecodeError as exc:
+        raise DataValidationError(
+            f"The file is not valid {encoding} text (undecodable byte at position {exc.start}). "
+            "Save it as 'CSV UTF-8', or pass encoding='latin-1' if it is a Latin-1/Windows file."
+        ) from None
+    except LookupError:
+        raise DataValidationError(f"Unknown text encoding {encoding!r}.") from None
+
+
+def _header(text: str, sep: str) -> list[str]:
+    first = text.lstrip("\r\n").splitlines()[0] if text.strip() else ""
+    try:
+        return next(csv.reader([first], delimiter=sep))
+    except (csv.Error, StopIteration):
+        return []
+
+
+def _parse(data, *, sep: str, encoding: str, max_bytes: int, max_rows: int) -> tuple[pd.DataFrame, list[str]]:
+    """Bytes -> DataFrame of stripped strings with pd.NA for missing cells."""
+    if not isinstance(sep, str) or len(sep) != 1:
+        raise DataValidationError(f"sep must be a single character, got {sep!r}.")
+    text = _decode(_read_bytes(data, max_bytes), encoding)
+    notes: list[str] = []
+    header = [h.strip() for h in _header(text, sep)]
+    dup = sorted({h for h in header if header.count(h) > 1 and h})
+    if dup:
+        raise DataValidationError(
+            f"Duplicate column names in the header: {dup}. Rename the columns so each name is unique."
+        )
+    try:
+        frame = pd.read_csv(
+            io.StringIO(text),
+            sep=sep,
+            dtype=str,
+            na_filter=False,
+            skipinitialspace=True,
+            skip_blank_lines=True,
+            nrows=max_rows + 1,
+            engine="c",
+            on_bad_lines="error",
+            encoding_errors="strict",
+        )
+    except pd.errors.EmptyDataError:
+        raise DataValidationError(
+            "The file has no columns. Upload a CSV file with a header row and data rows."
+        ) from None
+    except pd.errors.ParserError as exc:
+        detail = str(exc).strip().splitlines()[-1] if str(exc).strip() else ""
+        raise DataValidationError(
+            f"The file could not be parsed as CSV with separator {sep!r}: {detail}. Check that every "
+            "row has the same number of fields as the header and that quotes are balanced."
+        ) from None
+    except (ValueError, TypeError, UnicodeError, csv.Error, OverflowError) as exc:
+        raise DataValidationError(
+            f"The file could not be parsed as CSV ({type(exc).__name__}: {exc}). Save it as a plain "
+            "comma-separated UTF-8 file with a header row."
+        ) from None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    if frame.shape[1] < 2:
+        hint = ""
+        for other, label in ((";", "semicolons"), ("\t", "tabs"), ("|", "vertical bars")):
+            if other != sep and other in (header[0] if header else ""):
+                hint = f" The header contains {label}: try sep={other!r}."
+                break
+        raise DataValidationError(
+            f"Only one column was found ({list(frame.columns)}); a target and at least one feature "
+            f"are needed. Check the separator (currently {sep!r}).{hint}"
+        )
+    if len(frame) > max_rows:
+        raise DataValidationError(
+            f"The file has more than {max_rows:,} data rows (the limit). Upload a random sample of "
+            "rows or raise max_rows."
+        )
+    if len(frame) == 0:
+        raise DataValidationError("The file has a header but no data rows.")
+    unnamed = [c for c in frame.columns if c.startswith("Unnamed:")]
+    if unnamed:
+        notes.append(
+            f"Column(s) without a header were named {unnamed}; if one is a row index, leave it out of the features."
+        )
+    for col in frame.columns:
+        s = frame[col].astype(object).str.strip()
+        frame[col] = s.mask(s.str.lower().isin(MISSING_TOKENS))
+    return frame, notes
+
+
+# ------------------------------------------------------------- inference
+def _as_numbers(s: pd.Series) -> pd.Series:
+    """Parse text to float; unparsable -> NaN (missing stays NaN)."""
+    return pd.to_numeric(s, errors="coerce").astype("float64")
+
+
+def _canonical_target(s: pd.Series) -> pd.Series:
+    """Strip; if every value is a number, write integers without '.0'."""
+    num = _as_numbers(s)
+    if len(s) and num.notna().all() and np.all(np.isfinite(num)):
+        v = num.to_numpy()
+        return pd.Series(
+            [str(int(x)) if float(x).is_integer() and abs(x) < 2**53 else repr(float(x)) for x in v],
+            index=s.index,
+            dtype=object,
+        )
+    return s.astype(object)
+
+
+def _detect_kind(name: str, s: pd.Series, max_categories: int) -> str:
+    num = _as_numbers(s)
+    present = s.notna()
+    bad = present & num.isna()
+    if not bad.any():
+        return NUMERIC
+    if bad.sum() <= 0.1 * present.sum():
+        _raise_text_in_numeric(name, s, bad, forced=False)
+    if s[present].nunique() > max_categories:
+        raise DataValidationError(
+            f"Column {name!r} has {s[present].nunique():,} distinct text values, more than the "
+            f"{max_categories} allowed for a categorical feature. If it is an identifier or free "
+            "text, leave it out of the features; otherwise group its values or raise max_categories."
+        )
+    return CATEGORICAL
+
+
+def _raise_text_in_numeric(name: str, s: pd.Series, bad: pd.Series, forced: bool) -> None:
+    idx = list(np.flatnonzero(bad.to_numpy()))
+    examples = ", ".join(f"{s.iloc[i]!r} (data row {i + 1})" for i in idx[:3])
+    why = "was chosen as numeric" if forced else "looks numeric"
+    raise DataValidationError(
+        f"Column {name!r} {why} but has {len(idx):,} non-numeric value(s), e.g. {examples}. "
+        "Fix or blank those cells (blank cells are treated as missing), or treat the column as "
+        "categorical."
+    )
+
+
+def _choose_positive(values: list[str], positive_class) -> tuple[str, str, str | None]:
+    """Return (positive, negative, note)."""
+    a, b = sorted(values)
+    if positive_class is not None:
+        want = str(positive_class).strip()
+        match = [v for v in values if v == want]
+        if not match:
+            try:
+                wf = float(want)
+                match = [v for v in values if _is_float(v) and float(v) == wf]
+            except ValueError:
+                match = [v for v in values if v.lower() == want.lower()]
+        if len(match) != 1:
+            raise DataValidationError(
+                f"positive_class {positive_class!r} is not a value of the target; its values are "
+                f"{[a, b]}. Pass one of them."
+            )
+        pos = match[0]
+        return pos, (b if pos == a else a), None
+    key = frozenset(v.lower() for v in values)
+    if key in _POSITIVE_BY_PAIR:
+        want = _POSITIVE_BY_PAIR[key]
+        pos = next(v for v in values if v.lower() == want)
+    else:
+        pos = b
+    neg = a if pos == b else b
+    return (
+        pos,
+        neg,
+        (
+            f"positive_class not given: {pos!r} is the positive class (+1) and {neg!r} the negative "
+            "class (-1); pass positive_class to change."
+        ),
+    )
+
+
+def _is_float(v: str) -> bool:
+    try:
+        float(v)
+        return True
+    except ValueError:
+        return False
+
+
+def _check_names(kind: str, names, allowed: Sequence[str]) -> list[str]:
+    if names is None:
+        return []
+    if isinstance(names, str):
+        raise DataValidationError(f"{kind} must be a list of column names, not a string.")
+    names = list(names)
+    unknown = [n for n in names if n not in allowed]
+    if unknown:
+        raise DataValidationError(f"Unknown column(s) in {kind}: {unknown}. Available columns: {list(allowed)}.")
+    return names
+
+
+# -------------------------------------------------------------- public API
+def inspect_uploaded_csv(
+    data,
+    *,
+    sep: str = ",",
+    encoding: str = "utf-8",
+    max_rows: int = DEFAULT_MAX_ROWS,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> CsvSummary:
+    """Parse an uploaded CSV and describe its columns (to choose the target).
+
+    Parameters
+    ----------
+    data : bytes or binary file-like
+        The file's contents.
+    sep, encoding, max_rows, max_bytes
+        As in :func:`read_uploaded_csv`.
+
+    Returns
+    -------
+    CsvSummary
+
+    Raises
+    ------
+    DataValidationError
+        If the file cannot be read as a CSV within the limits.
+    """
+    frame, notes = _parse(data, sep=sep, encoding=encoding, max_bytes=max_bytes, max_rows=max_rows)
+    kinds, missing, binary = {}, {}, []
+    for col in frame.columns:
+        s = frame[col]
+        present = s.notna()
+        kinds[col] = NUMERIC if (_as_numbers(s).notna() == present).all() else CATEGORICAL
+        missing[col] = int((~present).sum())
+        if _canonical_target(s[present]).nunique() == 2:
+            binary.append(col)
+    return CsvSummary(list(frame.columns), len(frame), kinds, missing, binary, notes)
+
+
+def read_uploaded_csv(
+    data,
+    target: str,
+    positive_class=None,
+    features: Sequence[str] | None = None,
+    *,
+    categorical: Sequence[str] | None = None,
+    numeric: Sequence[str] | None = None,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
+    categories: Mapping[str, Sequence[str]] | None = None,
+    max_rows: int = DEFAULT_MAX_ROWS,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    min_rows: int = MIN_ROWS,
+    max_categories: int = DEFAULT_MAX_CATEGORIES,
+    sep: str = ",",
+    encoding: str = "utf-8",
+    name: str = "uploaded",
+) -> UploadResult:
+    """Validate and clean an uploaded CSV for private logistic regression / SVM.
+
+    Parameters
+    ----------
+    data : bytes or binary file-like
+        The file's contents (e.g. Streamlit's ``UploadedFile``). At most
+        ``max_bytes + 1`` bytes are read.
+    target : str
+        Name of the binary target column.
+    positive_class : optional
+        Target value mapped to +1 (compared as text, or numerically for
+        numeric targets). Default: the obvious one for pairs such as 0/1,
+        no/yes, false/true, otherwise the later value in sorted order; a note
+        says which.
+    features : sequence of str, optional
+        Feature columns, in order; default all columns except the target.
+    categorical, numeric : sequence of str, optional
+        Force columns to be categorical or numeric. Other features are
+        detected: numeric if every non-missing value is a number.
+    bounds : mapping, optional
+        Public bounds ``{column: (lower, upper)}`` of numeric features,
+        taken from documentation or domain knowledge. Values outside are
+        clipped by the preprocessing. Columns without bounds get the observed
+        min/max and a :class:`PrivacyLeakWarning`: data-derived bounds are
+        not private.
+    categories : mapping, optional
+        Public category lists ``{column: [levels]}``. Columns without one get
+        the observed levels (sorted) and a :class:`PrivacyLeakWarning`.
+    max_rows, max_bytes : int
+        Refuse files with more data rows or bytes.
+    min_rows : int, default 100
+        Refuse if fewer complete rows remain.
+    max_categories : int, default 50
+        Refuse auto-detected categorical columns with more levels.
+    sep : str, default ","
+        Field separator.
+    encoding : str, default "utf-8"
+        Text encoding (a UTF-8 byte-order mark is accepted).
+    name : str, default "uploaded"
+        Name of the inferred schema.
+
+    Returns
+    -------
+    UploadResult
+
+    Raises
+    ------
+    DataValidationError
+        For any unusable input; the message says what is wrong and how to fix
+        it (empty file, not CSV, one column, too large, too many rows,
+        unknown target, non-binary target, too few usable rows, text in a
+        numeric column, invalid bounds, ...).
+
+    Warns
+    -----
+    PrivacyLeakWarning
+        When bounds or category lists are derived from the data.
+    """
+    for label, v, lo in (
+        ("max_rows", max_rows, 1),
+        ("max_bytes", max_bytes, 1),
+        ("min_rows", min_rows, 1),
+        ("max_categories", max_categories, 2),
+    ):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < lo:
+            raise DataValidationError(f"{label} must be an integer >= {lo}, got {v!r}.")
+    frame, notes = _parse(data, sep=sep, encoding=encoding, max_bytes=max_bytes, max_rows=max_rows)
+    n_read = len(frame)
+    columns = list(frame.columns)
+
+    # --- target and features
+    if not isinstance(target, str) or target not in columns:
+        raise DataValidationError(f"Target column {target!r} not found. Choose one of {columns}.")
+    if features is None:
+        features = [c for c in columns if c != target]
+    else:
+        features = _check_names("features", features, columns)
+        if not features:
+            raise DataValidationError("features is empty; choose at least one feature column.")
+        if target in features:
+            raise DataValidationError(f"The target {target!r} cannot also be a feature; remove it from features.")
+        if len(set(features)) != len(features):
+            raise DataValidationError("features lists a column twice.")
+    forced_cat = _check_names("categorical", categorical, features)
+    forced_num = _check_names("numeric", numeric, features)
+    both = sorted(set(forced_cat) & set(forced_num))
+    if both:
+        raise DataValidationError(f"Column(s) {both} are listed as both categorical and numeric.")
+    bounds = dict(bounds or {})
+    categories = dict(categories or {})
+    _check_names("bounds", list(bounds), features)
+    _check_names("categories", list(categories), features)
+
+    # --- missing values: report and drop
+    frame = frame[features + [target]]
+    na = frame.isna()
+    incomplete = na.any(axis=1)
+    n_dropped = int(incomplete.sum())
+    detail = ""
+    if n_dropped:
+        per_col = na.sum()
+        detail = ", ".join(f"{c!r}: {int(k):,}" for c, k in per_col.items() if k)
+        notes.append(f"Dropped {n_dropped:,} of {n_read:,} rows with missing values ({detail}).")
+        frame = frame[~incomplete.to_numpy()].reset_index(drop=True)
+    if len(frame) < min_rows:
+        why = f" ({n_dropped:,} of {n_read:,} dropped for missing values; missing cells: {detail})" if n_dropped else ""
+        raise DataValidationError(
+            f"Only {len(frame):,} usable row(s){why}; at least {min_rows:,} complete rows are needed for "
+            "the confidence intervals. Upload more data, fill in missing values, or leave mostly empty "
+            "columns out of the features."
+        )
+
+    # --- target: exactly two classes
+    y = _canonical_target(frame[target])
+    levels = sorted(pd.unique(y))
+    if len(levels) != 2:
+        shown = ", ".join(repr(v) for v in levels[:6]) + (", ..." if len(levels) > 6 else "")
+        raise DataValidationError(
+            f"The target {target!r} must be binary (exactly 2 distinct values) but has {len(levels):,}: "
+            f"{shown}. Choose a two-valued column or recode the target into two classes."
+        )
+    pos, neg, note = _choose_positive(levels, positive_class)
+    if note:
+        notes.append(note)
+    clean = {}
+
+    # --- features: kinds, bounds, categories
+    cols: list[Column] = []
+    derived_bounds, derived_cats = [], []
+    for col in features:
+        s = frame[col]
+        if col in forced_cat:
+            kind = CATEGORICAL
+        elif col in forced_num:
+            kind = NUMERIC
+            bad = _as_numbers(s).isna()
+            if bad.any():
+                _raise_text_in_numeric(col, s, bad, forced=True)
+        else:
+            kind = _detect_kind(col, s, max_categories)
+        if col in bounds and kind != NUMERIC:
+            raise DataValidationError(f"Bounds were given for {col!r}, which is categorical; remove them.")
+        if col in categories and kind != CATEGORICAL:
+            raise DataValidationError(
+                f"Categories were given for {col!r}, which is numeric; list it in categorical=... too."
+            )
+        if kind == NUMERIC:
+            v = _as_numbers(s)
+            if not np.all(np.isfinite(v.to_numpy())):
+                raise DataValidationError(
+                    f"Column {col!r} contains infinite values; replace them with finite numbers or blanks."
+                )
+            if col in bounds:
+                lo, hi = _check_bounds(col, bounds[col])
+                source, public = "bounds supplied by the user", True
+            else:
+                lo, hi = float(v.min()), float(v.max())
+                if not lo < hi:
+                    raise DataValidationError(
+                        f"Column {col!r} is constant ({lo:g}) in the data, so no scaling range can be "
+                        "derived; give public bounds for it, or leave it out of the features."
+                    )
+                source, public = "observed min/max of the uploaded data (not private)", False
+                derived_bounds.append(col)
+            cols.append(Column(col, NUMERIC, lower=lo, upper=hi, source=source, public=public))
+            clean[col] = v
+        else:
+            text = s.astype(str)
+            if col in categories:
+                cats = [str(c).strip() for c in categories[col]]
+                if len(cats) < 1 or len(set(cats)) != len(cats):
+                    raise DataValidationError(f"categories[{col!r}] must be a non-empty list without duplicates.")
+                extra = sorted(set(text) - set(cats))
+                if extra:
+                    raise DataValidationError(
+                        f"Column {col!r} has value(s) {extra[:5]} that are not in the categories you gave "
+                        f"for it; add them to categories[{col!r}] or fix those cells."
+                    )
+                source, public = "categories supplied by the user", True
+            else:
+                cats = sorted(set(text))
+                if len(cats) > max_categories:
+                    raise DataValidationError(
+                        f"Column {col!r} has {len(cats):,} distinct values, more than the {max_categories} "
+                        "allowed for a categorical feature; leave it out or group its values."
+                    )
+                source, public = "levels observed in the uploaded data (not private)", False
+                derived_cats.append(col)
+            cols.append(Column(col, CATEGORICAL, categories=tuple(cats), source=source, public=public))
+            clean[col] = text
+    clean[target] = y
+    frame_out = pd.DataFrame(clean)
+    try:
+        schema = Schema(
+            name=name,
+            columns=tuple(cols),
+            label=target,
+            positive_class=pos,
+            negative_class=neg,
+            source="inferred by dpci.data.read_uploaded_csv",
+        )
+    except DataValidationError as exc:
+        raise DataValidationError(f"{exc} Rename the offending columns or categories.") from None
+
+    clipped = count_out_of_bounds(frame_out, schema)
+    if clipped:
+        detail = ", ".join(f"{c!r}: {k:,}" for c, k in clipped.items())
+        notes.append(f"Values outside the given bounds will be clipped to the bounds ({detail}).")
+    derived = derived_bounds + [c for c in derived_cats if c not in derived_bounds]
+    if derived:
+        parts = []
+        if derived_bounds:
+            parts.append(f"numeric bounds of {derived_bounds} are the observed min/max")
+        if derived_cats:
+            parts.append(f"category lists of {derived_cats} are the observed levels")
+        msg = (
+            "Not private: " + " and ".join(parts) + " of the uploaded data. Data-derived bounds and "
+            "categories leak information about individual rows, so the intervals are not differentially "
+            "private with respect to these columns. Give public bounds (bounds=...) and category lists "
+            "(categories=...) from documentation or domain knowledge."
+        )
+        warnings.warn(msg, PrivacyLeakWarning, stacklevel=2)
+        notes.append(msg)
+    return UploadResult(frame_out, schema, n_dropped, notes, n_read, derived)
+
+
+def _check_bounds(col: str, b) -> tuple[float, float]:
+    try:
+        lo, hi = (float(x) for x in b)
+    except (TypeError, ValueError):
+        raise DataValidationError(f"Bounds for {col!r} must be a pair (lower, upper) of numbers, got {b!r}.") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise DataValidationError(f"Bounds for {col!r} must be finite with lower < upper, got {b!r}.")
+    return lo, hi
