@@ -9,8 +9,8 @@ A dataset D is treated as the population and theta_0 as its non-private minimise
   how often the interval holds theta_0, with the mean length.
 
 Every replicate draws from its own random stream, ``SeedSequence(entropy,
-spawn_key=(r,))``, and replicates are solved together in fixed blocks of ``BLOCK``
-(replicates 0-15, 16-31, ...; one batched exact solve per block, :mod:`dpci.batch`),
+spawn_key=(r,))``, and replicates are solved together in fixed blocks (replicates
+0-31, 32-63, ... for variability intervals; one batched exact solve per block, :mod:`dpci.batch`),
 so results are identical, to the last bit, however the work is chunked and however
 many workers run it. A chunk is a run of whole blocks; the ``iter_*`` generators
 yield the state after each chunk, so a user interface can draw partial results and
@@ -21,6 +21,7 @@ to a Dask cluster.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .accounting import allocate
-from .batch import minimise_erm_batch, shared_hessian_factor
+from .batch import batch_start, minimise_erm_batch
 from .intervals import check_alpha, column_quantiles
 from .mechanisms import coefficient_noise_law
 from .release import intervals_at
@@ -59,30 +60,44 @@ def bootstrap_counts(rng, n: int) -> np.ndarray:
     return np.bincount(rng.integers(0, n, size=n), minlength=n).astype(float)
 
 
-BLOCK = 16  # replicates per batched solve; fixed, so floating-point results never depend on chunking
+BLOCK = 32  # replicates per batched solve; fixed, so floating-point results never depend on chunking
+COVERAGE_BLOCK = 8  # coverage runs Monte Carlo per replicate, so its chunks can be finer
 
 
 def default_chunk_size(n: int) -> int:
-    """Replicates per chunk: about 1.5 million row-visits, so a chunk takes well under 0.5 s."""
-    return int(min(128, max(1, 1_500_000 // max(n, 1))))
+    """Replicates per chunk: about a million row-visits, so a chunk takes well under 0.5 s."""
+    return int(min(128, max(1, 1_000_000 // max(n, 1))))
 
 
-def _spans(total: int, chunk_size: int):
-    """Chunks of whole blocks: chunk_size is rounded up to a multiple of BLOCK."""
-    size = BLOCK * max(1, math.ceil(chunk_size / BLOCK))
+def _spans(total: int, chunk_size: int, block: int):
+    """Chunks of whole blocks: chunk_size is rounded to a multiple of ``block`` (at least one block)."""
+    size = block * max(1, round(chunk_size / block))
     return [(s, min(s + size, total)) for s in range(0, total, size)]
+
+
+_STARTS: dict = {}  # per-process cache of BatchStart objects, keyed by population token
 
 
 @dataclass(frozen=True)
 class _Population:
-    """What every chunk shares: the rows, the method, theta_0 and the shared Hessian."""
+    """What every chunk shares: the rows, the method, theta_0 and the Hessian pieces there."""
 
     A: np.ndarray
     loss: object
     c: float
     alloc: object  # an Allocation, or None for the non-private bootstrap
     theta0: np.ndarray
-    factor: tuple = field(repr=False)
+    token: str  # identifies the population, so each worker builds its BatchStart once
+
+    @property
+    def start(self):
+        """The :class:`dpci.batch.BatchStart` at theta0, built once per process (not shipped to workers)."""
+        cached = _STARTS.get(self.token)
+        if cached is None:
+            if len(_STARTS) >= 4:
+                _STARTS.pop(next(iter(_STARTS)))
+            cached = _STARTS[self.token] = batch_start(self.A, self.loss, self.theta0)
+        return cached
 
     @property
     def mechanism(self):
@@ -95,10 +110,13 @@ def _population(X, y, loss, mechanism, privacy, budget, split, c):
     if alloc is not None:
         coefficient_noise_law(alloc, A.shape[0], c, loss)  # refuses an invalid c before any work
     theta0 = minimise_erm(A, loss, c).theta
-    return _Population(A, loss, c, alloc, theta0, shared_hessian_factor(A, loss, c, theta0))
+    digest = hashlib.blake2b(np.ascontiguousarray(A).tobytes(), digest_size=16)
+    digest.update(theta0.tobytes())
+    digest.update(repr(loss).encode())
+    return _Population(A, loss, c, alloc, theta0, digest.hexdigest())
 
 
-def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int):
+def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int, block: int):
     """The coefficient mechanism (phi1 only) on replicates start..stop-1; returns (theta, weights, rngs, law)."""
     n, d = pop.A.shape
     rngs = [replicate_rng(entropy, r) for r in range(start, stop)]
@@ -107,11 +125,11 @@ def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int)
     noise = None if law is None else np.array([law.sample(rng, d) for rng in rngs])
     linear = noise if pop.mechanism == "objective" else None  # Algorithm 1's beta
     theta = np.empty((stop - start, d))
-    for b in range(0, stop - start, BLOCK):  # blocks start at multiples of BLOCK (chunks are whole blocks)
-        blk = slice(b, min(b + BLOCK, stop - start))
+    for b in range(0, stop - start, block):  # blocks start at multiples of `block` (chunks are whole blocks)
+        blk = slice(b, min(b + block, stop - start))
         theta[blk] = minimise_erm_batch(
             pop.A, pop.loss, pop.c, weights[blk], None if linear is None else linear[blk],
-            theta_init=pop.theta0, factor=pop.factor,
+            start=pop.start,
         )
     if pop.mechanism == "output":
         theta = theta + noise  # Algorithm 4
@@ -119,11 +137,11 @@ def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int)
 
 
 def _variability_chunk(pop, entropy, start, stop):
-    return _private_coefficients(pop, entropy, start, stop)[0]
+    return _private_coefficients(pop, entropy, start, stop, BLOCK)[0]
 
 
 def _coverage_chunk(pop, entropy, start, stop, alpha, n_samples):
-    theta, weights, rngs, law = _private_coefficients(pop, entropy, start, stop)
+    theta, weights, rngs, law = _private_coefficients(pop, entropy, start, stop, COVERAGE_BLOCK)
     bounds = np.empty(theta.shape + (2,))
     for i, rng in enumerate(rngs):
         rel = intervals_at(pop.A, pop.loss, theta[i], pop.c, pop.alloc, law, alpha, n_samples, rng, weights[i])
@@ -131,19 +149,33 @@ def _coverage_chunk(pop, entropy, start, stop, alpha, n_samples):
     return bounds
 
 
-def _run_chunks(func, pop, entropy, total, chunk_size, n_jobs, *extra):
+def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra):
     """Yield chunk results in replicate order, computed by joblib (or inline for n_jobs=1)."""
-    spans = _spans(total, chunk_size or default_chunk_size(pop.A.shape[0]))
     if n_jobs == 1:
         for start, stop in spans:
             yield stop, func(pop, entropy, start, stop, *extra)
         return
     from joblib import Parallel, delayed
 
-    parallel = Parallel(n_jobs=n_jobs, return_as="generator")
-    results = parallel(delayed(func)(pop, entropy, start, stop, *extra) for start, stop in spans)
-    for (start, stop), res in zip(spans, results):
+    # Dispatch starts at once; the first chunk is computed here meanwhile, so the first
+    # partial result does not wait for the workers to start.
+    parallel = Parallel(n_jobs=n_jobs, batch_size=1, return_as="generator")  # no batching: steady updates
+    results = parallel(delayed(func)(pop, entropy, start, stop, *extra) for start, stop in spans[1:])
+    yield spans[0][1], func(pop, entropy, *spans[0], *extra)
+    for (start, stop), res in zip(spans[1:], results):
         yield stop, res
+
+
+def _noop(i):
+    return i
+
+
+def warm_up_workers(n_jobs=-1):
+    """Start joblib's worker processes now, so the first parallel chunks do not wait for them
+    (a user interface calls this once at start; the processes are reused afterwards)."""
+    from joblib import Parallel, delayed
+
+    Parallel(n_jobs=n_jobs)(delayed(_noop)(i) for i in range(4))
 
 
 def _feature_names(names, d):
@@ -272,7 +304,8 @@ def iter_variability(
     alpha = check_alpha(alpha)
     pop = _population(X, y, loss, mechanism, privacy, budget, split, c)
     entropy, start, chunks = stream_entropy(random_state), time.perf_counter(), []
-    for done, estimates in _run_chunks(_variability_chunk, pop, entropy, int(n_replicates), chunk_size, n_jobs):
+    spans = _spans(int(n_replicates), chunk_size or default_chunk_size(pop.A.shape[0]), BLOCK)
+    for done, estimates in _run_chunks(_variability_chunk, pop, entropy, int(n_replicates), spans, n_jobs):
         chunks.append(estimates)
         yield VariabilityProgress(done, n_replicates, pop.theta0, np.vstack(chunks), alpha, time.perf_counter() - start)
 
@@ -300,9 +333,10 @@ def iter_coverage(
         raise ValueError("coverage needs a private mechanism: 'objective' or 'output'.")
     pop = _population(X, y, loss, mechanism, privacy, budget, split, c)
     entropy, start, chunks = stream_entropy(random_state), time.perf_counter(), []
-    size = chunk_size or default_chunk_size(pop.A.shape[0]) // 4  # each replicate also runs Monte Carlo
+    # each replicate also runs Monte Carlo: over 10x the work of a variability replicate
+    spans = _spans(int(n_replicates), chunk_size or default_chunk_size(pop.A.shape[0]) // 16, COVERAGE_BLOCK)
     for done, bounds in _run_chunks(
-        _coverage_chunk, pop, entropy, int(n_replicates), size, n_jobs, alpha, int(n_samples)
+        _coverage_chunk, pop, entropy, int(n_replicates), spans, n_jobs, alpha, int(n_samples)
     ):
         chunks.append(bounds)
         yield CoverageProgress(done, n_replicates, pop.theta0, np.concatenate(chunks), alpha, time.perf_counter() - start)

@@ -12,6 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 
 
+def _work_array(z, overwrite):
+    """``z`` itself when it may be overwritten and is a float array, else a float copy."""
+    if overwrite and isinstance(z, np.ndarray) and z.dtype == np.float64:
+        return z
+    return np.array(z, dtype=float)
+
+
 @dataclass(frozen=True)
 class LogisticLoss:
     """f(z) = log(1 + exp(-z)); |f'| <= 1, |f''| <= t = 1/4 (Section 6)."""
@@ -39,18 +46,28 @@ class LogisticLoss:
         s_minus = np.where(z >= 0.0, e * inv, inv)  # S(-z)
         return value, -s_minus, e * inv * inv  # S(z) S(-z) = e^{-|z|} / (1 + e^{-|z|})^2
 
-    def first_derivative(self, z):
-        """f'(z) = -1 / (1 + e^z), computed in place on a fresh array (the hot path of batched fits)."""
-        out = np.array(z, dtype=float)
+    def first_derivative(self, z, overwrite=False, weights=None):
+        """f'(z) = -1 / (1 + e^z), times ``weights`` if given.
+
+        ``overwrite=True`` reuses a float array ``z`` (the hot path of batched fits).
+        """
+        out = _work_array(z, overwrite)
         with np.errstate(over="ignore"):  # e^z = inf gives f' = -0 exactly
             np.exp(out, out=out)
         out += 1.0
-        np.reciprocal(out, out=out)
-        np.negative(out, out=out)
+        np.divide(-1.0 if weights is None else weights, out, out=out)
+        if weights is not None:
+            np.negative(out, out=out)
         return out
 
     def second_derivative(self, z):
-        return self.derivatives(z)[1]
+        """f''(z) = e^{-|z|} / (1 + e^{-|z|})^2."""
+        e = np.abs(np.asarray(z, dtype=float))
+        np.negative(e, out=e)
+        np.exp(e, out=e)
+        denom = 1.0 + e
+        denom *= denom
+        return np.divide(e, denom, out=e)
 
 
 @dataclass(frozen=True)
@@ -91,15 +108,19 @@ class HuberLoss:
         d2 = np.where(np.abs(1.0 - z) <= h, 1.0 / (2.0 * h), 0.0)
         return value, d1, d2
 
-    def first_derivative(self, z):
-        """f'(z) = -clip(1 + h - z, 0, 2h) / (2h)."""
-        out = np.subtract(1.0 + self.h, z, dtype=float)
+    def first_derivative(self, z, overwrite=False, weights=None):
+        """f'(z) = -clip(1 + h - z, 0, 2h) / (2h), times ``weights`` if given."""
+        out = _work_array(z, overwrite)
+        np.subtract(1.0 + self.h, out, out=out)
         np.clip(out, 0.0, 2.0 * self.h, out=out)
         out *= -1.0 / (2.0 * self.h)
+        if weights is not None:
+            out *= weights
         return out
 
     def second_derivative(self, z):
-        return self.derivatives(z)[1]
+        """f''(z) = 1/(2h) on the closed middle piece |1 - z| <= h, else 0."""
+        return np.where(np.abs(1.0 - np.asarray(z, dtype=float)) <= self.h, 1.0 / (2.0 * self.h), 0.0)
 
 
 def get_loss(name: str, h: float | None = None):

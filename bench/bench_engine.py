@@ -1,0 +1,98 @@
+"""Speed of the experiment engine against one scikit-learn fit (issue 4).
+
+Times, on the same rows and in the same run as the reference (one default
+``LogisticRegression(C=1/(2 c n), fit_intercept=False)`` fit, median of repeats):
+
+* 10,000 private bootstrap replicates (variability intervals), objective perturbation,
+  and the time until the first 200 are ready and the longest gap between progress updates;
+* k = 1,000 coverage repetitions, each a full private interval with m = 10,000 samples.
+
+    python bench/bench_engine.py                      # Adult, logistic regression
+    python bench/bench_engine.py --loss huber
+    python bench/bench_engine.py --kddcup --vi 2000   # KDD Cup 99, n = 450,000, d = 10
+
+Peak memory: run under ``/usr/bin/time -v`` (its "Maximum resident set size").
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from dpci.bootstrap import iter_coverage, iter_variability, warm_up_workers  # noqa: E402
+from dpci.data import load_adult, load_kddcup  # noqa: E402
+from dpci.losses import get_loss  # noqa: E402
+
+
+def reference_time(X, y, c, repeats=9):
+    n = len(X)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        LogisticRegression(C=1 / (2 * c * n), fit_intercept=False).fit(X, y)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def timed_progress(gen, first_k):
+    start = time.perf_counter()
+    last, first_at, gaps, progress = start, None, [], None
+    for progress in gen:
+        now = time.perf_counter()
+        gaps.append(now - last)
+        last = now
+        if first_at is None and progress.done >= first_k:
+            first_at = now - start
+    return time.perf_counter() - start, first_at, max(gaps), progress
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--loss", choices=("logistic", "huber"), default="logistic")
+    parser.add_argument("--kddcup", action="store_true")
+    parser.add_argument("--vi", type=int, default=10_000, help="variability replicates")
+    parser.add_argument("--k", type=int, default=1_000, help="coverage repetitions (0 skips)")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--mechanism", default="objective")
+    parser.add_argument("--warm", action="store_true", help="start the worker processes before timing")
+    args = parser.parse_args()
+    if args.warm and args.jobs != 1:
+        warm_up_workers(args.jobs)
+    c = 1e-3
+    if args.kddcup:
+        ds = load_kddcup(d=10)
+        idx = np.random.default_rng(0).permutation(ds.n)[:450_000]
+        X, y, name = ds.X[idx], ds.y[idx], "kddcup"
+    else:
+        ds = load_adult(d=10)
+        X, y, name = ds.X, ds.y, "adult"
+    loss = get_loss(args.loss)
+    ref = reference_time(X, y, c)
+    print(f"{name}: n = {len(X)}, d = {X.shape[1]} (with constant), loss = {loss.name}, jobs = {args.jobs}"
+          + (" (workers started before timing)" if args.warm and args.jobs != 1 else ""))
+    print(f"reference: one scikit-learn LogisticRegression fit: {ref * 1e3:.1f} ms")
+    kw = dict(mechanism=args.mechanism, privacy="pure", budget=1.0, c=c, random_state=0, n_jobs=args.jobs)
+    total, first, gap, _ = timed_progress(iter_variability(X, y, loss, n_replicates=args.vi, **kw), 200)
+    print(f"{args.vi} variability replicates: {total:.2f} s = {total / ref:.0f}x reference "
+          f"({total / args.vi * 1e3:.2f} ms each); first 200 after {first:.3f} s = {first / ref:.1f}x; "
+          f"longest gap between updates {gap:.3f} s")
+    if args.k:
+        total, first, gap, p = timed_progress(iter_coverage(X, y, loss, n_replicates=args.k, **kw), 50)
+        print(f"{args.k} coverage repetitions (m = 10,000): {total:.2f} s = {total / ref:.0f}x reference; "
+              f"longest gap {gap:.3f} s; coverage {p.overall_coverage[0]:.3f} +/- {p.overall_coverage[1]:.3f}")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"peak resident memory: {rss:.0f} MB (largest worker: {kids:.0f} MB)")
+
+
+if __name__ == "__main__":
+    main()
