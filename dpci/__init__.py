@@ -5,7 +5,6 @@ algorithms themselves are pure functions in the submodules, named after the pape
 """
 
 from .accounting import PrivacySpend, allocate, default_split
-from .estimators import PrivateHuberSVM, PrivateLogisticRegression
 from .exceptions import DataValidationError, PrivacyLeakWarning
 from .losses import HuberLoss, LogisticLoss
 from .mechanisms import smallest_valid_c
@@ -29,3 +28,12 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # The estimators import scikit-learn (over a second); load them only when asked for.
+    if name in ("PrivateLogisticRegression", "PrivateHuberSVM"):
+        from . import estimators
+
+        return getattr(estimators, name)
+    raise AttributeError(f"module 'dpci' has no attribute {name!r}")

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import time
+from functools import partial
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -149,8 +151,24 @@ def _coverage_chunk(pop, entropy, start, stop, alpha, n_samples):
     return bounds
 
 
-def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra):
-    """Yield chunk results in replicate order, computed by joblib (or inline for n_jobs=1)."""
+_LOWERED = False
+
+
+def _low_priority_call(func, *args):
+    """Run ``func`` after lowering this worker process's scheduling priority (once per process)."""
+    global _LOWERED
+    if not _LOWERED and hasattr(os, "nice"):
+        os.nice(10)
+        _LOWERED = True
+    return func(*args)
+
+
+def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=False):
+    """Yield chunk results in replicate order, computed by joblib (or inline for n_jobs=1).
+
+    ``low_priority`` lowers the worker processes' priority, so an interactive server and
+    its users' browsers stay responsive while they compute.
+    """
     if n_jobs == 1:
         for start, stop in spans:
             yield stop, func(pop, entropy, start, stop, *extra)
@@ -160,7 +178,8 @@ def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra):
     # Dispatch starts at once; the first chunk is computed here meanwhile, so the first
     # partial result does not wait for the workers to start.
     parallel = Parallel(n_jobs=n_jobs, batch_size=1, return_as="generator")  # no batching: steady updates
-    results = parallel(delayed(func)(pop, entropy, start, stop, *extra) for start, stop in spans[1:])
+    call = partial(_low_priority_call, func) if low_priority else func
+    results = parallel(delayed(call)(pop, entropy, start, stop, *extra) for start, stop in spans[1:])
     yield spans[0][1], func(pop, entropy, *spans[0], *extra)
     for (start, stop), res in zip(spans[1:], results):
         yield stop, res
@@ -296,16 +315,19 @@ def iter_variability(
     random_state=None,
     chunk_size=None,
     n_jobs=1,
+    low_priority=False,
 ):
     """Yield :class:`VariabilityProgress` after each chunk of bootstrap replicates (Section 7.2).
 
-    ``mechanism="none"`` gives the non-private bootstrap of theta-hat.
+    ``mechanism="none"`` gives the non-private bootstrap of theta-hat. ``low_priority`` runs
+    the worker processes (n_jobs != 1) at a lower scheduling priority.
     """
     alpha = check_alpha(alpha)
     pop = _population(X, y, loss, mechanism, privacy, budget, split, c)
     entropy, start, chunks = stream_entropy(random_state), time.perf_counter(), []
     spans = _spans(int(n_replicates), chunk_size or default_chunk_size(pop.A.shape[0]), BLOCK)
-    for done, estimates in _run_chunks(_variability_chunk, pop, entropy, int(n_replicates), spans, n_jobs):
+    for done, estimates in _run_chunks(_variability_chunk, pop, entropy, int(n_replicates), spans, n_jobs,
+                                       low_priority=low_priority):
         chunks.append(estimates)
         yield VariabilityProgress(done, n_replicates, pop.theta0, np.vstack(chunks), alpha, time.perf_counter() - start)
 

@@ -190,3 +190,78 @@ def curve_fit_plot(x, length, fits: dict, x_title="n", title=None, log_x=True):
     fig.update_xaxes(title=x_title, type="log" if log_x else "linear")
     fig.update_yaxes(title="mean interval length")
     return _layout(fig, title, height=400)
+
+
+# ----------------------------------------------------------------- teaching figures
+
+
+def noise_norm_plot(norms, d, gamma, title=None):
+    """Histogram of spherical-Laplace noise norms with the Gamma(d, 1/gamma) density (Eq. 3.2)."""
+    from scipy.stats import gamma as gamma_law
+
+    norms = np.asarray(norms, dtype=float)
+    grid = np.linspace(0, np.quantile(norms, 0.999), 300)
+    fig = go.Figure(go.Histogram(x=norms, histnorm="probability density", nbinsx=60, name="draws",
+                                 marker_color="#E69F00", opacity=0.75))
+    fig.add_trace(go.Scatter(x=grid, y=gamma_law(a=d, scale=1 / gamma).pdf(grid), mode="lines",
+                             name=f"Gamma(shape {d}, scale 1/γ)", line=dict(color="#222222", width=2)))
+    fig.update_xaxes(title="‖β‖, length of the noise vector")
+    fig.update_yaxes(title="density")
+    return _layout(fig, title, height=340)
+
+
+def shift_plot(names, theta_hat, theta_private, title=None):
+    """How far the mechanism moved each coefficient: theta-hat (non-private) to theta~ (private)."""
+    y = np.arange(len(names))[::-1]
+    fig = go.Figure()
+    for yi, a, b in zip(y, theta_hat, theta_private):
+        fig.add_trace(go.Scatter(x=[a, b], y=[yi, yi], mode="lines", line=dict(color="#BBBBBB", width=3),
+                                 showlegend=False, hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=theta_hat, y=y, mode="markers", name="without privacy (θ̂)",
+                             marker=dict(color=STYLE["nonprivate"]["color"], size=11)))
+    fig.add_trace(go.Scatter(x=theta_private, y=y, mode="markers", name="private (θ̃)",
+                             marker=dict(color=STYLE["private"]["color"], size=11, symbol="diamond")))
+    fig.update_yaxes(tickvals=y, ticktext=list(names))
+    fig.update_xaxes(title="coefficient")
+    return _layout(fig, title, height=max(260, 60 + 40 * len(names)))
+
+
+def matrix_plot(true, noisy, private, names, title=None):
+    """A matrix before noise, after noise (symmetrised) and after the eigenvalue floor (Algorithm 2)."""
+    fig = make_subplots(rows=1, cols=3, subplot_titles=("computed on the data (secret)", "plus noise, symmetrised",
+                                                        "after the eigenvalue floor (released)"),
+                        horizontal_spacing=0.04)
+    top = float(np.max(np.abs([true, noisy, private])))
+    for col, mat in enumerate((true, noisy, private), start=1):
+        fig.add_trace(go.Heatmap(z=mat, x=list(names), y=list(names), zmin=-top, zmax=top, colorscale="RdBu",
+                                 reversescale=True, showscale=(col == 3),
+                                 hovertemplate="%{y} × %{x}: %{z:.4g}<extra></extra>"), 1, col)
+        fig.update_yaxes(autorange="reversed", showticklabels=(col == 1), row=1, col=col)
+    return _layout(fig, title, height=360)
+
+
+def eigenvalue_plot(noisy, private, c, title=None):
+    """Eigenvalues of the noisy matrix and of the released one, with the floor 2c."""
+    before = np.sort(np.linalg.eigvalsh(noisy))
+    after = np.sort(np.linalg.eigvalsh(private))
+    idx = np.arange(1, len(before) + 1)
+    fig = go.Figure([go.Bar(x=idx, y=before, name="noisy", marker_color="#BBBBBB"),
+                     go.Bar(x=idx, y=after, name="released (floored)", marker_color=STYLE["private"]["color"])])
+    fig.add_hline(y=2 * c, line=dict(color="#222222", dash="dash"), annotation_text="floor 2c")
+    fig.update_xaxes(title="eigenvalue (smallest first)")
+    fig.update_yaxes(title="value", type="linear")
+    return _layout(fig, title, height=320)
+
+
+def cloud_plot(theta, offsets, names, j, k, interval, max_points=3_000, title=None):
+    """Monte Carlo draws of theta_0 (= theta~ + offset) for two coefficients, with their intervals."""
+    pts = np.asarray(theta)[[j, k]] + np.asarray(offsets)[:max_points][:, [j, k]]
+    fig = go.Figure(go.Scattergl(x=pts[:, 0], y=pts[:, 1], mode="markers", name="Monte Carlo draws",
+                                 marker=dict(size=3, color=STYLE["private"]["color"], opacity=0.35)))
+    fig.add_shape(type="rect", x0=interval[j, 0], x1=interval[j, 1], y0=interval[k, 0], y1=interval[k, 1],
+                  line=dict(color="#222222", width=2))
+    fig.add_trace(go.Scatter(x=[theta[j]], y=[theta[k]], mode="markers", name="private estimate θ̃",
+                             marker=dict(size=12, color=STYLE["estimate"]["color"], symbol="x")))
+    fig.update_xaxes(title=names[j])
+    fig.update_yaxes(title=names[k])
+    return _layout(fig, title, height=420)

@@ -9,7 +9,7 @@ of row i is f'(z_i) a_i, so grad f_i grad f_i^T = f'(z_i)^2 a_i a_i^T.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
+from statistics import NormalDist
 
 from .solver import row_major_transpose, weighted_gram
 
@@ -105,7 +105,7 @@ def quantile_interval(theta, offsets, alpha):
 def normal_interval(theta, cov, alpha):
     """theta_j -/+ z_{alpha/2} sqrt(cov_jj) (Algorithm 5, lines 18-23)."""
     alpha = check_alpha(alpha)
-    half = norm.ppf(1.0 - alpha / 2.0) * np.sqrt(np.diag(cov))
+    half = NormalDist().inv_cdf(1.0 - alpha / 2.0) * np.sqrt(np.diag(cov))
     return np.column_stack([theta - half, theta + half])
 
 

@@ -131,15 +131,24 @@ def matrix_noise_law(sensitivity: float, phi: float, privacy: str) -> NoiseLaw:
     return NoiseLaw("gaussian", sensitivity / math.sqrt(2.0 * phi))
 
 
+def noisy_symmetric(M, sensitivity, phi, privacy, rng) -> np.ndarray:
+    """Algorithm 2, lines 1-9: M plus calibrated noise on vec(M), then symmetrised."""
+    M = np.asarray(M, dtype=float)
+    d = M.shape[0]
+    eta = matrix_noise_law(sensitivity, phi, privacy).sample(rng, d * d)
+    noisy = M + eta.reshape(d, d)
+    return (noisy + noisy.T) / 2.0
+
+
+def floor_eigenvalues(M, c) -> np.ndarray:
+    """Algorithm 2, lines 10-15: every eigenvalue raised to at least 2c (post-processing)."""
+    eigval, eigvec = np.linalg.eigh(M)
+    return (eigvec * np.maximum(eigval, 2.0 * c)) @ eigvec.T
+
+
 def priv_spd_mat(M, sensitivity, phi, c, privacy, rng) -> np.ndarray:
     """Algorithm 2 (PrivSPDMat): noisy, symmetrised, every eigenvalue floored at 2c.
 
     phi-DP (pure) or phi-zCDP (Lemma 1); everything after the noise is post-processing.
     """
-    M = np.asarray(M, dtype=float)
-    d = M.shape[0]
-    eta = matrix_noise_law(sensitivity, phi, privacy).sample(rng, d * d)
-    noisy = M + eta.reshape(d, d)
-    noisy = (noisy + noisy.T) / 2.0
-    eigval, eigvec = np.linalg.eigh(noisy)
-    return (eigvec * np.maximum(eigval, 2.0 * c)) @ eigvec.T
+    return floor_eigenvalues(noisy_symmetric(M, sensitivity, phi, privacy, rng), c)

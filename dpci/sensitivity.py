@@ -7,7 +7,7 @@ Frobenius norm, i.e. the L2 norm of vec(M) (Appendix A.2).
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
+import math
 
 from .losses import HuberLoss, LogisticLoss
 
@@ -33,7 +33,7 @@ def covariance_sensitivity(loss, n: int, theta) -> float:
     """
     if isinstance(loss, LogisticLoss):
         norm = float(np.linalg.norm(theta))
-        return 2.0 * expit(norm) ** 2 / n  # Lemma 2
+        return 2.0 / (1.0 + math.exp(-norm)) ** 2 / n  # Lemma 2: 2 S(||theta||)^2 / n
     if isinstance(loss, HuberLoss):
         return 2.0 / n  # Lemma 4
     raise TypeError(f"No covariance sensitivity is known for {loss!r}.")

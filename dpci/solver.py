@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
 
 _BLOCK = 4096  # columns per block of a Gram product: the block and its weighted copy stay in cache
 
@@ -42,6 +41,11 @@ def margin_rows(X, y):
 def row_major_transpose(A):
     """A.T as a C-contiguous (d, n) array, without a copy when A is Fortran-ordered."""
     return A.T if A.T.flags.c_contiguous else np.ascontiguousarray(A.T)
+
+
+def _cholesky_solve(lower, b):
+    """Solve (L L^T) x = b for a Cholesky factor L (d is small: two generic solves suffice)."""
+    return np.linalg.solve(lower.T, np.linalg.solve(lower, b))
 
 
 def weighted_gram(AT, w):
@@ -105,9 +109,9 @@ def minimise_erm(A, loss, c, linear=None, weights=None, tol=1e-10, max_iter=100,
             curv = d2 if not majorise else np.full(n, loss.t) if weights is None else loss.t * weights
             hess = weighted_gram(AT, curv) / n
             hess[np.diag_indices(d)] += 2.0 * c
-            factor = cho_factor(hess)
+            factor = np.linalg.cholesky(hess)
             n_hessians += 1
-        step = -cho_solve(factor, grad)
+        step = -_cholesky_solve(factor, grad)
         slope = grad @ step
         t = 1.0
         while t >= 1e-10:

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import curve_fit
 
 from .accounting import default_split
 from .bootstrap import iter_coverage, iter_variability
@@ -111,7 +110,8 @@ def _public(setting: dict) -> dict:
     """Setting columns for the DataFrame (the split becomes three share columns)."""
     out = {k: v for k, v in setting.items() if k != "split"}
     if "split" in setting:
-        out.update(phi1=setting["split"][0], phi2=setting["split"][1], phi3=setting["split"][2])
+        phi1, phi2, phi3 = setting["split"]
+        out.update(phi1=phi1, phi2=phi2, phi3=phi3, phi2_share=phi2 / (phi2 + phi3))  # phi2's share of the rest
     return out
 
 
@@ -292,6 +292,8 @@ def fit_length_vs_n(n, length) -> dict[str, CurveFit]:
 
 def fit_length_vs_budget(budget, length, privacy: str) -> CurveFit:
     """Section 7.7: length ~ sqrt(c0/epsilon^2 + c1) (pure DP) or sqrt(c0/rho + c1) (zCDP)."""
+    from scipy.optimize import curve_fit
+
     budget, length = np.asarray(budget, dtype=float), np.asarray(length, dtype=float)
     power = 2.0 if privacy == "pure" else 1.0
 

@@ -63,12 +63,22 @@ import functools
 import numbers
 
 import numpy as np
-from scipy.special import expit, gammaln, roots_legendre
 
 from dpci.losses import get_loss
 from dpci.noise import check_random_state
 
 LOSSES = ("logistic", "huber")
+
+
+def _special():
+    """scipy.special, imported on first use (it takes most of a second to import)."""
+    import scipy.special
+
+    return scipy.special
+
+
+def _expit(x):
+    return _special().expit(x)
 
 #: Quadrature domains are truncated where the density is below exp(-_TAIL).
 _TAIL = 45.0
@@ -145,7 +155,7 @@ def make_synthetic_logistic(
         X /= np.sqrt(1.0 + np.einsum("ij,ij->i", u, u))[:, None]
     else:
         X = sample_unit_ball(n, len(theta), rng)
-    y = np.where(rng.random(n) < expit(X @ theta), 1.0, -1.0)
+    y = np.where(rng.random(n) < _expit(X @ theta), 1.0, -1.0)
     return X, y
 
 
@@ -172,7 +182,7 @@ def _objective(theta_r, Z, W, P, c, loss, h, order: int = 2):
 # ------------------------------------------------------------ quadrature
 @functools.lru_cache(maxsize=16)
 def _legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
-    return roots_legendre(n)
+    return _special().roots_legendre(n)
 
 
 def _gl_panels(breaks: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -263,7 +273,7 @@ class _ReducedDesign:
             breaks = np.sort(np.stack(cols, axis=1), axis=1)
             phi, wphi = _gl_panels(breaks, n)
             # density sin^(m-2) phi / B_m, B_m = sqrt(pi) Gamma((m-1)/2) / Gamma(m/2)
-            log_norm = 0.5 * np.log(np.pi) + gammaln((m - 1) / 2) - gammaln(m / 2)
+            log_norm = 0.5 * np.log(np.pi) + _special().gammaln((m - 1) / 2) - _special().gammaln(m / 2)
             if m == 2:
                 wphi = wphi / np.pi
             else:  # nodes of empty panels may sit on phi = 0 or pi, where sin rounds to <= 0
@@ -280,7 +290,7 @@ class _ReducedDesign:
             Z = proj[:, None]
         keep = W > 0
         Z, W = Z[keep], W[keep]
-        return Z, W, expit(Z @ self.theta_true)
+        return Z, W, _expit(Z @ self.theta_true)
 
 
 def _newton(theta_start, node_fn, c, loss, h, tol, max_iter):
@@ -402,7 +412,7 @@ def population_theta0(
         if Xs.ndim != 2 or Xs.shape[1] != len(theta):
             raise ValueError(f"X must have shape (N, {len(theta)}).")
         W = np.full(len(Xs), 1.0 / len(Xs))
-        P = expit(Xs @ theta)
+        P = _expit(Xs @ theta)
         est, grad, it, step = _newton(np.zeros(len(theta)), lambda _t: (Xs, W, P), c, loss, h, tol, max_iter)
         info = {
             "gradient_norm": float(np.linalg.norm(grad)),

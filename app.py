@@ -1,0 +1,131 @@
+"""dpci Explorer: private confidence intervals beside variability and non-private intervals.
+
+Run with ``streamlit run app.py``. Computation lives in dpci; this page reads widgets,
+calls dpci and draws.
+"""
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+import ui
+from dpci.explorer import interval_table
+from dpci.figures import forest_plot, ledger_plot
+
+st.set_page_config(page_title="dpci: private confidence intervals", page_icon="🔒", layout="wide")
+
+
+def explorer():
+    settings = ui.sidebar()
+    ui.share_settings(settings)
+
+    st.title("Private confidence intervals, explained")
+    st.markdown(
+        "A model trained with **differential privacy** has two sources of noise: the sample (sampling noise) and "
+        "the privacy mechanism (privacy noise). The **private interval** (orange) accounts for both and is itself "
+        "private. The **variability interval** (blue) is what the estimate really does over resampled data: a private "
+        "interval should be a bit wider. The **non-private interval** (green) ignores privacy."
+    )
+
+    if settings.dataset == ui.DATASETS[2]:
+        ui.upload_panel()
+
+    started = time.perf_counter()
+    try:
+        X, y, names, truth = ui.load_data(settings)
+    except ValueError as err:
+        st.error(str(err))
+        st.stop()
+
+    problem = ui.c_problem(settings, len(X))
+    if problem is not None:
+        message, suggestion = problem
+        st.error(message)
+        st.button(f"Use the smallest valid c ({ui._fmt_c(suggestion)})", on_click=ui.set_setting, args=("c", suggestion),
+                  type="primary")
+        st.stop()
+
+    try:
+        key = ui.dataset_key(settings)
+        release = ui.cached_release(key, settings)
+        nonprivate = ui.cached_nonprivate(key, settings)
+    except Exception as err:  # noqa: BLE001 - shown as a message, never a traceback
+        ui.explain_error(err)
+        st.stop()
+    st.session_state["last_release_seconds"] = time.perf_counter() - started
+
+    spend = release.spend
+    cols = st.columns(4)
+    if settings.priv == "pure":
+        cols[0].metric("Privacy spent ε", f"{spend.epsilon:.3g}", help="Pure ε-DP, composed over the three steps.")
+    else:
+        cols[0].metric("Privacy spent ρ", f"{spend.rho:.3g}", help="ρ-zCDP, composed over the three steps.")
+    approx = spend.to_approx_dp(settings.delta)
+    cols[1].metric(f"(ε, δ = {settings.delta:.0e})", f"{approx.epsilon:.3g}", help="Proposition 2 of the paper.")
+    cols[2].metric("Rows n", f"{len(X):,}")
+    cols[3].metric("Coefficients", f"{X.shape[1]}", help="d features plus the constant.")
+
+    previous = ui.existing_variability_job(settings)
+
+
+    @st.fragment(run_every=ui.poll_interval(previous, first=previous is None))
+    def results():
+        job = ui.existing_variability_job(settings)
+        if job is None:
+            # The private interval is drawn at once; the bootstrap starts at the next tick, once the
+            # browser has the chart, so it never delays the first picture.
+            drawn = st.session_state.get("_vi_first_draw") == ui.variability_key(settings)
+            st.session_state["_vi_first_draw"] = ui.variability_key(settings)
+            if drawn:
+                ui.variability_job(settings, X, y)
+                st.rerun()  # a full run, so the page polls at the job's pace
+            job = ui.NO_JOB
+        state = job.latest
+        vi = ui.shown_variability(state)
+        table = interval_table(names, release, nonprivate, vi, truth, settings.alpha)
+        title = f"{100 * settings.level:g}% intervals: {settings.mechanism.lower()}, {settings.privacy}"
+        st.plotly_chart(forest_plot(table, title=title, level=settings.level), width="stretch",
+                        key="forest", config={"displaylogo": False})
+        if job.error:
+            st.warning(f"Variability intervals stopped: {job.error}")
+        elif state is None:
+            st.progress(0.0, text="Variability interval: starting the bootstrap…")
+        else:
+            label = "done" if state.finished else "computing"
+            st.progress(state.done / state.total,
+                        text=f"Variability interval ({label}): {state.done:,} / {state.total:,} bootstrap replicates, "
+                             f"{job.elapsed:.1f} s")
+        shown = table.set_index("feature").rename(columns=lambda c: c.replace("_", " "))
+        with st.expander("The numbers", expanded=False):
+            st.dataframe(shown.style.format("{:.4f}"), width="stretch")
+        if job.done and not st.session_state.get("_vi_done_drawn") == job.key:
+            st.session_state["_vi_done_drawn"] = job.key
+            st.rerun()  # one full rerun so the fragment stops polling
+
+
+    results()
+
+    left, right = st.columns([3, 2])
+    with left:
+        st.plotly_chart(ledger_plot(spend.to_frame(), unit="epsilon" if settings.priv == "pure" else "rho"),
+                        width="stretch", config={"displaylogo": False})
+    with right:
+        ledger = spend.to_frame().set_index("step")
+        st.dataframe(ledger.style.format(lambda v: "" if pd.isna(v) else f"{v:.4g}"), width="stretch")
+    st.caption(f"Private release computed in {1000 * st.session_state['last_release_seconds']:.0f} ms. "
+               "Share this exact configuration by copying the page address.")
+    st.download_button("Download these settings (JSON)", ui.settings_json(settings), "dpci-settings.json",
+                       mime="application/json")
+
+
+EXPLORER = st.Page(explorer, title="Explorer", icon="🔍", url_path="explorer", default=True)
+st.session_state["explorer_page"] = EXPLORER  # lets other pages send the user back here
+st.navigation([
+    EXPLORER,
+    st.Page("pages/1_Budget_allocation.py", title="Budget allocation", icon="⚖️"),
+    st.Page("pages/2_Coverage_and_sample_size.py", title="Coverage and sample size", icon="🎯"),
+    st.Page("pages/3_Compare_methods.py", title="Compare methods", icon="📊"),
+    st.Page("pages/4_How_it_works.py", title="How it works", icon="🎓"),
+    st.Page("pages/5_Present.py", title="Present", icon="📢"),
+]).run()

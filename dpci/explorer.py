@@ -1,0 +1,57 @@
+"""Tables and sentences for one release, shared by the Explorer and Present pages and the
+HTML report (no UI code)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def interval_table(names, release, nonprivate=None, variability=None, truth=None, alpha=None) -> pd.DataFrame:
+    """One row per coefficient: private, variability and non-private intervals, estimates, truth.
+
+    ``variability`` is a (d, 2) array of variability-interval bounds (or None while none is ready).
+    """
+    bounds = release.interval(alpha)
+    table = pd.DataFrame({"feature": list(names), "private_estimate": release.theta,
+                          "private_lower": bounds[:, 0], "private_upper": bounds[:, 1]})
+    if variability is not None:
+        table["variability_lower"], table["variability_upper"] = variability[:, 0], variability[:, 1]
+    if nonprivate is not None:
+        nb = nonprivate.interval(alpha)
+        table["nonprivate_estimate"] = nonprivate.theta
+        table["nonprivate_lower"], table["nonprivate_upper"] = nb[:, 0], nb[:, 1]
+    if truth is not None:
+        table["theta0"] = truth
+    return table
+
+
+def width_ratio(table: pd.DataFrame) -> float:
+    """Median ratio of private to non-private interval width."""
+    private = table["private_upper"] - table["private_lower"]
+    nonprivate = table["nonprivate_upper"] - table["nonprivate_lower"]
+    return float(np.median(private / nonprivate))
+
+
+def plain_summary(table: pd.DataFrame, spend, privacy: str, level: float, n: int, delta: float = 1e-6) -> list[str]:
+    """A few plain sentences for people who do not know what zCDP is."""
+    lines = []
+    if "nonprivate_lower" in table:
+        ratio = width_ratio(table)
+        lines.append(f"The private {100 * level:g}% intervals are typically {ratio:.1f} times as wide as intervals "
+                     f"computed without privacy on the same {n:,} rows: that is the price of the guarantee.")
+    crosses = ((table["private_lower"] < 0) & (table["private_upper"] > 0)).sum()
+    lines.append(f"{len(table) - crosses} of {len(table)} coefficients have a private interval that excludes zero, "
+                 "so their sign is clear even after privacy noise.")
+    if privacy == "pure":
+        lines.append(f"Guarantee: ε = {spend.epsilon:.3g}. Whatever anyone knows in advance, the released numbers "
+                     f"change the odds of any conclusion about one person by at most a factor e^ε = "
+                     f"{np.exp(spend.epsilon):.2f}, whether or not that person's row is in the data.")
+    else:
+        approx = spend.to_approx_dp(delta)
+        lines.append(f"Guarantee: ρ = {spend.rho:.3g} (zero-concentrated DP), which implies "
+                     f"(ε = {approx.epsilon:.3g}, δ = {delta:.0e}): one person's row changes the odds of any "
+                     f"conclusion by at most e^ε = {np.exp(approx.epsilon):.3g}, except with probability δ.")
+    lines.append("The intervals account for both sampling noise and privacy noise, and computing them is part "
+                 "of the same privacy budget.")
+    return lines

@@ -1,0 +1,84 @@
+"""Background jobs for interactive front ends: run a progress generator in a thread,
+keep its latest state, and cancel it between steps.
+
+A user interface starts a :class:`Job` for an ``iter_*`` generator of :mod:`dpci.bootstrap`
+or :mod:`dpci.sweeps` and polls ``job.latest`` to redraw; changing an input cancels the
+job (the generator is closed at its next step, i.e. between chunks). No UI code here.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterator
+
+
+class Job:
+    """Consume ``make()`` (a generator factory) in a daemon thread.
+
+    Attributes read by the UI: ``latest`` (the last yielded state, or None), ``done``,
+    ``error`` (a message, or None), ``started`` and ``finished_at`` (perf_counter times).
+    """
+
+    def __init__(self, key, make: Callable[[], Iterator], name: str = "dpci-job"):
+        self.key = key
+        self.latest = None
+        self.error = None
+        self.done = False
+        self.cancelled = False
+        self.started = time.perf_counter()
+        self.finished_at = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(make,), name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self, make):
+        gen = None
+        try:
+            gen = make()
+            for state in gen:
+                self.latest = state
+                if self._stop.is_set():
+                    self.cancelled = True
+                    break
+        except (ValueError, FileNotFoundError) as err:
+            self.error = str(err)
+        except Exception as err:  # noqa: BLE001 - reported to the user as a message, never as a traceback
+            self.error = f"{type(err).__name__}: {err}"
+            self.details = traceback.format_exc()
+        finally:
+            if gen is not None and hasattr(gen, "close"):
+                gen.close()
+            self.done = True
+            self.finished_at = time.perf_counter()
+
+    def cancel(self):
+        self._stop.set()
+
+    def wait(self, timeout=None) -> bool:
+        self._thread.join(timeout)
+        return self.done
+
+    @property
+    def elapsed(self) -> float:
+        return (self.finished_at or time.perf_counter()) - self.started
+
+
+class JobSlot:
+    """Holds at most one job per key kind: asking for a different key cancels the old job."""
+
+    def __init__(self):
+        self.job: Job | None = None
+
+    def ensure(self, key, make: Callable[[], Iterator]) -> Job:
+        if self.job is not None and self.job.key == key and not (self.job.cancelled or self.job.error):
+            return self.job
+        if self.job is not None:
+            self.job.cancel()
+        self.job = Job(key, make)
+        return self.job
+
+    def cancel(self):
+        if self.job is not None:
+            self.job.cancel()

@@ -1,0 +1,71 @@
+"""A release taken apart step by step, for teaching (the "How it works" page).
+
+:func:`walkthrough` runs exactly the steps of :func:`dpci.release.private_confidence_intervals`
+with the same random stream, so for the same seed it reproduces the same interval, and
+keeps every intermediate quantity. Some of them (the noise draws, the non-private
+estimate and matrices) are secret in a real release: they are shown here only to teach.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .accounting import allocate
+from .intervals import hessian_and_covariance, quantile_interval
+from .mechanisms import (
+    NoiseLaw,
+    floor_eigenvalues,
+    noisy_symmetric,
+    objective_perturbation,
+    output_perturbation,
+)
+from .noise import check_random_state
+from .release import intervals_at
+from .sensitivity import covariance_sensitivity, hessian_sensitivity
+from .solver import margin_rows, minimise_erm
+
+
+@dataclass(frozen=True)
+class Walkthrough:
+    theta_hat: np.ndarray  # non-private minimiser (secret)
+    theta_private: np.ndarray  # released coefficients
+    coef_noise: np.ndarray  # beta of Algorithm 1 or 4 (secret)
+    coef_law: NoiseLaw
+    hessian: np.ndarray  # at theta~, before noise (secret)
+    hessian_noisy: np.ndarray  # noisy and symmetrised, before the eigenvalue floor
+    hessian_private: np.ndarray
+    covariance: np.ndarray
+    covariance_noisy: np.ndarray
+    covariance_private: np.ndarray
+    offsets: np.ndarray  # Monte Carlo draws of theta_0 - theta~ (or None for the closed form)
+    conf_int: np.ndarray
+    c: float
+    sensitivities: tuple[float, float]
+
+
+def walkthrough(X, y, loss, mechanism="objective", privacy="pure", budget=1.0, split=None, c=1e-3, alpha=0.05,
+                n_samples=10_000, random_state=None) -> Walkthrough:
+    """Every step of one release, with the same draws as ``private_confidence_intervals``."""
+    alloc = allocate(budget, split, mechanism, privacy)
+    rng = check_random_state(random_state)
+    A = margin_rows(X, y)
+    n = A.shape[0]
+    theta_hat = minimise_erm(A, loss, c).theta
+    if mechanism == "objective":
+        fit = objective_perturbation(A, loss, c, alloc.coef_epsilon, rng)
+    else:
+        fit = output_perturbation(A, loss, c, alloc.phi[0], privacy, rng)
+    theta = fit.theta
+    # A copy of the stream: the matrices and Monte Carlo below replay what intervals_at draws.
+    replay = np.random.Generator(type(rng.bit_generator)())
+    replay.bit_generator.state = rng.bit_generator.state
+    H, S = hessian_and_covariance(A, loss, theta, c)
+    sens = (hessian_sensitivity(loss, n), covariance_sensitivity(loss, n, theta))
+    H_noisy = noisy_symmetric(H, sens[0], alloc.phi[1], privacy, replay)
+    S_noisy = noisy_symmetric(S, sens[1], alloc.phi[2], privacy, replay)
+    release = intervals_at(A, loss, theta, c, alloc, fit.noise_law, alpha, n_samples, rng, closed_form=False)
+    np.testing.assert_allclose(floor_eigenvalues(H_noisy, c), release.hessian)  # same draws as the release
+    return Walkthrough(theta_hat, theta, fit.noise, fit.noise_law, H, H_noisy, release.hessian, S, S_noisy,
+                       release.covariance, release.offsets, quantile_interval(theta, release.offsets, alpha), c, sens)

@@ -1,0 +1,73 @@
+"""Budget allocation: how should the budget be split between coefficients, Hessian and covariance?"""
+
+import streamlit as st
+
+import ui
+from dpci.figures import coverage_length_plot
+from dpci.sweeps import iter_split_sweep, recommend_split
+
+st.set_page_config(page_title="dpci: budget allocation", page_icon="🔒", layout="wide")
+settings = ui.sidebar(show_vi=False)
+st.title("Budget allocation")
+st.markdown(
+    "The budget pays for three things: **φ1** the coefficients, **φ2** the Hessian and **φ3** the gradient "
+    "covariance. Too little for the coefficients makes them noisy; too little for the matrices makes the "
+    "interval's width noisy. This page repeats the whole private release many times on resampled data and "
+    "shows, for each split, how often the interval covers the true coefficient (*coverage*) and how long it is "
+    "(Figures 1 to 8 of the paper). The recommended split is the shortest with coverage at least the "
+    "confidence level."
+)
+c1, c2, c3 = st.columns(3)
+vary = c1.radio("What to vary", ["φ1 (coefficients)", "φ2 (share of the rest for the Hessian)"])
+k = c2.select_slider("Repetitions per split", [50, 100, 200, 500, 1000], value=100,
+                     help="More repetitions give smaller error bars (the paper uses 100,000; we recommend ≥ 1,000 "
+                          "for a decision) but take longer.")
+m = c3.select_slider("Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], value=1000)
+which = "phi1" if vary.startswith("φ1") else "phi2"
+try:
+    X, y, names, _ = ui.load_data(settings)
+except ValueError as err:
+    st.error(str(err))
+    st.stop()
+problem = ui.c_problem(settings, len(X))
+if problem is not None:
+    st.error(problem[0])
+    st.stop()
+key = (ui.dataset_key(settings), settings.model, settings.h, settings.mech, settings.priv, settings.budget,
+       settings.c, settings.level, settings.seed, which, k, m, settings.phi1 if which == "phi2" else None)
+if st.button("Run the sweep", type="primary"):
+    ui.job_slot("split").ensure(key, lambda: iter_split_sweep(
+        X, y, settings.loss, settings.mech, settings.priv, settings.budget, vary=which,
+        phi1=settings.phi1 if which == "phi2" else None, feature_names=names, c=settings.c, alpha=settings.alpha,
+        n_samples=m, n_replicates=k, random_state=settings.seed))
+job = ui.current_job("split", key)
+if job is None:
+    st.info("Choose what to vary and press **Run the sweep**. The sweep uses the data and settings of the sidebar.")
+
+
+@st.fragment(run_every=ui.poll_interval(job))
+def results():
+    state = ui.sweep_progress(job)
+    if state is None or state.frame.empty:
+        return
+    frame = state.frame
+    x = "phi1" if which == "phi1" else "phi2_share"
+    rec = recommend_split(frame, settings.alpha)
+    x_title = "φ1 share" if which == "phi1" else "φ2's share of what φ1 leaves"
+    st.plotly_chart(coverage_length_plot(frame, x, settings.alpha, recommended=rec[x] if state.finished else None,
+                                         x_title=x_title), width="stretch", key="split_plot")
+    if state.finished:
+        verdict = "" if rec["meets_coverage"] else " (no split reached the confidence level: this is the best coverage)"
+        st.markdown(f"**Recommended split:** φ1 = {rec['phi1']:.3f}, φ2 = {rec['phi2']:.3f}, φ3 = {rec['phi3']:.3f}: "
+                    f"coverage {rec['coverage']:.3f} ± {1.96 * rec['coverage_se']:.3f}, mean length "
+                    f"{rec['length']:.4g}{verdict}.")
+        if st.button("Use this split in the Explorer", type="primary"):
+            ui.set_setting("phi1", round(float(rec["phi1"]), 2))
+            ui.set_setting("phi2_rest", round(float(rec["phi2_share"]) * 40) / 40)
+            st.switch_page(st.session_state.get("explorer_page", "app.py"))
+    with st.expander("All numbers"):
+        st.dataframe(frame, width="stretch")
+    ui.rerun_once_when_done(job, "split")
+
+
+results()

@@ -1,0 +1,75 @@
+"""Coverage and sample size: how many rows do private intervals need?"""
+
+import streamlit as st
+
+import ui
+from dpci.figures import heatmap_grid, sample_size_plot
+from dpci.sweeps import METHODS, iter_grid_sweep, iter_sample_size_match
+
+st.set_page_config(page_title="dpci: coverage and sample size", page_icon="🔒", layout="wide")
+settings = ui.sidebar(show_vi=False)
+st.title("Coverage and sample size")
+st.markdown(
+    "A 95% interval should contain the true coefficient at least 95% of the time (**coverage**) while staying "
+    "short (**length**). With few rows, privacy noise dominates and intervals can miss. These heatmaps repeat "
+    "each method on resampled subsets of the data (Figures 9 to 12 of the paper); the last view asks how many "
+    "rows a private interval needs to be as short as a non-private one (Figure 13). The budget axis is ε; zCDP "
+    "methods use ρ = ε²/2, the paper's comparison."
+)
+view = st.radio("View", ["Heatmap: n × d", "Heatmap: n × budget", "Private vs non-private sample size"],
+                horizontal=True)
+LABELS = {m: f"{m[0]}, {'pure DP' if m[1] == 'pure' else 'zCDP'}" for m in METHODS}
+c1, c2, c3 = st.columns(3)
+methods = c1.multiselect("Methods", METHODS, default=list(METHODS), format_func=LABELS.get)
+k = c2.select_slider("Repetitions per cell", [20, 50, 100, 200, 500, 1000], value=50)
+m = c3.select_slider("Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], value=1000)
+common = dict(c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, random_state=settings.seed)
+load = ui.loader(settings)
+epsilon = settings.epsilon if settings.priv == "pure" else (2 * settings.rho) ** 0.5
+if view.startswith("Heatmap"):
+    ns = st.multiselect("Rows n", [500, 1000, 2000, 4500, 8000, 15000, 30000], default=[1000, 2000, 4500, 8000])
+    if view.endswith("d"):
+        axis = st.multiselect("Features d", [1, 2, 3, 5, 10], default=[1, 2, 5, 10])
+        grid = dict(ds=axis, epsilon=epsilon)
+    else:
+        axis = st.multiselect("Budget ε", [0.2, 0.5, 1.0, 2.0, 4.0], default=[0.5, 1.0, 2.0])
+        grid = dict(epsilons=axis, d=settings.d)
+    key = ("grid", ui.dataset_key(settings), view, tuple(ns), tuple(axis), tuple(methods), k, m, settings.c,
+           settings.level, settings.seed, settings.model, settings.h, grid.get("epsilon"), grid.get("d"))
+    make = lambda: iter_grid_sweep(load, settings.loss, ns=sorted(ns), methods=methods, **grid, **common)  # noqa: E731
+    ready = bool(ns and axis and methods)
+else:
+    targets = st.multiselect("Non-private n'", [1000, 2500, 5000, 7500, 10000], default=[1000, 2500, 5000])
+    step = st.select_slider("Private n grows in steps of", [500, 1000, 2500, 5000], value=2500)
+    key = ("size", ui.dataset_key(settings), tuple(targets), step, tuple(methods), k, m, settings.c, settings.level,
+           settings.seed, settings.model, settings.h, settings.d, epsilon)
+    make = lambda: iter_sample_size_match(load, settings.loss, sorted(targets), d=settings.d,  # noqa: E731
+                                          epsilon=epsilon, methods=methods, step=step, **common)
+    ready = bool(targets and methods)
+if st.button("Run", type="primary", disabled=not ready):
+    ui.job_slot("grid").ensure(key, make)
+job = ui.current_job("grid", key)
+if job is None:
+    st.info("Pick the grid and press **Run**. Small grids and 50 repetitions take a minute; the paper uses 1,000.")
+
+
+@st.fragment(run_every=ui.poll_interval(job))
+def results():
+    state = ui.sweep_progress(job)
+    if state is None or state.frame.empty:
+        return
+    frame = state.frame
+    if view.startswith("Heatmap"):
+        x = "d" if view.endswith("d") else "epsilon"
+        st.plotly_chart(heatmap_grid(frame, x, "coverage", title="Coverage (share of intervals holding θ₀)",
+                                     zmin=0.8, zmax=1.0), width="stretch", key="cov_map")
+        st.plotly_chart(heatmap_grid(frame, x, "length", title="Mean interval length"), width="stretch",
+                        key="len_map")
+    else:
+        st.plotly_chart(sample_size_plot(frame), width="stretch", key="size_plot")
+    with st.expander("All numbers"):
+        st.dataframe(frame, width="stretch")
+    ui.rerun_once_when_done(job, "grid")
+
+
+results()

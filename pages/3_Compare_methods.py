@@ -1,0 +1,86 @@
+"""Compare methods: the four private methods against their variability intervals."""
+
+import streamlit as st
+
+import ui
+from dpci.figures import ci_vs_vi_plot, curve_fit_plot, method_label
+from dpci.sweeps import ALL, METHODS, fit_length_vs_budget, fit_length_vs_n, iter_interval_vs_variability
+
+st.set_page_config(page_title="dpci: compare methods", page_icon="🔒", layout="wide")
+settings = ui.sidebar(show_vi=False)
+st.title("Compare methods")
+st.markdown(
+    "Objective or output perturbation, pure ε-DP or ρ-zCDP: which gives the shortest honest intervals? Solid "
+    "lines are the private intervals' mean length; dashed lines the **variability intervals**, the true spread "
+    "of each method's estimate, a lower bound no private interval can beat (Figures 14 to 16). The gap is the "
+    "cost of estimating the interval privately."
+)
+c1, c2 = st.columns(2)
+over = c1.radio("Vary", ["n", "d", "epsilon"], horizontal=True,
+                format_func={"n": "rows n", "d": "features d", "epsilon": "budget ε"}.get)
+defaults = {"n": [1000, 2000, 5000, 10000, 20000], "d": [1, 2, 5, 10], "epsilon": [0.2, 0.5, 1.0, 2.0, 4.0]}
+options = {"n": [500, 1000, 2000, 5000, 10000, 20000, 30000], "d": [1, 2, 3, 5, 10, 15],
+           "epsilon": [0.1, 0.2, 0.5, 1.0, 2.0, 4.0, 8.0]}
+values = c2.multiselect("Values", options[over], default=defaults[over])
+c3, c4, c5 = st.columns(3)
+k = c3.select_slider("Repetitions per point", [20, 50, 100, 200, 500, 1000], value=50)
+n_vi = c4.select_slider("Bootstrap replicates (variability)", [200, 500, 1000, 2000, 10000], value=500)
+m = c5.select_slider("Monte Carlo samples", [500, 1000, 2000, 5000, 10000], value=1000)
+n_fixed = st.slider("Rows n when not varied", 1000, 30000, 15000, step=1000) if over != "n" else 15000
+epsilon = settings.epsilon if settings.priv == "pure" else (2 * settings.rho) ** 0.5
+key = ("cmp", ui.dataset_key(settings), over, tuple(values), k, n_vi, m, n_fixed, settings.d, epsilon, settings.c,
+       settings.level, settings.seed, settings.model, settings.h)
+if st.button("Run", type="primary", disabled=not values):
+    ui.job_slot("cmp").ensure(key, lambda: iter_interval_vs_variability(
+        ui.loader(settings), settings.loss, over, sorted(values), n=n_fixed, d=settings.d, epsilon=epsilon,
+        c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, n_vi=n_vi, random_state=settings.seed))
+job = ui.current_job("cmp", key)
+if job is None:
+    st.info("Pick what to vary and press **Run**.")
+
+
+def verdict(frame, alpha):
+    """Plain sentences: which method is shortest among those that keep their coverage."""
+    rows = frame[frame["feature"] == ALL]
+    lines = []
+    for value, grp in rows.groupby(over):
+        honest = grp[grp["coverage"] + 2 * grp["coverage_se"] >= 1 - alpha]
+        pool = honest if len(honest) else grp
+        best = pool.loc[pool["length"].idxmin()]
+        lines.append(f"- {over} = {value:g}: **{method_label(best['mechanism'], best['privacy'])}** "
+                     f"(mean length {best['length']:.3g}, coverage {best['coverage']:.2f})"
+                     + ("" if len(honest) else " — no method kept its coverage here"))
+    return lines
+
+
+@st.fragment(run_every=ui.poll_interval(job))
+def results():
+    state = ui.sweep_progress(job)
+    if state is None or state.frame.empty:
+        return
+    frame = state.frame
+    st.plotly_chart(ci_vs_vi_plot(frame, over), width="stretch", key="cmp_plot")
+    if state.finished:
+        st.markdown("**Shortest intervals that keep their coverage:**\n" + "\n".join(verdict(frame, settings.alpha)))
+        rows = frame[frame["feature"] == ALL]
+        if over in ("n", "epsilon") and rows[over].nunique() >= 3:
+            st.subheader("How length scales (Section 7.7)")
+            cols = st.columns(2)
+            for i, ((mech, priv), grp) in enumerate(rows.groupby(["mechanism", "privacy"], sort=False)):
+                grp = grp.sort_values(over)
+                if over == "n":
+                    fits = fit_length_vs_n(grp["n"], grp["length"])
+                else:
+                    budget = grp["budget"].to_numpy()
+                    fits = {"privacy": fit_length_vs_budget(budget, grp["length"], priv)}
+                    grp = grp.assign(epsilon=budget)
+                fig = curve_fit_plot(grp[over], grp["length"], fits, x_title=over if over == "n" else
+                                     ("ε" if priv == "pure" else "ρ"), title=method_label(mech, priv),
+                                     log_x=True)
+                cols[i % 2].plotly_chart(fig, width="stretch", key=f"fit_{i}")
+    with st.expander("All numbers"):
+        st.dataframe(frame, width="stretch")
+    ui.rerun_once_when_done(job, "cmp")
+
+
+results()

@@ -1,0 +1,166 @@
+"""The Streamlit app, headless (streamlit.testing.v1.AppTest): every page runs with default and
+changed settings, shows no exception, and shows the core library's numbers for the same seed."""
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+import dpci  # noqa: E402
+from dpci.data import load_adult  # noqa: E402
+
+TIMEOUT = 120
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _app(page="app.py"):
+    return AppTest.from_file(str(ROOT / page), default_timeout=TIMEOUT)
+
+
+def _no_errors(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _explorer_numbers(at):
+    return at.dataframe[0].value
+
+
+def test_explorer_shows_the_core_librarys_interval():
+    at = _app().run()
+    _no_errors(at)
+    shown = _explorer_numbers(at)
+    adult = load_adult(d=10)
+    rel = dpci.private_confidence_intervals(adult.X, adult.y, dpci.LogisticLoss(), "objective", "pure", 1.0,
+                                            (0.65, 0.175, 0.175), 1e-3, 0.05, 10_000, random_state=0)
+    np.testing.assert_allclose(shown["private lower"], rel.conf_int[:, 0], rtol=1e-12)
+    np.testing.assert_allclose(shown["private upper"], rel.conf_int[:, 1], rtol=1e-12)
+    ref = dpci.nonprivate_confidence_intervals(adult.X, adult.y, dpci.LogisticLoss(), c=1e-3)
+    np.testing.assert_allclose(shown["nonprivate estimate"], ref.theta, rtol=1e-10)
+    assert list(shown.index) == adult.feature_names
+    assert at.metric[0].label == "Privacy spent ε" and at.metric[0].value == "1"
+
+
+def test_explorer_follows_the_sliders():
+    at = _app().run()
+    at.sidebar.radio(key="w_privacy").set_value("ρ-zCDP").run()
+    at.sidebar.radio(key="w_mechanism").set_value("Output perturbation").run()
+    at.sidebar.select_slider(key="w_rho").set_value(0.2).run()
+    at.sidebar.slider(key="w_d").set_value(3).run()
+    _no_errors(at)
+    shown = _explorer_numbers(at)
+    adult = load_adult(d=3)
+    rel = dpci.private_confidence_intervals(adult.X, adult.y, dpci.LogisticLoss(), "output", "zcdp", 0.2,
+                                            (0.65, 0.175, 0.175), 1e-3, 0.05, 10_000, random_state=0)
+    np.testing.assert_allclose(shown["private upper"], rel.conf_int[:, 1], rtol=1e-12)
+    assert at.metric[0].label == "Privacy spent ρ" and at.metric[0].value == "0.2"
+    # the paper's split button sets Table 2's zCDP shares
+    at.sidebar.button[0].click().run()
+    assert at.session_state["dpci_settings"]["phi1"] == 0.9 and at.session_state["dpci_settings"]["phi2_rest"] == 0.5
+
+
+def test_too_small_c_is_explained_and_fixable():
+    at = _app().run()
+    at.sidebar.number_input(key="w_n").set_value(500).run()
+    at.sidebar.select_slider(key="w_c").set_value(1e-7).run()
+    assert not at.exception
+    assert "too small for objective perturbation" in at.error[0].value
+    fix = [b for b in at.button if b.label.startswith("Use the smallest valid c")]
+    assert fix, [b.label for b in at.button]
+    fix[0].click().run()
+    _no_errors(at)
+    assert at.session_state["dpci_settings"]["c"] > 1e-7
+
+
+def test_too_few_rows_is_refused_with_a_message():
+    at = _app().run()
+    at.sidebar.number_input(key="w_n").set_value(50).run()
+    assert not at.exception
+    assert "too small" in at.error[0].value and "at least 100" in at.error[0].value
+
+
+def test_uploaded_dataset_without_a_file_asks_for_one():
+    at = _app().run()
+    at.sidebar.selectbox(key="w_dataset").set_value("Uploaded CSV").run()
+    assert not at.exception
+    assert "No CSV uploaded yet" in at.error[0].value
+
+
+def test_url_parameters_restore_settings():
+    at = _app()
+    at.query_params.update({"epsilon": "2.0", "mechanism": "Output perturbation", "d": "4"})
+    at.run()
+    _no_errors(at)
+    assert at.session_state["dpci_settings"]["epsilon"] == 2.0 and at.session_state["dpci_settings"]["d"] == 4
+    assert at.metric[3].value == "5"
+
+
+def _wait(at, slot, timeout=240):
+    job = at.session_state[slot].job
+    assert job.wait(timeout), "job did not finish"
+    assert job.error is None, job.error
+    return job
+
+
+def test_budget_allocation_page_recommends_and_sends_a_split():
+    at = _app("pages/1_Budget_allocation.py").run()
+    _no_errors(at)
+    at.sidebar.slider(key="w_d").set_value(2).run()
+    at.select_slider[0].set_value(50).run()  # repetitions
+    at.select_slider[1].set_value(500).run()  # Monte Carlo samples
+    at.button[0].click().run()  # Run the sweep
+    job = _wait(at, "slot_split")
+    at.run()
+    _no_errors(at)
+    assert any("Recommended split" in m.value for m in at.markdown)
+    frame = job.latest.frame
+    assert set(frame["phi1"]) == {0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.8, 0.9}
+
+
+@pytest.mark.parametrize("page", ["pages/2_Coverage_and_sample_size.py", "pages/3_Compare_methods.py"])
+def test_sweep_pages_run(page):
+    at = _app(page).run()
+    _no_errors(at)
+    at.sidebar.slider(key="w_d").set_value(2).run()
+    choices = {"Rows n": [500, 1000], "Features d": [1, 2], "Values": [1000, 2000], "Methods": [("output", "zcdp")]}
+    for ms in at.multiselect:
+        if ms.label in choices:
+            ms.set_value(choices[ms.label]).run()
+    at.select_slider[0].set_value(at.select_slider[0].options[0]).run()
+    run = [b for b in at.button if b.label == "Run"][0]
+    run.click().run()
+    slot = "slot_grid" if "Coverage" in page else "slot_cmp"
+    job = _wait(at, slot)
+    at.run()
+    _no_errors(at)
+    assert not job.latest.frame.empty
+    assert len(at.get("plotly_chart")) >= 1
+
+
+def test_how_it_works_page_walks_through_six_steps():
+    at = _app("pages/4_How_it_works.py").run()
+    _no_errors(at)
+    assert len(at.get("plotly_chart")) >= 6
+    headers = [h.value for h in at.main.header]
+    assert headers[0].startswith("1.") and headers[-1].startswith("6.")
+
+
+def test_present_page_offers_downloads():
+    at = _app("pages/5_Present.py").run()
+    _no_errors(at)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["Intervals (CSV)", "Chart (HTML)", "Full report (one HTML file)"]
+    assert any("times as wide" in m.value for m in at.markdown)
+
+
+def test_explorer_renders_fast_after_warmup():
+    at = _app().run()
+    start = time.perf_counter()
+    at.sidebar.select_slider(key="w_epsilon").set_value(0.5).run()
+    elapsed = time.perf_counter() - start
+    _no_errors(at)
+    assert elapsed < 2.0, elapsed  # the release itself is ~20 ms; this bounds the whole script run
