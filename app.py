@@ -13,7 +13,7 @@ import ui
 from dpci.explorer import interval_table
 from dpci.figures import forest_plot, ledger_plot
 
-st.set_page_config(page_title="dpci: private confidence intervals", page_icon="🔒", layout="wide")
+st.set_page_config(page_title="dpci: private confidence intervals", page_icon=":material/lock:", layout="wide")
 
 
 def explorer():
@@ -28,8 +28,8 @@ def explorer():
         "interval should be a bit wider. The **non-private interval** (green) ignores privacy."
     )
 
-    if settings.dataset == ui.DATASETS[2]:
-        ui.upload_panel()
+    if settings.dataset == ui.DATASETS[2] and not ui.upload_panel():
+        st.stop()  # the upload panel says what is missing or wrong
 
     started = time.perf_counter()
     try:
@@ -119,13 +119,13 @@ def explorer():
                        mime="application/json")
 
 
-EXPLORER = st.Page(explorer, title="Explorer", icon="🔍", url_path="explorer", default=True)
+EXPLORER = st.Page(explorer, title="Explorer", icon=":material/search:", url_path="explorer", default=True)
 st.session_state["explorer_page"] = EXPLORER  # lets other pages send the user back here
 st.navigation([
     EXPLORER,
-    st.Page("pages/1_Budget_allocation.py", title="Budget allocation", icon="⚖️"),
-    st.Page("pages/2_Coverage_and_sample_size.py", title="Coverage and sample size", icon="🎯"),
-    st.Page("pages/3_Compare_methods.py", title="Compare methods", icon="📊"),
-    st.Page("pages/4_How_it_works.py", title="How it works", icon="🎓"),
-    st.Page("pages/5_Present.py", title="Present", icon="📢"),
+    st.Page("pages/1_Budget_allocation.py", title="Budget allocation", icon=":material/balance:"),
+    st.Page("pages/2_Coverage_and_sample_size.py", title="Coverage and sample size", icon=":material/grid_on:"),
+    st.Page("pages/3_Compare_methods.py", title="Compare methods", icon=":material/compare_arrows:"),
+    st.Page("pages/4_How_it_works.py", title="How it works", icon=":material/school:"),
+    st.Page("pages/5_Present.py", title="Present", icon=":material/slideshow:"),
 ]).run()

@@ -369,8 +369,11 @@ def _read_upload(data: bytes, target, positive, features, bounds):
     return result, [str(w.message) for w in caught]
 
 
-def upload_panel():
-    """Upload a CSV, choose target, positive class, features and public bounds; stores the result."""
+def upload_panel() -> bool:
+    """Upload a CSV, choose target, positive class, features and public bounds; stores the result.
+
+    Returns True when a usable dataset is ready.
+    """
     import pandas as pd
 
     from dpci.data import inspect_uploaded_csv
@@ -379,7 +382,8 @@ def upload_panel():
     file = st.file_uploader("A CSV file with a header row (at most 50 MB)", type=["csv", "txt"], key="upload_file")
     if file is None:
         st.session_state.pop("upload_result", None)
-        return
+        st.info("Upload a CSV to see private intervals for your own data, or pick Adult or Synthetic in the sidebar.")
+        return False
     data = file.getvalue()
     try:
         summary = inspect_uploaded_csv(data)
@@ -408,7 +412,7 @@ def upload_panel():
     except ValueError as err:
         st.error(str(err))
         st.session_state.pop("upload_result", None)
-        return
+        return False
     for text in warnings_:
         st.warning(text)
     for note in result.notes:
@@ -417,6 +421,7 @@ def upload_panel():
     st.session_state["upload_digest"] = upload_digest(data + repr((target, features, sorted(bounds.items()))).encode())
     st.caption(f"{len(result.frame):,} usable rows ({result.n_dropped:,} dropped for missing values); "
                f"positive class: {result.schema.positive_class!r}.")
+    return True
 
 
 def loader(s: Settings):

@@ -9,7 +9,7 @@ from dpci.explorer import interval_table, plain_summary
 from dpci.figures import forest_plot, ledger_plot
 from dpci.report import report_html
 
-st.set_page_config(page_title="dpci: present", page_icon="🔒", layout="wide")
+st.set_page_config(page_title="dpci: present", page_icon=":material/lock:", layout="wide")
 settings = ui.sidebar(show_vi=False)
 try:
     X, y, names, truth = ui.load_data(settings)

@@ -87,7 +87,8 @@ def test_uploaded_dataset_without_a_file_asks_for_one():
     at = _app().run()
     at.sidebar.selectbox(key="w_dataset").set_value("Uploaded CSV").run()
     assert not at.exception
-    assert "No CSV uploaded yet" in at.error[0].value
+    assert "Upload a CSV" in at.info[0].value
+    assert not at.get("plotly_chart")
 
 
 def test_url_parameters_restore_settings():

@@ -1,0 +1,79 @@
+"""A real Streamlit server and a real Chromium, for end-to-end tests.
+
+Chromium comes from Debian (``apt-get install -y chromium``; .ci/run installs it);
+``playwright install`` cannot download browsers here. Without Chromium or Playwright
+the tests skip and say why.
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = os.environ.get("DPCI_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    port = _free_port()
+    log = open(ARTIFACTS.parent / ".streamlit-e2e.log", "w") if ARTIFACTS.parent.exists() else subprocess.DEVNULL
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.terminate()
+        pytest.fail("the Streamlit server did not start within 90 s")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (requirements-dev.txt)")
+    if not Path(CHROMIUM).exists():
+        message = f"Chromium not found at {CHROMIUM}: install Debian's chromium (apt-get install -y chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message)  # CI installs it (.ci/run); a silent skip there would hide a broken setup
+        pytest.skip(message)
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ARTIFACTS.mkdir(exist_ok=True)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(90_000)
+    yield pg
+    context.close()

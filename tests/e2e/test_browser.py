@@ -1,0 +1,89 @@
+"""End to end in Chromium: load the Explorer, move a slider, upload a bad CSV, visit every page.
+
+Screenshots go to test-artifacts/. Timings are printed (run with -s to see them); on a shared
+2-core machine where the browser competes with the server they are pessimistic.
+"""
+
+import time
+
+import pytest
+
+from .conftest import ARTIFACTS
+
+pytestmark = pytest.mark.browser
+
+
+def _wait_for_app(page):
+    page.wait_for_selector('[data-testid="stApp"]')
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+
+
+def _private_upper(page):
+    """The private intervals' right ends as drawn by Plotly (first trace of the forest plot)."""
+    return page.evaluate("() => { const d = document.querySelector('.js-plotly-plot').data; "
+                         "return d[0].x.filter((v, i) => i % 3 === 1); }")
+
+
+def test_explorer_draws_and_follows_a_slider(app_url, page):
+    start = time.perf_counter()
+    page.goto(app_url)
+    page.wait_for_selector(".js-plotly-plot")
+    first_chart = time.perf_counter() - start
+    page.get_by_text("Variability interval (computing)").first.wait_for(timeout=60_000)
+    first_vi = time.perf_counter() - start
+    print(f"\nfirst chart {first_chart:.2f} s, first variability preview {first_vi:.2f} s after page load")
+    page.screenshot(path=str(ARTIFACTS / "explorer.png"), full_page=True)
+    before = _private_upper(page)
+    metric = page.locator('[data-testid="stMetricValue"]').first
+    assert metric.inner_text() == "1"
+
+    slider = page.locator('[data-testid="stSlider"]', has_text="Total budget ε").get_by_role("slider")
+    slider.focus()
+    start = time.perf_counter()
+    page.keyboard.press("ArrowRight")  # epsilon 1 -> 1.5
+    page.wait_for_function("() => document.querySelector('[data-testid=\"stMetricValue\"]').innerText === '1.5'")
+    page.wait_for_function(
+        "before => { const d = document.querySelector('.js-plotly-plot').data;"
+        " const now = d[0].x.filter((v, i) => i % 3 === 1); return JSON.stringify(now) !== JSON.stringify(before); }",
+        arg=before)
+    print(f"slider to redrawn private intervals: {time.perf_counter() - start:.2f} s")
+    after = _private_upper(page)
+    assert len(after) == len(before) == 11
+    page.screenshot(path=str(ARTIFACTS / "explorer-epsilon-1.5.png"), full_page=True)
+
+
+def test_bad_csv_upload_gets_a_clear_message(app_url, page, tmp_path):
+    page.goto(app_url)
+    _wait_for_app(page)
+    page.locator('[data-testid="stSelectbox"]', has_text="Dataset").click()
+    page.get_by_role("option", name="Uploaded CSV").click()
+    page.get_by_text("Upload a CSV to see private intervals").wait_for()
+    bad = tmp_path / "tiny.csv"
+    bad.write_text("age,income\n30,yes\n40,no\n50,yes\n")
+    page.locator('input[type="file"]').set_input_files(str(bad))
+    alert = page.locator('[data-testid="stAlert"]', has_text="usable row")
+    alert.first.wait_for()
+    text = alert.first.inner_text()
+    assert "at least 100" in text
+    assert "Traceback" not in page.content()
+    page.screenshot(path=str(ARTIFACTS / "upload-too-few-rows.png"), full_page=True)
+
+
+@pytest.mark.parametrize("title, slug", [
+    ("Budget allocation", "budget-allocation"),
+    ("Coverage and sample size", "coverage-and-sample-size"),
+    ("Compare methods", "compare-methods"),
+    ("How it works", "how-it-works"),
+    ("Present", "present"),
+])
+def test_every_page_renders(app_url, page, title, slug):
+    page.goto(app_url)
+    _wait_for_app(page)
+    page.get_by_role("link", name=title).first.click()
+    page.wait_for_selector("h1")
+    _wait_for_app(page)
+    if slug in ("how-it-works", "present"):
+        page.wait_for_selector(".js-plotly-plot")
+    assert "Traceback" not in page.content()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(ARTIFACTS / f"{slug}.png"), full_page=True)
