@@ -1,0 +1,26 @@
+"""The README's Python examples run as written."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _blocks():
+    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+
+
+def test_readme_has_examples():
+    assert len(_blocks()) >= 2
+
+
+@pytest.mark.slow
+def test_readme_examples_run(capsys):
+    namespace = {}
+    for block in _blocks():
+        exec(compile(block, str(README), "exec"), namespace)  # noqa: S102 - our own documentation
+    out = capsys.readouterr().out
+    assert "privacy spent" in out and "estimate" in out
+    assert namespace["model"].conf_int_.shape == (11, 2)
