@@ -62,8 +62,14 @@ def bootstrap_counts(rng, n: int) -> np.ndarray:
     return np.bincount(rng.integers(0, n, size=n), minlength=n).astype(float)
 
 
-BLOCK = 32  # replicates per batched solve; fixed, so floating-point results never depend on chunking
-COVERAGE_BLOCK = 8  # coverage runs Monte Carlo per replicate, so its chunks can be finer
+BLOCK = 32  # replicates per batched solve (fewer for large n); fixed by n alone, so floating-point
+COVERAGE_BLOCK = 8  # results never depend on chunking. Coverage also runs Monte Carlo per replicate.
+
+
+def block_size(n: int, cap: int = BLOCK) -> int:
+    """Replicates per batched solve for n rows: at most ``cap``, and about a million row-visits,
+    so that one block (the smallest chunk) takes a fraction of a second even for large n."""
+    return int(min(cap, max(1, 1_000_000 // max(n, 1))))
 
 
 def default_chunk_size(n: int) -> int:
@@ -138,16 +144,33 @@ def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int,
     return theta, weights, rngs, law
 
 
+_CONTROLLER = None
+
+
+def _one_blas_thread():
+    """A context in which BLAS uses one thread. The products here are thin (d is small); with
+    several BLAS threads, any other busy process on the machine stalled them more than tenfold."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
+
+
 def _variability_chunk(pop, entropy, start, stop):
-    return _private_coefficients(pop, entropy, start, stop, BLOCK)[0]
+    with _one_blas_thread():
+        return _private_coefficients(pop, entropy, start, stop, block_size(pop.A.shape[0]))[0]
 
 
 def _coverage_chunk(pop, entropy, start, stop, alpha, n_samples):
-    theta, weights, rngs, law = _private_coefficients(pop, entropy, start, stop, COVERAGE_BLOCK)
-    bounds = np.empty(theta.shape + (2,))
-    for i, rng in enumerate(rngs):
-        rel = intervals_at(pop.A, pop.loss, theta[i], pop.c, pop.alloc, law, alpha, n_samples, rng, weights[i])
-        bounds[i] = rel.conf_int
+    with _one_blas_thread():
+        theta, weights, rngs, law = _private_coefficients(pop, entropy, start, stop,
+                                                          block_size(pop.A.shape[0], COVERAGE_BLOCK))
+        bounds = np.empty(theta.shape + (2,))
+        for i, rng in enumerate(rngs):
+            rel = intervals_at(pop.A, pop.loss, theta[i], pop.c, pop.alloc, law, alpha, n_samples, rng, weights[i])
+            bounds[i] = rel.conf_int
     return bounds
 
 
@@ -325,7 +348,8 @@ def iter_variability(
     alpha = check_alpha(alpha)
     pop = _population(X, y, loss, mechanism, privacy, budget, split, c)
     entropy, start, chunks = stream_entropy(random_state), time.perf_counter(), []
-    spans = _spans(int(n_replicates), chunk_size or default_chunk_size(pop.A.shape[0]), BLOCK)
+    n = pop.A.shape[0]
+    spans = _spans(int(n_replicates), chunk_size or default_chunk_size(n), block_size(n))
     for done, estimates in _run_chunks(_variability_chunk, pop, entropy, int(n_replicates), spans, n_jobs,
                                        low_priority=low_priority):
         chunks.append(estimates)
@@ -356,7 +380,8 @@ def iter_coverage(
     pop = _population(X, y, loss, mechanism, privacy, budget, split, c)
     entropy, start, chunks = stream_entropy(random_state), time.perf_counter(), []
     # each replicate also runs Monte Carlo: over 10x the work of a variability replicate
-    spans = _spans(int(n_replicates), chunk_size or default_chunk_size(pop.A.shape[0]) // 16, COVERAGE_BLOCK)
+    n = pop.A.shape[0]
+    spans = _spans(int(n_replicates), chunk_size or default_chunk_size(n) // 16, block_size(n, COVERAGE_BLOCK))
     for done, bounds in _run_chunks(
         _coverage_chunk, pop, entropy, int(n_replicates), spans, n_jobs, alpha, int(n_samples)
     ):

@@ -7,7 +7,7 @@ from sklearn.linear_model import LogisticRegression
 
 from dpci import LogisticLoss
 from dpci.bootstrap import (
-    BLOCK,
+    block_size,
     bootstrap_counts,
     coverage,
     iter_variability,
@@ -60,13 +60,14 @@ def test_results_do_not_depend_on_chunking_or_workers(data, mechanism, privacy):
 
 def test_progress_is_yielded_per_chunk_and_can_stop(data):
     X, y = data
-    gen = iter_variability(X, y, LogisticLoss(), n_replicates=100, chunk_size=BLOCK, random_state=1)
+    block = block_size(len(X))
+    gen = iter_variability(X, y, LogisticLoss(), n_replicates=100, chunk_size=block, random_state=1)
     first = next(gen)
-    assert (first.done, first.total, first.estimates.shape) == (BLOCK, 100, (BLOCK, 4))
+    assert (first.done, first.total, first.estimates.shape) == (block, 100, (block, 4))
     assert not first.finished
     second = next(gen)
-    assert second.done == 2 * BLOCK
-    np.testing.assert_array_equal(second.estimates[:BLOCK], first.estimates)
+    assert second.done == 2 * block
+    np.testing.assert_array_equal(second.estimates[:block], first.estimates)
     gen.close()  # cancelling between chunks
     frame = second.to_frame(["a", "b", "c", "const"])
     assert list(frame.columns) == ["feature", "theta0", "vi_lower", "vi_upper", "vi_length", "replicates"]

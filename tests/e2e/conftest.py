@@ -29,8 +29,24 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def _rss_mb(pid):
+    """Resident memory of a process and all its descendants, in MB (from /proc)."""
+    total, stack = 0, [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                total += next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                stack += [int(c) for c in f.read().split()]
+        except (OSError, StopIteration):
+            continue
+    return total / 1024
+
+
 @pytest.fixture(scope="session")
-def app_url():
+def server():
+    """(url, function returning the server's resident memory in MB, children included)."""
     port = _free_port()
     log = open(ARTIFACTS.parent / ".streamlit-e2e.log", "w") if ARTIFACTS.parent.exists() else subprocess.DEVNULL
     proc = subprocess.Popen(
@@ -50,9 +66,14 @@ def app_url():
     else:
         proc.terminate()
         pytest.fail("the Streamlit server did not start within 90 s")
-    yield url
+    yield url, lambda: _rss_mb(proc.pid)
     proc.terminate()
     proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="session")
+def app_url(server):
+    return server[0]
 
 
 @pytest.fixture(scope="session")
