@@ -11,7 +11,7 @@ import streamlit as st
 
 import ui
 from dpci.explorer import interval_table
-from dpci.figures import forest_plot, ledger_plot
+from dpci.figures import forest_plot
 
 st.set_page_config(page_title="dpci: private confidence intervals", page_icon=":material/lock:", layout="wide")
 
@@ -77,10 +77,7 @@ def explorer():
             # browser has the chart, so it never delays the first picture.
             drawn = st.session_state.get("_vi_first_draw") == ui.variability_key(settings)
             st.session_state["_vi_first_draw"] = ui.variability_key(settings)
-            if drawn:
-                ui.variability_job(settings, X, y)
-                st.rerun()  # a full run, so the page polls at the job's pace
-            job = ui.NO_JOB
+            job = ui.variability_job(settings, X, y) if drawn else ui.NO_JOB
         state = job.latest
         vi = ui.shown_variability(state)
         table = interval_table(names, release, nonprivate, vi, truth, settings.alpha)
@@ -106,13 +103,9 @@ def explorer():
 
     results()
 
-    left, right = st.columns([3, 2])
-    with left:
-        st.plotly_chart(ledger_plot(spend.to_frame(), unit="epsilon" if settings.priv == "pure" else "rho"),
-                        width="stretch", config={"displaylogo": False})
-    with right:
-        ledger = spend.to_frame().set_index("step")
-        st.dataframe(ledger.style.format(lambda v: "" if pd.isna(v) else f"{v:.4g}"), width="stretch")
+    st.subheader("Privacy spent, step by step")
+    ledger = spend.to_frame().set_index("step")
+    st.dataframe(ledger.style.format(lambda v: "" if pd.isna(v) else f"{v:.4g}"), width="stretch")
     st.caption(f"Private release computed in {1000 * st.session_state['last_release_seconds']:.0f} ms. "
                "Share this exact configuration by copying the page address.")
     st.download_button("Download these settings (JSON)", ui.settings_json(settings), "dpci-settings.json",

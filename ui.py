@@ -468,7 +468,7 @@ def poll_interval(job, first=False):
     """How often a results fragment redraws: once a second while ``job`` runs; ``first`` asks for
     one quick tick (to start a job right after the first draw)."""
     if first:
-        return 0.3
+        return 0.5
     return 1.0 if job is not None and not job.done else None
 
 

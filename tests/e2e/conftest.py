@@ -48,7 +48,8 @@ def _rss_mb(pid):
 def server():
     """(url, function returning the server's resident memory in MB, children included)."""
     port = _free_port()
-    log = open(ARTIFACTS.parent / ".streamlit-e2e.log", "w") if ARTIFACTS.parent.exists() else subprocess.DEVNULL
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = open(ARTIFACTS / "streamlit-server.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
