@@ -13,13 +13,6 @@ import numpy as np
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
-# One BLAS thread: the background jobs run in Python threads of this server process, and
-# multi-threaded BLAS busy-waiting against them slowed the bootstrap more than tenfold.
-threadpool_limits(limits=1)
-# The bootstrap runs in worker processes (joblib), so the server's own Python thread,
-# which draws the pages, never competes with it for the interpreter lock.
-VI_JOBS = 2
-
 import dpci
 from dpci.accounting import default_split
 from dpci.bootstrap import iter_variability
@@ -29,6 +22,13 @@ from dpci.jobs import JobSlot
 from dpci.losses import get_loss
 from dpci.mechanisms import smallest_valid_c, suggest_c
 from dpci.sweeps import subsample
+
+# One BLAS thread: the background jobs run in Python threads of this server process, and
+# multi-threaded BLAS busy-waiting against them slowed the bootstrap more than tenfold.
+threadpool_limits(limits=1)
+# The bootstrap runs in worker processes (joblib), so the server's own Python thread,
+# which draws the pages, never competes with it for the interpreter lock.
+VI_JOBS = 2
 
 DATASETS = ("Adult (UCI census)", "Synthetic (known truth)", "Uploaded CSV")
 MODELS = {"Logistic regression": "logistic", "Huberized SVM": "huber"}

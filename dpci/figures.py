@@ -56,7 +56,7 @@ def forest_plot(table: pd.DataFrame, title=None, level=0.95):
         if lo not in table or table[lo].isna().all():
             continue
         style = STYLE[kind]
-        xs, ys, text = [], [], []
+        xs, ys = [], []
         for yi, (_, row) in zip(y, table.iterrows()):
             if np.isfinite(row[lo]) and np.isfinite(row[hi]):
                 xs += [row[lo], row[hi], None]

@@ -4,7 +4,7 @@ import streamlit as st
 
 import ui
 from dpci.figures import ci_vs_vi_plot, curve_fit_plot, method_label
-from dpci.sweeps import ALL, METHODS, fit_length_vs_budget, fit_length_vs_n, iter_interval_vs_variability
+from dpci.sweeps import ALL, fit_length_vs_budget, fit_length_vs_n, iter_interval_vs_variability
 
 st.set_page_config(page_title="dpci: compare methods", page_icon=":material/lock:", layout="wide")
 settings = ui.sidebar(show_vi=False)

@@ -72,7 +72,7 @@ def _matrix_change(loss, theta, c, which):
     return change
 
 
-@pytest.mark.parametrize("loss", LOSSES, ids=lambda l: f"{l.name}{getattr(l, 'h', '')}")
+@pytest.mark.parametrize("loss", LOSSES, ids=lambda loss: f"{loss.name}{getattr(loss, 'h', '')}")
 @pytest.mark.parametrize("theta_norm", [0.0, 0.8, 3.0])
 def test_matrix_sensitivities_hold(loss, theta_norm):
     rng = np.random.default_rng(int(theta_norm * 10) + 7)
