@@ -109,6 +109,9 @@ def build_parser():
     sw.add_argument("--vi-replicates", type=int, default=10_000, help="bootstrap replicates of variability intervals")
     sw.add_argument("--jobs", type=int, default=1, help="joblib workers (-1: all cores)")
     sw.add_argument("--seed", type=int, default=0)
+    from .reproduce import add_arguments as _reproduce_arguments
+
+    _reproduce_arguments(sub.add_parser("reproduce", help="rerun Section 7 and write docs/figures (see dpci.reproduce)"))
     return parser
 
 
@@ -160,6 +163,10 @@ def run_sweep(args, bar=None):
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    if args.command == "reproduce":
+        from .reproduce import cli_main
+
+        return cli_main(args)
     try:
         frame = run_sweep(args)
     except (ValueError, FileNotFoundError) as err:
