@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from .accounting import MECHANISMS, PRIVACY_NOTIONS, check_split
 from .losses import HuberLoss, LogisticLoss
 from .noise import check_random_state
-from .release import private_confidence_intervals
+from .release import _release
 from .validation import check_data, check_features
 
 
@@ -78,7 +78,7 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         """Fit privately and compute private (1 - alpha) intervals. Rows of X must have norm <= 1."""
         self._validate_params()
         X, signs, classes, names = check_data(X, y)
-        release = private_confidence_intervals(
+        release = _release(  # private_confidence_intervals without checking the data a second time
             X,
             signs,
             self._loss(),

@@ -28,6 +28,7 @@ from .mechanisms import NoiseLaw, objective_perturbation, output_perturbation, p
 from .noise import check_random_state
 from .sensitivity import covariance_sensitivity, hessian_sensitivity
 from .solver import margin_rows, minimise_erm
+from .validation import check_signed_data
 
 
 @dataclass(frozen=True)
@@ -79,10 +80,17 @@ def private_confidence_intervals(
 ) -> PrivateRelease:
     """Private (1 - alpha) confidence intervals for the coefficients (Algorithms 3 and 5).
 
-    X must hold rows with ||x_i|| <= 1 and y labels in {-1, +1} (validated by the
-    estimators; this function trusts its caller). ``closed_form`` uses Algorithm 5's
-    normal interval for zCDP + output perturbation; False uses Monte Carlo there too.
+    X must hold finite rows with ||x_i|| <= 1 and y exactly the labels -1/+1; anything
+    else voids the guarantee (Section 3) and raises DataValidationError (an O(n d) check).
+    The estimators accept any two labels. ``closed_form`` uses Algorithm 5's normal
+    interval for zCDP + output perturbation; False uses Monte Carlo there too.
     """
+    X, y = check_signed_data(X, y)
+    return _release(X, y, loss, mechanism, privacy, budget, split, c, alpha, n_samples, random_state, closed_form)
+
+
+def _release(X, y, loss, mechanism, privacy, budget, split, c, alpha, n_samples, random_state, closed_form=True):
+    """:func:`private_confidence_intervals` on data already validated (the estimators check theirs)."""
     alpha = check_alpha(alpha)
     alloc = allocate(budget, split, mechanism, privacy)
     rng = check_random_state(random_state)
@@ -137,7 +145,11 @@ class NonPrivateFit:
 
 
 def nonprivate_confidence_intervals(X, y, loss, c=1e-3, alpha=0.05, tol=1e-10) -> NonPrivateFit:
-    """Exact theta-hat of Eq. 3.1 and theta-hat -/+ z sqrt(diag(H^{-1} Sigma H^{-1} / n)). NOT private."""
+    """Exact theta-hat of Eq. 3.1 and theta-hat -/+ z sqrt(diag(H^{-1} Sigma H^{-1} / n)). NOT private.
+
+    Same input contract as :func:`private_confidence_intervals` (so the two compare like for like).
+    """
+    X, y = check_signed_data(X, y)
     alpha = check_alpha(alpha)
     A = margin_rows(X, y)
     result = minimise_erm(A, loss, c, tol=tol)

@@ -78,6 +78,36 @@ def check_labels(y, n_rows):
     return np.where(codes == 1, 1.0, -1.0), classes
 
 
+def check_signs(y, n_rows):
+    """Labels already coded -1/+1 (the low-level functions of dpci.release); return them as floats.
+
+    The sensitivities (Lemmas 2-5) assume y_i in {-1, +1}; any other value voids the guarantee.
+    """
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise DataValidationError(f"y must be one-dimensional, got shape {y.shape}.")
+    if y.shape[0] != n_rows:
+        raise DataValidationError(f"X has {n_rows} rows but y has {y.shape[0]} labels.")
+    # Only numbers count: strings such as "1" or ">50K" are labels for the estimators to code.
+    signs = y.astype(float) if y.dtype.kind in "biuf" else np.full(y.shape, np.nan)
+    bad = np.flatnonzero((signs != 1.0) & (signs != -1.0))
+    if bad.size:
+        raise DataValidationError(
+            f"y must hold exactly the values -1 and +1 (this low-level function takes coded labels), but "
+            f"y[{bad[0]}] = {y[bad[0]:bad[0] + 1].tolist()[0]!r} ({bad.size} of {n_rows} labels are neither). "
+            "dpci.PrivateLogisticRegression and dpci.PrivateHuberSVM accept any two labels and code them for you."
+        )
+    return signs
+
+
+def check_signed_data(X, y):
+    """Validate the input of dpci.release: return (X in the unit ball, y as -1.0/+1.0 floats)."""
+    X, _ = check_features(X)
+    return check_unit_ball(X), check_signs(y, X.shape[0])
+
+
 def check_data(X, y):
     """Validate a training set; return (X in the unit ball, signs in {-1,+1}, classes, names)."""
     X, names = check_features(X)
