@@ -42,8 +42,9 @@ def explorer():
     if problem is not None:
         message, suggestion = problem
         st.error(message)
-        st.button(f"Use the smallest valid c ({ui._fmt_c(suggestion)})", on_click=ui.set_setting, args=("c", suggestion),
-                  type="primary")
+        if suggestion is not None:
+            st.button(f"Use the smallest valid c ({ui._fmt_c(suggestion)})", on_click=ui.set_setting,
+                      args=("c", suggestion), type="primary")
         st.stop()
 
     try:
@@ -65,6 +66,10 @@ def explorer():
     cols[1].metric(f"(ε, δ = {settings.delta:.0e})", f"{approx.epsilon:.3g}", help="Proposition 2 of the paper.")
     cols[2].metric("Rows n", f"{len(X):,}")
     cols[3].metric("Coefficients", f"{X.shape[1]}", help="d features plus the constant.")
+    bound = ui.c_bound(settings, len(X))
+    if bound is not None:
+        st.caption(f"Objective perturbation needs c > {bound:.3g} here (Algorithm 1, for n = {len(X):,} and this "
+                   f"budget); c = {ui._fmt_c(settings.c)} is valid.")
 
     previous = ui.existing_variability_job(settings)
 
@@ -79,7 +84,7 @@ def explorer():
             st.session_state["_vi_first_draw"] = ui.variability_key(settings)
             job = ui.variability_job(settings, X, y) if drawn else ui.NO_JOB
         state = job.latest
-        vi = ui.shown_variability(state)
+        vi = ui.shown_variability(state, settings.alpha)
         table = interval_table(names, release, nonprivate, vi, truth, settings.alpha)
         title = f"{100 * settings.level:g}% intervals: {settings.mechanism.lower()}, {settings.privacy}"
         st.plotly_chart(forest_plot(table, title=title, level=settings.level), width="stretch",
@@ -108,8 +113,7 @@ def explorer():
     st.dataframe(ledger.style.format(lambda v: "" if pd.isna(v) else f"{v:.4g}"), width="stretch")
     st.caption(f"Private release computed in {1000 * st.session_state['last_release_seconds']:.0f} ms. "
                "Share this exact configuration by copying the page address.")
-    st.download_button("Download these settings (JSON)", ui.settings_json(settings), "dpci-settings.json",
-                       mime="application/json")
+    ui.settings_file_panel(settings)
 
 
 EXPLORER = st.Page(explorer, title="Explorer", icon=":material/search:", url_path="explorer", default=True)

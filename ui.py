@@ -20,7 +20,7 @@ from dpci.data import load_adult, make_synthetic_logistic, population_theta0
 from dpci.exceptions import DataValidationError
 from dpci.jobs import JobSlot
 from dpci.losses import get_loss
-from dpci.mechanisms import smallest_valid_c, suggest_c
+from dpci.mechanisms import smallest_valid_c
 from dpci.sweeps import subsample
 
 # One BLAS thread: the background jobs run in Python threads of this server process, and
@@ -96,37 +96,73 @@ FIELDS = {f: type(getattr(Settings(), f)) for f in Settings.__dataclass_fields__
 STORE = "dpci_settings"  # session_state key of the settings dict; it outlives the widgets
 WIDGET = "w_"  # session_state prefix of the settings widgets (Streamlit drops a widget's state when a
 # page does not draw it, so the widgets only mirror the store)
+# Numeric settings with a range (the sliders' ends; values from an address are clipped into it).
+RANGES = {"d": (1, 20), "n": (0, 10**9), "h": (0.05, 2.0), "phi1": (0.05, 0.99), "phi2_rest": (0.05, 0.95),
+          "seed": (0, 2**31 - 1)}
 CHOICES = {"epsilon": EPSILONS, "rho": RHOS, "c": C_VALUES, "level": LEVELS, "m": MC_SAMPLES,
            "vi_replicates": VI_REPLICATES, "delta": DELTAS}
 
 
 def _coerce(name, raw):
+    """A setting's value from text (an address or a settings file); ValueError if unusable."""
     kind = FIELDS[name]
-    return kind(float(raw)) if kind is int else kind(raw)
+    if kind is str:
+        return str(raw)
+    value = float(raw)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number")
+    if name in RANGES:
+        low, high = RANGES[name]
+        value = min(max(value, low), high)
+    return kind(value)
 
 
 def _nearest(value, choices):
     return min(choices, key=lambda v: abs(math.log(v) - math.log(value)) if v > 0 and value > 0 else abs(v - value))
 
 
+def settings_values(raw) -> tuple[dict, list[str]]:
+    """Settings from text values (an address or a settings file): unknown names and unusable values
+    are ignored, numbers clipped to their range and snapped to the widgets' options. Returns the
+    values and what was ignored."""
+    values, ignored = asdict(Settings()), []
+    for name in values:
+        if name in raw:
+            try:
+                values[name] = _coerce(name, raw[name])
+            except (TypeError, ValueError, OverflowError):
+                ignored.append(name)
+    for name, choices in CHOICES.items():
+        values[name] = _nearest(values[name], choices)
+    for name, choices in (("dataset", DATASETS), ("model", MODELS), ("mechanism", MECHANISMS),
+                          ("privacy", PRIVACY)):
+        if values[name] not in choices:
+            values[name] = list(choices)[0]
+    return values, ignored
+
+
 def settings_store() -> dict:
     """The session's settings, filled once from the URL's query parameters, else the defaults."""
     if STORE not in st.session_state:
-        values = asdict(Settings())
-        for name in values:
-            if name in st.query_params:
-                try:
-                    values[name] = _coerce(name, st.query_params[name])
-                except (TypeError, ValueError):
-                    st.session_state["_url_warning"] = f"Ignored the address's value for {name!r}."
-        for name, choices in CHOICES.items():  # values from a URL must be among the widgets' options
-            values[name] = _nearest(values[name], choices)
-        for name, choices in (("dataset", DATASETS), ("model", MODELS), ("mechanism", MECHANISMS),
-                              ("privacy", PRIVACY)):
-            if values[name] not in choices:
-                values[name] = list(choices)[0]
+        values, ignored = settings_values({k: st.query_params[k] for k in st.query_params})
+        if ignored:
+            st.session_state["_url_warning"] = f"Ignored the address's value for {', '.join(map(repr, ignored))}."
         st.session_state[STORE] = values
     return st.session_state[STORE]
+
+
+def load_settings_file(data: bytes):
+    """Replace the session's settings by those of a downloaded settings file; ValueError if unusable."""
+    try:
+        raw = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"This is not a dpci settings file (JSON): {err}.") from None
+    if not isinstance(raw, dict) or not set(raw) & set(FIELDS):
+        raise ValueError("This JSON file holds no dpci settings; download one with 'Download these settings'.")
+    values, ignored = settings_values(raw)
+    for name, value in values.items():
+        set_setting(name, value)
+    return ignored
 
 
 def current_settings() -> Settings:
@@ -155,14 +191,20 @@ def _fmt_c(v):
     return f"{v:.0e}".replace("e-0", "e-")
 
 
+def _store_widget(name):
+    settings_store()[name] = st.session_state[WIDGET + name]
+
+
 def _widget(factory, label, name, *args, **kwargs):
-    """Draw a settings widget that shows, and writes back to, the store."""
+    """Draw a settings widget that shows the store and writes to it only when the user changes it.
+
+    The widget's state is set from the store on every run: Streamlit may drop or reset the state of
+    a widget that a page switch interrupted, and reading the widget back unconditionally once
+    reset every slider to its minimum (settings lost on the way to another page).
+    """
     key = WIDGET + name
-    if key not in st.session_state:
-        st.session_state[key] = settings_store()[name]
-    value = factory(label, *args, key=key, **kwargs)
-    settings_store()[name] = value
-    return value
+    st.session_state[key] = settings_store()[name]
+    return factory(label, *args, key=key, on_change=_store_widget, args=(name,), **kwargs)
 
 
 def sidebar(show_vi=True):
@@ -174,14 +216,14 @@ def sidebar(show_vi=True):
     sb.header("Data")
     _widget(sb.selectbox, "Dataset", "dataset", DATASETS,
             help="Adult: 30,162 people from the 1994 US census, predicting income > $50K.")
-    _widget(sb.slider, "Features d (plus a constant)", "d", 1, 20,
+    _widget(sb.slider, "Features d (plus a constant)", "d", *RANGES["d"],
             help="The first d features after one-hot encoding; the paper uses d = 10.")
     _widget(sb.number_input, "Rows n (0 = all)", "n", min_value=0, step=500,
             help="A fixed random subset of this many rows; smaller n shows how intervals widen.")
     sb.header("Model")
     model = _widget(sb.radio, "Model", "model", list(MODELS), horizontal=True, label_visibility="collapsed")
     if MODELS[model] == "huber":
-        _widget(sb.slider, "Huber width h", "h", 0.05, 2.0, step=0.05)
+        _widget(sb.slider, "Huber width h", "h", *RANGES["h"], step=0.05)
     _widget(sb.radio, "Mechanism", "mechanism", list(MECHANISMS),
             help="Objective perturbation adds noise to the training objective (Algorithm 1); output "
                  "perturbation adds it to the trained coefficients (Algorithm 4).")
@@ -194,8 +236,8 @@ def sidebar(show_vi=True):
         _widget(sb.select_slider, "Total budget ρ", "rho", RHOS,
                 help="ρ-zCDP; ρ = ε²/2 matches ε-DP in the paper's comparisons.")
         _widget(sb.select_slider, "δ for the (ε, δ) equivalent", "delta", DELTAS, format_func=lambda v: f"{v:.0e}")
-    _widget(sb.slider, "φ1: share for the coefficients", "phi1", 0.05, 0.99, step=0.01)
-    _widget(sb.slider, "φ2: share of the rest for the Hessian", "phi2_rest", 0.05, 0.95, step=0.025,
+    _widget(sb.slider, "φ1: share for the coefficients", "phi1", *RANGES["phi1"], step=0.01)
+    _widget(sb.slider, "φ2: share of the rest for the Hessian", "phi2_rest", *RANGES["phi2_rest"], step=0.025,
             help="The covariance gets the remainder, so φ1 + φ2 + φ3 = 1 always.")
     sb.caption("Split φ1 / φ2 / φ3 = " + " / ".join(f"{v:.3f}" for v in current_settings().split))
     sb.button("Paper's split (Table 2)", on_click=_restore_table2, width="stretch")
@@ -206,7 +248,7 @@ def sidebar(show_vi=True):
     _widget(sb.select_slider, "Monte Carlo samples m", "m", MC_SAMPLES)
     if show_vi:
         _widget(sb.select_slider, "Bootstrap replicates (variability)", "vi_replicates", VI_REPLICATES)
-    _widget(sb.number_input, "Seed", "seed", min_value=0, max_value=2**31 - 1, step=1)
+    _widget(sb.number_input, "Seed", "seed", *RANGES["seed"], step=1)
     return current_settings()
 
 
@@ -237,7 +279,10 @@ def load_data(s: Settings):
         ds = _upload_dataset(st.session_state["upload_digest"], s.d)
         X, y, names, truth = ds.X, ds.y, list(ds.feature_names), None
     else:
-        X, y, names, truth = _load_builtin(s.dataset, s.d, s.c, MODELS[s.model], s.h)
+        try:
+            X, y, names, truth = _load_builtin(s.dataset, s.d, s.c, MODELS[s.model], s.h)
+        except FileNotFoundError as err:  # a broken installation: say which file is missing
+            raise DataValidationError(f"{err} Reinstall dpci, or pick another dataset.") from None
     if s.n and s.n < len(X):
         if s.n < 100:
             raise DataValidationError(f"n = {s.n} is too small: use at least 100 rows (or 0 for all).")
@@ -271,17 +316,27 @@ def cached_nonprivate(key: str, s: Settings):
     return dpci.nonprivate_confidence_intervals(X, y, s.loss, c=s.c, alpha=s.alpha)
 
 
-def c_problem(s: Settings, n: int):
-    """A message and a suggested c when objective perturbation cannot run with this c, else None."""
+def c_bound(s: Settings, n: int):
+    """The smallest valid c of Algorithm 1 for these settings and n (None for output perturbation)."""
     if s.mech != "objective":
         return None
     alloc = dpci.allocate(s.budget, s.split, s.mech, s.priv)
-    bound = smallest_valid_c(alloc.coef_epsilon, n, s.loss.t)
-    if s.c > bound:
+    return smallest_valid_c(alloc.coef_epsilon, n, s.loss.t)
+
+
+def c_problem(s: Settings, n: int):
+    """(message, suggested c or None) when objective perturbation cannot run with this c, else None."""
+    bound = c_bound(s, n)
+    if bound is None or s.c > bound:
         return None
+    eps1 = dpci.allocate(s.budget, s.split, s.mech, s.priv).coef_epsilon
+    message = (f"c = {_fmt_c(s.c)} is too small for objective perturbation with n = {n:,} and ε₁ = {eps1:.3g}: "
+               f"Algorithm 1 needs c > {bound:.3g}.")
     suggestion = next((v for v in C_VALUES if v > bound * 1.01), None)
-    return (f"c = {_fmt_c(s.c)} is too small for objective perturbation with n = {n:,} and ε₁ = "
-            f"{alloc.coef_epsilon:.3g}: Algorithm 1 needs c > {bound:.3g}.", suggestion or suggest_c(bound))
+    if suggestion is None:
+        message += (" No c on the slider (at most 1) is large enough: give the coefficients more budget (a larger "
+                    "total or φ1), use more rows, or switch to output perturbation.")
+    return message, suggestion
 
 
 class _NoJob:
@@ -304,7 +359,7 @@ def variability_key(s: Settings):
 
 def existing_variability_job(s: Settings):
     """The variability job for these settings if one was started, else None."""
-    slot = st.session_state.get("vi_slot")
+    slot = st.session_state.get("slot_variability")
     job = slot.job if slot is not None else None
     return job if job is not None and job.key == variability_key(s) else None
 
@@ -312,13 +367,14 @@ def existing_variability_job(s: Settings):
 MILESTONES = (50, 100, 200, 500, 1_000, 2_000, 3_000, 5_000, 7_500, 10_000)
 
 
-def shown_variability(state):
-    """Variability bounds to draw, refreshed only at milestones of the replicate count: between
-    them the chart stays identical, so browsers are not asked to redraw it twice a second."""
+def shown_variability(state, alpha):
+    """Variability bounds at level 1 - alpha to draw, refreshed only at milestones of the replicate
+    count: between them the chart stays identical, so browsers are not asked to redraw it twice a
+    second. The job does not depend on the level, so alpha is the page's current one."""
     if state is None or state.done < MILESTONES[0]:
         return None
     reached = max([m for m in MILESTONES if m <= state.done] + ([state.done] if state.finished else []))
-    return column_bounds(state.estimates[:reached], state.alpha)
+    return column_bounds(state.estimates[:reached], alpha)
 
 
 def column_bounds(estimates, alpha):
@@ -333,7 +389,7 @@ def variability_job(s: Settings, X, y):
     The key leaves out what variability intervals do not depend on (φ2, φ3, m, the level),
     so moving those sliders does not restart it.
     """
-    slot = st.session_state.setdefault("vi_slot", JobSlot())
+    slot = job_slot("variability")
     key = variability_key(s)
     kwargs = dict(mechanism=s.mech, privacy=s.priv, budget=s.budget, split=s.split, c=s.c, alpha=s.alpha,
                   n_replicates=s.vi_replicates, random_state=s.seed)
@@ -344,12 +400,28 @@ def settings_json(s: Settings) -> str:
     return json.dumps(asdict(s), indent=2, ensure_ascii=False)
 
 
-def settings_from_json(text: str) -> Settings:
-    raw = json.loads(text)
-    unknown = set(raw) - set(FIELDS)
-    if unknown:
-        raise ValueError(f"unknown settings: {', '.join(sorted(unknown))}")
-    return replace(Settings(), **{k: _coerce(k, v) for k, v in raw.items()})
+def _apply_settings_file():
+    file = st.session_state.get("settings_file")
+    if file is None:
+        return
+    try:
+        ignored = load_settings_file(file.getvalue())
+    except ValueError as err:
+        st.session_state["_settings_message"] = ("error", str(err))
+        return
+    note = f" Ignored: {', '.join(ignored)}." if ignored else ""
+    st.session_state["_settings_message"] = ("success", f"Loaded the settings of {file.name}.{note}")
+
+
+def settings_file_panel(settings: Settings):
+    """Download the settings as JSON, or load a file downloaded earlier (a teacher's prepared set-up)."""
+    c1, c2 = st.columns(2)
+    c1.download_button("Download these settings (JSON)", settings_json(settings), "dpci-settings.json",
+                       mime="application/json")
+    c2.file_uploader("Load settings (JSON)", type=["json"], key="settings_file", on_change=_apply_settings_file)
+    if "_settings_message" in st.session_state:
+        kind, text = st.session_state.pop("_settings_message")
+        (c2.success if kind == "success" else c2.error)(text)
 
 
 def explain_error(err: Exception):
@@ -369,46 +441,100 @@ def _read_upload(data: bytes, target, positive, features, bounds):
     return result, [str(w.message) for w in caught]
 
 
+def _keep(key):
+    st.session_state["kept_" + key] = st.session_state[key]
+
+
+def _kept(factory, label, options, key, default=None, **kwargs):
+    """A widget of the upload panel whose choice survives a visit to another page (Streamlit drops
+    the state of widgets a page does not draw); a kept choice no longer among the options gives
+    way to ``default`` (else the first option)."""
+    kept = st.session_state.get("kept_" + key)
+    valid = kept is not None and (set(kept) <= set(options) if isinstance(kept, list) else kept in options)
+    if not valid:
+        kept = default if default is not None else options[0]
+        st.session_state["kept_" + key] = kept
+    st.session_state[key] = kept
+    return factory(label, options, key=key, on_change=_keep, args=(key,), **kwargs)
+
+
+def _uploaded_bytes():
+    """(name, bytes) of the CSV in use: a new upload, else the one kept from earlier in this session."""
+    file = st.file_uploader("A CSV file with a header row (at most 50 MB)", type=["csv", "txt"], key="upload_file")
+    if file is not None:
+        previous = st.session_state.get("upload_kept")
+        if previous is None or previous[1] != file.getvalue():
+            st.session_state.pop("kept_bounds", None)  # bounds belong to the file they were given for
+        st.session_state["upload_kept"] = (file.name, file.getvalue())
+        return st.session_state["upload_kept"]
+    kept = st.session_state.get("upload_kept")
+    if kept is not None:
+        c1, c2 = st.columns([3, 1])
+        c1.caption(f"Using {kept[0]} ({len(kept[1]) / 1e6:.2g} MB), uploaded earlier in this session.")
+        if c2.button("Forget this file"):
+            for name in ("upload_kept", "upload_result", "upload_digest"):
+                st.session_state.pop(name, None)
+            st.rerun()
+    return kept
+
+
+def _bounds_editor(numeric, data_key):
+    """Public bounds of the numeric features, starting from the observed range (flagged as not
+    private); returns the bounds the user changed, kept across pages."""
+    import pandas as pd
+
+    kept = st.session_state.setdefault("kept_bounds", {})
+    st.markdown("**Bounds of the numeric features.** Use bounds known *before* seeing the data (for example "
+                "from a codebook: age 0 to 120). The defaults are the observed minimum and maximum, which "
+                "are **not private**.")
+    start = pd.DataFrame({"column": [c.name for c in numeric],
+                          "lower": [kept.get(c.name, (c.lower, c.upper))[0] for c in numeric],
+                          "upper": [kept.get(c.name, (c.lower, c.upper))[1] for c in numeric]})
+    key = "upload_bounds_" + upload_digest((data_key + start.to_json()).encode())
+    edited = st.data_editor(start, key=key, hide_index=True, disabled=["column"], width="stretch")
+    bounds = dict(kept)
+    for col, (_, row) in zip(numeric, edited.iterrows()):
+        try:
+            low, high = float(row["lower"]), float(row["upper"])
+        except (TypeError, ValueError):
+            raise ValueError(f"Give both bounds of {col.name!r} as numbers.") from None
+        if (low, high) != (col.lower, col.upper):
+            bounds[col.name] = (low, high)
+    st.session_state["kept_bounds"] = bounds
+    return {name: b for name, b in bounds.items() if name in {c.name for c in numeric}}
+
+
 def upload_panel() -> bool:
     """Upload a CSV, choose target, positive class, features and public bounds; stores the result.
+    The file and the choices are kept for the session, so a visit to another page loses nothing.
 
     Returns True when a usable dataset is ready.
     """
-    import pandas as pd
-
     from dpci.data import inspect_uploaded_csv
 
     st.subheader("Your data")
-    file = st.file_uploader("A CSV file with a header row (at most 50 MB)", type=["csv", "txt"], key="upload_file")
-    if file is None:
+    uploaded = _uploaded_bytes()
+    if uploaded is None:
         st.session_state.pop("upload_result", None)
         st.info("Upload a CSV to see private intervals for your own data, or pick Adult or Synthetic in the sidebar.")
         return False
-    data = file.getvalue()
+    name, data = uploaded
     try:
         summary = inspect_uploaded_csv(data)
         candidates = summary.binary_columns or summary.columns
-        c1, c2 = st.columns(2)
-        target = c1.selectbox("Target column (two values)", candidates, key="upload_target",
-                              help="Columns with exactly two values are listed first.")
+        c1, c2, c3 = st.columns(3)
+        target = _kept(c1.selectbox, "Target column (two values)", candidates, "upload_target",
+                       help="Columns with exactly two values are listed first.")
         others = [c for c in summary.columns if c != target]
-        features = c2.multiselect("Features", others, default=others, key="upload_features")
+        features = _kept(c3.multiselect, "Features", others, "upload_features", default=others)
         result, warnings_ = _read_upload(data, target, None, features, None)
+        classes = [result.schema.positive_class, result.schema.negative_class]
+        positive = _kept(c2.selectbox, "Positive class (+1)", classes, "upload_positive",
+                         help="The label the model predicts as +1; the other is -1.")
         numeric = [col for col in result.schema.numeric_columns if col.name in features]
-        bounds = {}
-        if numeric:
-            st.markdown("**Bounds of the numeric features.** Use bounds known *before* seeing the data (for example "
-                        "from a codebook: age 0 to 120). The defaults are the observed minimum and maximum, which "
-                        "are **not private**.")
-            observed = pd.DataFrame({"column": [c.name for c in numeric], "lower": [c.lower for c in numeric],
-                                     "upper": [c.upper for c in numeric]})
-            edited = st.data_editor(observed, key="upload_bounds", hide_index=True, disabled=["column"],
-                                    width="stretch")
-            for (_, before), (_, after) in zip(observed.iterrows(), edited.iterrows()):
-                if (after["lower"], after["upper"]) != (before["lower"], before["upper"]):
-                    bounds[after["column"]] = (float(after["lower"]), float(after["upper"]))
-            if bounds:
-                result, warnings_ = _read_upload(data, target, None, features, bounds)
+        bounds = _bounds_editor(numeric, name + repr((target, features))) if numeric else {}
+        if bounds or positive != classes[0]:
+            result, warnings_ = _read_upload(data, target, positive, features, bounds)
     except ValueError as err:
         st.error(str(err))
         st.session_state.pop("upload_result", None)
@@ -418,7 +544,8 @@ def upload_panel() -> bool:
     for note in result.notes:
         st.info(note)
     st.session_state["upload_result"] = result
-    st.session_state["upload_digest"] = upload_digest(data + repr((target, features, sorted(bounds.items()))).encode())
+    choices = (target, positive, features, sorted(bounds.items()))
+    st.session_state["upload_digest"] = upload_digest(data + repr(choices).encode())
     st.caption(f"{len(result.frame):,} usable rows ({result.n_dropped:,} dropped for missing values); "
                f"positive class: {result.schema.positive_class!r}.")
     return True
@@ -434,8 +561,33 @@ def loader(s: Settings):
     return load
 
 
+def session_alive(grace=15.0):
+    """A callable telling a background job whether this browser session is still connected; a job
+    whose session has been gone for ``grace`` seconds stops (abandoned tabs must not keep the
+    server's cores busy). The grace period lets a page reload or a brief disconnection resume."""
+    import time
+
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or not Runtime.exists():  # bare mode or tests: no session to watch
+        return None
+    runtime, session_id, seen = Runtime.instance(), ctx.session_id, [time.monotonic()]
+
+    def alive():
+        now = time.monotonic()
+        if runtime.is_active_session(session_id):
+            seen[0] = now
+        return now - seen[0] < grace
+
+    return alive
+
+
 def job_slot(name: str) -> JobSlot:
-    return st.session_state.setdefault(f"slot_{name}", JobSlot())
+    if f"slot_{name}" not in st.session_state:
+        st.session_state[f"slot_{name}"] = JobSlot(alive=session_alive())
+    return st.session_state[f"slot_{name}"]
 
 
 def current_job(name: str, key):

@@ -21,8 +21,10 @@ class Job:
     ``error`` (a message, or None), ``started`` and ``finished_at`` (perf_counter times).
     """
 
-    def __init__(self, key, make: Callable[[], Iterator], name: str = "dpci-job"):
+    def __init__(self, key, make: Callable[[], Iterator], name: str = "dpci-job",
+                 alive: Callable[[], bool] | None = None):
         self.key = key
+        self._alive = alive  # polled between steps: False stops the job (its user has gone)
         self.latest = None
         self.error = None
         self.done = False
@@ -39,7 +41,7 @@ class Job:
             gen = make()
             for state in gen:
                 self.latest = state
-                if self._stop.is_set():
+                if self._stop.is_set() or (self._alive is not None and not self._alive()):
                     self.cancelled = True
                     break
         except (ValueError, FileNotFoundError) as err:
@@ -68,15 +70,16 @@ class Job:
 class JobSlot:
     """Holds at most one job per key kind: asking for a different key cancels the old job."""
 
-    def __init__(self):
+    def __init__(self, alive: Callable[[], bool] | None = None):
         self.job: Job | None = None
+        self.alive = alive  # handed to every job (see Job)
 
     def ensure(self, key, make: Callable[[], Iterator]) -> Job:
         if self.job is not None and self.job.key == key and not (self.job.cancelled or self.job.error):
             return self.job
         if self.job is not None:
             self.job.cancel()
-        self.job = Job(key, make)
+        self.job = Job(key, make, alive=self.alive)
         return self.job
 
     def cancel(self):

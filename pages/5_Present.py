@@ -24,7 +24,7 @@ except ValueError as err:
     st.stop()
 
 vi_job = ui.existing_variability_job(settings)
-vi = ui.shown_variability(vi_job.latest) if vi_job is not None else None
+vi = ui.shown_variability(vi_job.latest, settings.alpha) if vi_job is not None else None
 table = interval_table(names, release, nonprivate, vi, truth, settings.alpha)
 title = f"What the private model says, with {100 * settings.level:g}% confidence"
 st.title(title)

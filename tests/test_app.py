@@ -100,6 +100,58 @@ def test_url_parameters_restore_settings():
     assert at.metric[3].value == "5"
 
 
+def test_bad_url_parameters_are_clipped_or_ignored_not_a_traceback():
+    at = _app()
+    at.query_params.update({"d": "50", "phi1": "1", "phi2_rest": "-3", "n": "inf", "epsilon": "0",
+                            "model": "Huberized SVM", "h": "5", "c": "abc"})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    store = at.session_state["dpci_settings"]
+    assert (store["d"], store["phi1"], store["phi2_rest"], store["h"]) == (20, 0.99, 0.05, 2.0)
+    assert store["epsilon"] == 0.05 and store["n"] == 0 and store["c"] == 1e-3  # smallest ε; n, c ignored
+    assert "'n'" in at.sidebar.warning[0].value and "'c'" in at.sidebar.warning[0].value
+
+
+def test_a_c_no_slider_value_can_fix_says_what_else_to_change():
+    at = _app()
+    at.query_params.update({"model": "Huberized SVM", "h": "0.05", "n": "100", "epsilon": "0.05", "phi1": "0.05"})
+    at.run()
+    assert not at.exception
+    assert "more budget" in at.error[0].value and "output perturbation" in at.error[0].value
+    assert not [b for b in at.button if b.label.startswith("Use the smallest valid c")]
+
+
+def test_settings_survive_a_visit_to_another_page():
+    """The settings live in the session, not in the widgets: a page that draws the sidebar afresh
+    (as after a page switch) shows them unchanged."""
+    at = _app().run()
+    at.sidebar.slider(key="w_d").set_value(4).run()
+    at.sidebar.select_slider(key="w_epsilon").set_value(2.0).run()
+    at.session_state["w_d"], at.session_state["w_epsilon"] = 1, 0.05  # widgets reset, as a page switch can
+    at.run()
+    _no_errors(at)
+    assert (at.sidebar.slider(key="w_d").value, at.sidebar.select_slider(key="w_epsilon").value) == (4, 2.0)
+    assert at.metric[0].value == "2"
+
+
+def test_settings_files_are_read_like_addresses():
+    import ui
+
+    values, ignored = ui.settings_values({"epsilon": 0.7, "d": 99, "seed": "12", "colour": "red", "m": "x"})
+    assert (values["epsilon"], values["d"], values["seed"]) == (0.75, 20, 12) and ignored == ["m"]
+
+
+def test_variability_bounds_follow_the_confidence_level():
+    import ui
+    from dpci.bootstrap import VariabilityProgress
+
+    est = np.random.default_rng(0).normal(size=(2_000, 2))
+    state = VariabilityProgress(2_000, 2_000, np.zeros(2), est, alpha=0.05, elapsed=1.0)
+    wide, narrow = ui.shown_variability(state, 0.05), ui.shown_variability(state, 0.2)
+    np.testing.assert_allclose(wide[:, 1], 1.96, atol=0.1)
+    np.testing.assert_allclose(narrow[:, 1], 1.2816, atol=0.1)
+
+
 def _wait(at, slot, timeout=240):
     job = at.session_state[slot].job
     assert job.wait(timeout), "job did not finish"

@@ -36,3 +36,17 @@ def test_errors_become_messages():
     job = Job("k", _counter(5, fail_at=2))
     job.wait(5)
     assert job.error == "bad input at step 2" and job.latest == 1
+
+
+def test_a_job_stops_when_its_user_has_gone():
+    """An abandoned session's job stops at its next step and a later request restarts it."""
+    connected = {"yes": True}
+    slot = JobSlot(alive=lambda: connected["yes"])
+    job = slot.ensure("a", _counter(1000, delay=0.01))
+    while job.latest is None or job.latest < 3:
+        time.sleep(0.005)
+    connected["yes"] = False
+    assert job.wait(5) and job.cancelled and job.latest < 999
+    connected["yes"] = True
+    again = slot.ensure("a", _counter(3))
+    assert again is not job and again.wait(5) and again.latest == 2
