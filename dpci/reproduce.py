@@ -1183,14 +1183,19 @@ def report(result: ExperimentResult, settings: Settings, log=None) -> Experiment
     return result
 
 
-def experiment(key: str, ctx: Context) -> ExperimentResult:
-    """Compute experiment ``key`` and evaluate it."""
+def _computed(key: str, ctx: Context) -> ExperimentResult:
+    """Experiment ``key``'s data, not yet drawn or checked."""
     title, compute, _ = SPECS[key]
     t = time.perf_counter()
     frame, tables, notes = compute(ctx)
     result = ExperimentResult(key, title, frame, tables=dict(tables), notes=list(notes))
     result.wall_time = time.perf_counter() - t
-    return report(result, ctx.s, ctx._log)
+    return result
+
+
+def experiment(key: str, ctx: Context) -> ExperimentResult:
+    """Compute experiment ``key`` and evaluate it."""
+    return report(_computed(key, ctx), ctx.s, ctx._log)
 
 
 def allocation(ctx: Context) -> ExperimentResult:
@@ -1363,11 +1368,7 @@ def run(out_dir="docs", quick=False, n_jobs=1, only=None, log=_stderr, settings:
         if replot:
             result = report(read_data(key, directory), settings, log)
         else:
-            title, compute, _ = SPECS[key]
-            t = time.perf_counter()
-            frame, tables, notes = compute(ctx)
-            result = ExperimentResult(key, title, frame, tables=dict(tables), notes=list(notes))
-            result.wall_time = time.perf_counter() - t
+            result = _computed(key, ctx)
             write_data(result, directory)  # the data are safe before anything is drawn or checked
             report(result, settings, log)
         write_result(result, directory, settings, n_jobs)
