@@ -310,6 +310,15 @@ def cached_release(key: str, s: Settings):
     return rel
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_walkthrough(key: str, s: Settings):
+    """The release taken apart for the How it works page (dpci.teaching); key names the data."""
+    from dpci.teaching import walkthrough
+
+    X, y, names, truth = load_data(s)
+    return walkthrough(X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=s.seed)
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def cached_nonprivate(key: str, s: Settings):
     X, y, names, truth = load_data(s)
@@ -586,7 +595,7 @@ def session_alive(grace=15.0):
 
 def job_slot(name: str) -> JobSlot:
     if f"slot_{name}" not in st.session_state:
-        st.session_state[f"slot_{name}"] = JobSlot(alive=session_alive())
+        st.session_state[f"slot_{name}"] = JobSlot(alive=session_alive(), low_priority=True)
     return st.session_state[f"slot_{name}"]
 
 
@@ -618,9 +627,10 @@ def sweep_progress(job):
 
 def poll_interval(job, first=False):
     """How often a results fragment redraws: once a second while ``job`` runs; ``first`` asks for
-    one quick tick (to start a job right after the first draw)."""
+    one tick a second after the first draw, which starts the job once the browser has had time to
+    draw the chart (started at once, it slowed the first chart from under 3 s to 5 s here)."""
     if first:
-        return 0.5
+        return 1.0
     return 1.0 if job is not None and not job.done else None
 
 

@@ -55,3 +55,19 @@ def plain_summary(table: pd.DataFrame, spend, privacy: str, level: float, n: int
     lines.append("The intervals account for both sampling noise and privacy noise, and computing them is part "
                  "of the same privacy budget.")
     return lines
+
+
+def method_verdict(frame: pd.DataFrame, over: str, alpha: float) -> list[str]:
+    """Plain sentences (Markdown), one per value of ``over``: the method with the shortest mean
+    interval among those whose coverage is within 2 standard errors of 1 - alpha (Figures 14-16)."""
+    from .figures import method_label
+
+    rows = frame[frame["feature"] == "(all)"]
+    lines = []
+    for value, grp in rows.groupby(over):
+        honest = grp[grp["coverage"] + 2 * grp["coverage_se"] >= 1 - alpha]
+        best = (honest if len(honest) else grp).sort_values("length").iloc[0]
+        lines.append(f"{over} = {value:g}: **{method_label(best['mechanism'], best['privacy'])}** "
+                     f"(mean length {best['length']:.3g}, coverage {best['coverage']:.2f})"
+                     + ("" if len(honest) else " — no method kept its coverage here"))
+    return lines

@@ -3,6 +3,7 @@
 import streamlit as st
 
 import ui
+from dpci.explorer import method_verdict
 from dpci.figures import ci_vs_vi_plot, curve_fit_plot, method_label
 from dpci.sweeps import ALL, fit_length_vs_budget, fit_length_vs_n, iter_interval_vs_variability
 
@@ -39,20 +40,6 @@ if job is None:
     st.info("Pick what to vary and press **Run**.")
 
 
-def verdict(frame, alpha):
-    """Plain sentences: which method is shortest among those that keep their coverage."""
-    rows = frame[frame["feature"] == ALL]
-    lines = []
-    for value, grp in rows.groupby(over):
-        honest = grp[grp["coverage"] + 2 * grp["coverage_se"] >= 1 - alpha]
-        pool = honest if len(honest) else grp
-        best = pool.loc[pool["length"].idxmin()]
-        lines.append(f"- {over} = {value:g}: **{method_label(best['mechanism'], best['privacy'])}** "
-                     f"(mean length {best['length']:.3g}, coverage {best['coverage']:.2f})"
-                     + ("" if len(honest) else " — no method kept its coverage here"))
-    return lines
-
-
 @st.fragment(run_every=ui.poll_interval(job))
 def results():
     state = ui.sweep_progress(job)
@@ -61,7 +48,8 @@ def results():
     frame = state.frame
     st.plotly_chart(ci_vs_vi_plot(frame, over), width="stretch", key="cmp_plot")
     if state.finished:
-        st.markdown("**Shortest intervals that keep their coverage:**\n" + "\n".join(verdict(frame, settings.alpha)))
+        lines = method_verdict(frame, over, settings.alpha)
+        st.markdown("**Shortest intervals that keep their coverage:**\n" + "\n".join(f"- {x}" for x in lines))
         rows = frame[frame["feature"] == ALL]
         if over in ("n", "epsilon") and rows[over].nunique() >= 3:
             st.subheader("How length scales (Section 7.7)")

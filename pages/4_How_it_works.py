@@ -7,8 +7,8 @@ import streamlit as st
 
 import ui
 from dpci.explorer import interval_table
-from dpci.figures import cloud_plot, eigenvalue_plot, forest_plot, matrix_plot, noise_norm_plot, shift_plot
-from dpci.teaching import walkthrough
+from dpci.figures import (cloud_plot, eigenvalue_plot, forest_plot, ledger_plot, matrix_plot, noise_norm_plot,
+                          shift_plot)
 
 st.set_page_config(page_title="dpci: how it works", page_icon=":material/lock:", layout="wide")
 settings = ui.sidebar(show_vi=False)
@@ -22,8 +22,7 @@ try:
     problem = ui.c_problem(settings, len(X))
     if problem is not None:
         raise ValueError(problem[0])
-    w = walkthrough(X, y, settings.loss, settings.mech, settings.priv, settings.budget, settings.split, settings.c,
-                    settings.alpha, settings.m, random_state=settings.seed)
+    w = ui.cached_walkthrough(ui.dataset_key(settings), settings)
 except ValueError as err:
     st.error(str(err))
     st.stop()
@@ -36,6 +35,8 @@ st.markdown(
     f"Hessian and φ3 = {alloc.phi[2]:.3g} for the covariance. Privacy losses add up (composition), so the three "
     "steps together spend exactly the total."
 )
+st.plotly_chart(ledger_plot(alloc.spend.to_frame(), unit="epsilon" if settings.priv == "pure" else "rho"),
+                width="stretch")
 
 st.header("2. Noise with a known shape")
 law = w.coef_law
