@@ -109,7 +109,8 @@ def explorer():
     results()
 
     st.subheader("Privacy spent, step by step")
-    ledger = spend.to_frame().set_index("step")
+    steps = {"coefficients": "φ1: coefficients", "hessian": "φ2: Hessian", "covariance": "φ3: covariance"}
+    ledger = spend.to_frame().replace({"step": steps}).set_index("step")
     st.dataframe(ledger.style.format(lambda v: "" if pd.isna(v) else f"{v:.4g}"), width="stretch")
     st.caption(f"Private release computed in {1000 * st.session_state['last_release_seconds']:.0f} ms. "
                "Share this exact configuration by copying the page address.")

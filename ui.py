@@ -253,8 +253,8 @@ def sidebar(show_vi=True):
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _load_builtin(dataset: str, d: int, c: float, loss_name: str, h: float):
-    """(X, y, feature names, truth or None) for a built-in dataset."""
+def _load_builtin(dataset: str, d: int, c, loss_name, h):
+    """(X, y, feature names, truth or None) for a built-in dataset (c, loss and h: synthetic only)."""
     if dataset == DATASETS[0]:
         ds = load_adult(d=d)
         return ds.X, ds.y, list(ds.feature_names), None
@@ -280,7 +280,10 @@ def load_data(s: Settings):
         X, y, names, truth = ds.X, ds.y, list(ds.feature_names), None
     else:
         try:
-            X, y, names, truth = _load_builtin(s.dataset, s.d, s.c, MODELS[s.model], s.h)
+            # Only the synthetic truth depends on c and the loss: Adult's cache entry ignores them.
+            synthetic = s.dataset == DATASETS[1]
+            X, y, names, truth = _load_builtin(s.dataset, s.d, s.c if synthetic else None,
+                                               MODELS[s.model] if synthetic else None, s.h if synthetic else None)
         except FileNotFoundError as err:  # a broken installation: say which file is missing
             raise DataValidationError(f"{err} Reinstall dpci, or pick another dataset.") from None
     if s.n and s.n < len(X):
