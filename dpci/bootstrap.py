@@ -36,7 +36,7 @@ from .batch import batch_start, minimise_erm_batch
 from .intervals import check_alpha, column_quantiles
 from .mechanisms import coefficient_noise_law
 from .release import intervals_at
-from .solver import margin_rows, minimise_erm
+from .solver import margin_rows, minimise_erm, row_major_transpose
 
 NONPRIVATE = "none"  # mechanism name for the non-private bootstrap (a baseline and a test oracle)
 
@@ -118,7 +118,7 @@ def _population(X, y, loss, mechanism, privacy, budget, split, c):
     if alloc is not None:
         coefficient_noise_law(alloc, A.shape[0], c, loss)  # refuses an invalid c before any work
     theta0 = minimise_erm(A, loss, c).theta
-    digest = hashlib.blake2b(np.ascontiguousarray(A).tobytes(), digest_size=16)
+    digest = hashlib.blake2b(row_major_transpose(A).data, digest_size=16)  # hashes A in place, no copy
     digest.update(theta0.tobytes())
     digest.update(repr(loss).encode())
     return _Population(A, loss, c, alloc, theta0, digest.hexdigest())
