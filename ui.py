@@ -431,8 +431,10 @@ def settings_file_panel(settings: Settings):
     c1.download_button("Download these settings (JSON)", settings_json(settings), "dpci-settings.json",
                        mime="application/json")
     c2.file_uploader("Load settings (JSON)", type=["json"], key="settings_file", on_change=_apply_settings_file)
+    if st.session_state.get("settings_file") is None:  # the message lasts as long as its file is shown
+        st.session_state.pop("_settings_message", None)
     if "_settings_message" in st.session_state:
-        kind, text = st.session_state.pop("_settings_message")
+        kind, text = st.session_state["_settings_message"]
         (c2.success if kind == "success" else c2.error)(text)
 
 
@@ -482,7 +484,7 @@ def _uploaded_bytes():
     kept = st.session_state.get("upload_kept")
     if kept is not None:
         c1, c2 = st.columns([3, 1])
-        c1.caption(f"Using {kept[0]} ({len(kept[1]) / 1e6:.2g} MB), uploaded earlier in this session.")
+        c1.caption(f"Using {kept[0]} ({len(kept[1]) / 1e3:,.0f} kB), uploaded earlier in this session.")
         if c2.button("Forget this file"):
             for name in ("upload_kept", "upload_result", "upload_digest"):
                 st.session_state.pop(name, None)
@@ -554,7 +556,9 @@ def upload_panel() -> bool:
     for text in warnings_:
         st.warning(text)
     for note in result.notes:
-        st.info(note)
+        # the positive class has its own selector here, and warnings are already shown above
+        if note not in warnings_ and not note.startswith("positive_class not given"):
+            st.info(note)
     st.session_state["upload_result"] = result
     choices = (target, positive, features, sorted(bounds.items()))
     st.session_state["upload_digest"] = upload_digest(data + repr(choices).encode())

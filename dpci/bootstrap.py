@@ -186,11 +186,29 @@ def _low_priority_call(func, *args):
     return func(*args)
 
 
+RETRIES = 3  # times a run resubmits its remaining chunks after the shared worker pool was lost
+
+
+def _pool_lost(err: Exception) -> bool:
+    """True when joblib's shared worker pool was shut down or its workers killed under this run.
+
+    Cancelling one run (closing its generator early) makes joblib terminate the process-wide loky
+    executor, so any other run using it at that moment (another user of the app, or the job that
+    replaces the cancelled one) fails with one of these errors although nothing is wrong with it.
+    """
+    from joblib.externals.loky.process_executor import BrokenProcessPool, ShutdownExecutorError
+
+    return isinstance(err, (ShutdownExecutorError, BrokenProcessPool)) or (
+        isinstance(err, RuntimeError) and "executor underlying Parallel has been shutdown" in str(err))
+
+
 def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=False):
     """Yield chunk results in replicate order, computed by joblib (or inline for n_jobs=1).
 
     ``low_priority`` lowers the worker processes' priority, so an interactive server and
-    its users' browsers stay responsive while they compute.
+    its users' browsers stay responsive while they compute. If the shared worker pool is lost
+    mid-run (see :func:`_pool_lost`), the chunks not yet yielded are submitted again: each
+    replicate has its own random stream, so the results are the same.
     """
     if n_jobs == 1:
         for start, stop in spans:
@@ -198,14 +216,24 @@ def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=F
         return
     from joblib import Parallel, delayed
 
-    # Dispatch starts at once; the first chunk is computed here meanwhile, so the first
-    # partial result does not wait for the workers to start.
-    parallel = Parallel(n_jobs=n_jobs, batch_size=1, return_as="generator")  # no batching: steady updates
     call = partial(_low_priority_call, func) if low_priority else func
-    results = parallel(delayed(call)(pop, entropy, start, stop, *extra) for start, stop in spans[1:])
-    yield spans[0][1], func(pop, entropy, *spans[0], *extra)
-    for (start, stop), res in zip(spans[1:], results):
-        yield stop, res
+    todo, inline = list(spans), True
+    for attempt in range(RETRIES + 1):
+        # Dispatch starts at once; the first chunk is computed here meanwhile, so the first
+        # partial result does not wait for the workers to start.
+        parallel = Parallel(n_jobs=n_jobs, batch_size=1, return_as="generator")  # no batching: steady updates
+        results = parallel(delayed(call)(pop, entropy, start, stop, *extra) for start, stop in todo[inline:])
+        if inline:
+            yield todo[0][1], func(pop, entropy, *todo[0], *extra)
+            todo, inline = todo[1:], False
+        try:
+            for res in results:
+                yield todo[0][1], res
+                todo = todo[1:]
+            return
+        except Exception as err:  # noqa: BLE001 -- only a lost pool is retried
+            if attempt == RETRIES or not _pool_lost(err):
+                raise
 
 
 def _noop(i):

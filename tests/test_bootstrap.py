@@ -58,6 +58,23 @@ def test_results_do_not_depend_on_chunking_or_workers(data, mechanism, privacy):
     np.testing.assert_array_equal(a.bounds, b.bounds)
 
 
+def test_a_run_survives_another_run_being_cancelled():
+    """Cancelling one parallel run makes joblib kill the shared worker pool; a run using it at that
+    moment (another user of the app) resubmits its remaining chunks and gets the same numbers."""
+    rng = np.random.default_rng(3)
+    X = np.column_stack([unit_ball_rows(rng, 20_000, 3), np.full(20_000, 0.5)]) / np.sqrt(1.25)
+    y = logistic_labels(rng, X, np.array([2.0, -1.0, 0.5, 0.5]))
+    kw = dict(mechanism="objective", privacy="pure", budget=0.8, n_replicates=1_000, n_jobs=2)
+    cancelled = iter_variability(X, y, LogisticLoss(), random_state=1, **kw)
+    next(cancelled), next(cancelled)
+    survivor = iter_variability(X, y, LogisticLoss(), random_state=2, **kw)
+    next(survivor), next(survivor)  # both runs have chunks in the shared pool
+    cancelled.close()  # joblib terminates the pool under the survivor
+    *_, last = survivor
+    expected = variability_intervals(X, y, LogisticLoss(), random_state=2, **dict(kw, n_jobs=1)).estimates
+    np.testing.assert_array_equal(last.estimates, expected)
+
+
 def test_progress_is_yielded_per_chunk_and_can_stop(data):
     X, y = data
     block = block_size(len(X))
