@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dpci.bootstrap import iter_coverage, iter_variability, warm_up_workers  # noqa: E402
 from dpci.data import load_adult, load_kddcup  # noqa: E402
 from dpci.losses import get_loss  # noqa: E402
+from dpci.memory import tree_rss_mb  # noqa: E402
 
 
 def reference_time(X, y, c, repeats=9):
@@ -43,21 +44,6 @@ def reference_time(X, y, c, repeats=9):
         LogisticRegression(C=1 / (2 * c * n), fit_intercept=False).fit(X, y)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
-
-
-def tree_rss_mb(pid):
-    """Resident memory of a process and all its descendants, in MB (Linux /proc)."""
-    total, stack = 0, [pid]
-    while stack:
-        p = stack.pop()
-        try:
-            with open(f"/proc/{p}/status") as f:
-                total += next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
-            with open(f"/proc/{p}/task/{p}/children") as f:
-                stack += [int(c) for c in f.read().split()]
-        except (OSError, StopIteration):
-            continue
-    return total / 1024
 
 
 class PeakMemory(threading.Thread):

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from dpci.memory import tree_rss_mb
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = os.environ.get("DPCI_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -27,21 +29,6 @@ def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _rss_mb(pid):
-    """Resident memory of a process and all its descendants, in MB (from /proc)."""
-    total, stack = 0, [pid]
-    while stack:
-        p = stack.pop()
-        try:
-            with open(f"/proc/{p}/status") as f:
-                total += next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
-            with open(f"/proc/{p}/task/{p}/children") as f:
-                stack += [int(c) for c in f.read().split()]
-        except (OSError, StopIteration):
-            continue
-    return total / 1024
 
 
 @pytest.fixture(scope="session")
@@ -67,7 +54,7 @@ def server():
     else:
         proc.terminate()
         pytest.fail("the Streamlit server did not start within 90 s")
-    yield url, lambda: _rss_mb(proc.pid)
+    yield url, lambda: tree_rss_mb(proc.pid)
     proc.terminate()
     proc.wait(timeout=20)
 
