@@ -78,11 +78,21 @@ def browser():
         b.close()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Remember each phase's outcome on the test item, so the page fixture can tell a failure."""
+    outcome = yield
+    setattr(item, f"rep_{call.when}", outcome.get_result())
+
+
 @pytest.fixture
-def page(browser):
+def page(browser, request):
     ARTIFACTS.mkdir(exist_ok=True)
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
     pg.set_default_timeout(90_000)
     yield pg
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:  # what the page showed when the test failed
+        pg.screenshot(path=str(ARTIFACTS / f"FAILED-{request.node.name}.png"), full_page=True)
     context.close()

@@ -4,6 +4,7 @@ Screenshots go to test-artifacts/. Timings are printed (run with -s to see them)
 2-core machine where the browser competes with the server they are pessimistic.
 """
 
+import re
 import time
 
 import pytest
@@ -112,8 +113,8 @@ def test_a_classroom_of_three(server, browser):
         pg.wait_for_selector(".js-plotly-plot")
         assert pg.locator('[data-testid="stMetricValue"]').first.inner_text() == expected
     all_drawn = time.perf_counter() - start
-    for pg in pages:
-        pg.get_by_text("Variability interval (computing)").first.wait_for()
+    for pg in pages:  # each session's bootstrap runs (or has already finished: 10,000 replicates take ~10 s)
+        pg.get_by_text(re.compile(r"Variability interval \((computing|done)\)")).first.wait_for()
     memory = rss_mb()
     print(f"\nthree sessions: all charts within {all_drawn:.1f} s of each other's load; server memory {memory:.0f} MB")
     pages[2].screenshot(path=str(ARTIFACTS / "classroom-zcdp.png"), full_page=True)
