@@ -1,6 +1,7 @@
 """The Streamlit app, headless (streamlit.testing.v1.AppTest): every page runs with default and
 changed settings, shows no exception, and shows the core library's numbers for the same seed."""
 
+import json
 import time
 from pathlib import Path
 
@@ -192,6 +193,27 @@ def test_sweep_pages_run(page):
     _no_errors(at)
     assert not job.latest.frame.empty
     assert len(at.get("plotly_chart")) >= 1
+
+
+def _charted_private_bounds(chart):
+    """The private intervals as drawn: (lower, upper) per coefficient, from the forest plot's spec."""
+    spec = json.loads(chart.proto.spec)
+    trace = next(t for t in spec["data"] if t.get("name", "").startswith("private interval"))
+    return np.array([v for v in trace["x"] if v is not None]).reshape(-1, 2)
+
+
+@pytest.mark.parametrize("page", ["pages/4_How_it_works.py", "pages/5_Present.py"])
+def test_release_pages_draw_the_core_librarys_interval_after_a_change(page):
+    at = _app(page).run()
+    at.sidebar.radio(key="w_mechanism").set_value("Output perturbation").run()
+    at.sidebar.select_slider(key="w_epsilon").set_value(2.0).run()
+    at.sidebar.slider(key="w_d").set_value(4).run()
+    _no_errors(at)
+    adult = load_adult(d=4)
+    rel = dpci.private_confidence_intervals(adult.X, adult.y, dpci.LogisticLoss(), "output", "pure", 2.0,
+                                            (0.65, 0.175, 0.175), 1e-3, 0.05, 10_000, random_state=0)
+    forest = at.get("plotly_chart")[-1 if "How" in page else 0]
+    np.testing.assert_allclose(_charted_private_bounds(forest), rel.conf_int, rtol=1e-12)
 
 
 def test_how_it_works_page_walks_through_six_steps():
