@@ -602,7 +602,7 @@ def session_alive(grace=15.0):
 
 def job_slot(name: str) -> JobSlot:
     if f"slot_{name}" not in st.session_state:
-        st.session_state[f"slot_{name}"] = JobSlot(alive=session_alive(), low_priority=True)
+        st.session_state[f"slot_{name}"] = JobSlot(alive=session_alive())
     return st.session_state[f"slot_{name}"]
 
 

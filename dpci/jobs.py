@@ -8,7 +8,6 @@ job (the generator is closed at its next step, i.e. between chunks). No UI code 
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 import traceback
@@ -23,10 +22,9 @@ class Job:
     """
 
     def __init__(self, key, make: Callable[[], Iterator], name: str = "dpci-job",
-                 alive: Callable[[], bool] | None = None, low_priority: bool = False):
+                 alive: Callable[[], bool] | None = None):
         self.key = key
         self._alive = alive  # polled between steps: False stops the job (its user has gone)
-        self._low_priority = low_priority
         self.latest = None
         self.error = None
         self.done = False
@@ -39,8 +37,6 @@ class Job:
 
     def _run(self, make):
         gen = None
-        if self._low_priority:
-            lower_thread_priority()
         try:
             gen = make()
             for state in gen:
@@ -71,30 +67,19 @@ class Job:
         return (self.finished_at or time.perf_counter()) - self.started
 
 
-def lower_thread_priority(increment: int = 10):
-    """Lower the calling thread's scheduling priority (Linux schedules threads one by one), so a
-    job's own work in a server process yields to the thread serving pages; a no-op elsewhere."""
-    if hasattr(os, "setpriority") and hasattr(threading, "get_native_id"):
-        try:
-            tid = threading.get_native_id()
-            os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + increment)
-        except OSError:
-            pass
-
-
 class JobSlot:
     """Holds at most one job per key kind: asking for a different key cancels the old job."""
 
-    def __init__(self, alive: Callable[[], bool] | None = None, low_priority: bool = False):
+    def __init__(self, alive: Callable[[], bool] | None = None):
         self.job: Job | None = None
-        self.alive, self.low_priority = alive, low_priority  # handed to every job (see Job)
+        self.alive = alive  # handed to every job (see Job)
 
     def ensure(self, key, make: Callable[[], Iterator]) -> Job:
         if self.job is not None and self.job.key == key and not (self.job.cancelled or self.job.error):
             return self.job
         if self.job is not None:
             self.job.cancel()
-        self.job = Job(key, make, alive=self.alive, low_priority=self.low_priority)
+        self.job = Job(key, make, alive=self.alive)
         return self.job
 
     def cancel(self):

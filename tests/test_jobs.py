@@ -50,19 +50,3 @@ def test_a_job_stops_when_its_user_has_gone():
     connected["yes"] = True
     again = slot.ensure("a", _counter(3))
     assert again is not job and again.wait(5) and again.latest == 2
-
-
-def test_a_low_priority_job_runs_at_a_lower_priority_than_its_caller():
-    import os
-    import threading
-
-    seen = {}
-
-    def make():
-        seen["nice"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-        yield 1
-
-    job = Job("k", make, low_priority=True)
-    assert job.wait(5) and job.latest == 1
-    if hasattr(os, "setpriority"):
-        assert seen["nice"] > os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
