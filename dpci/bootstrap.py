@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import threading
 import time
 from functools import partial
 from dataclasses import dataclass, field
@@ -223,17 +224,23 @@ def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=F
         # partial result does not wait for the workers to start.
         parallel = Parallel(n_jobs=n_jobs, batch_size=1, return_as="generator")  # no batching: steady updates
         results = parallel(delayed(call)(pop, entropy, start, stop, *extra) for start, stop in todo[inline:])
-        if inline:
-            yield todo[0][1], func(pop, entropy, *todo[0], *extra)
-            todo, inline = todo[1:], False
         try:
+            if inline:
+                yield todo[0][1], func(pop, entropy, *todo[0], *extra)
+                todo, inline = todo[1:], False
             for res in results:
                 yield todo[0][1], res
                 todo = todo[1:]
             return
         except Exception as err:  # noqa: BLE001 -- only a lost pool is retried
-            if attempt == RETRIES or not _pool_lost(err):
+            # At interpreter exit joblib shuts the pool down too: then stop, do not start a new one.
+            if attempt == RETRIES or not _pool_lost(err) or not threading.main_thread().is_alive():
                 raise
+        finally:
+            # Closed here, in the thread that started it: a joblib generator left to the garbage
+            # collector may be finalised in another thread, even at interpreter exit, where the
+            # thread joblib then starts to abort it never starts (the server hung on SIGTERM).
+            results.close()
 
 
 def _noop(i):

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import warnings
 from pathlib import Path
 
 import pytest
@@ -56,7 +57,13 @@ def server():
         pytest.fail("the Streamlit server did not start within 90 s")
     yield url, lambda: tree_rss_mb(proc.pid)
     proc.terminate()
-    proc.wait(timeout=20)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:  # reported, not failed: the tests themselves are over
+        proc.kill()
+        proc.wait()
+        warnings.warn("the Streamlit server did not stop within 20 s of SIGTERM and was killed "
+                      "(see test-artifacts/streamlit-server.log)", stacklevel=1)
 
 
 @pytest.fixture(scope="session")
