@@ -53,8 +53,8 @@ def check_unit_ball(X):
     return X
 
 
-def check_labels(y, n_rows):
-    """Map two labels to -1/+1; return (signs, classes). classes[1] is the positive class."""
+def _label_vector(y, n_rows):
+    """y as a 1-D array of n_rows labels (an (n, 1) column is accepted)."""
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
@@ -62,6 +62,12 @@ def check_labels(y, n_rows):
         raise DataValidationError(f"y must be one-dimensional, got shape {y.shape}.")
     if y.shape[0] != n_rows:
         raise DataValidationError(f"X has {n_rows} rows but y has {y.shape[0]} labels.")
+    return y
+
+
+def check_labels(y, n_rows):
+    """Map two labels to -1/+1; return (signs, classes). classes[1] is the positive class."""
+    y = _label_vector(y, n_rows)
     if y.dtype.kind in "fc" and not np.isfinite(y).all():
         raise DataValidationError("y contains NaN or infinite values; drop those rows.")
     if y.dtype == object and any(v is None or (isinstance(v, float) and v != v) for v in y):
@@ -83,13 +89,7 @@ def check_signs(y, n_rows):
 
     The sensitivities (Lemmas 2-5) assume y_i in {-1, +1}; any other value voids the guarantee.
     """
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    if y.ndim != 1:
-        raise DataValidationError(f"y must be one-dimensional, got shape {y.shape}.")
-    if y.shape[0] != n_rows:
-        raise DataValidationError(f"X has {n_rows} rows but y has {y.shape[0]} labels.")
+    y = _label_vector(y, n_rows)
     # Only numbers count: strings such as "1" or ">50K" are labels for the estimators to code.
     signs = y.astype(float) if y.dtype.kind in "biuf" else np.full(y.shape, np.nan)
     bad = np.flatnonzero((signs != 1.0) & (signs != -1.0))
