@@ -4,23 +4,27 @@ import os
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 from dpci.memory import tree_rss_mb
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux /proc")
 
+HOLD = "import numpy as np, sys, time; a = np.ones({mb} * 125_000); print({extra}, flush=True); time.sleep(60)"
+
 
 def test_a_child_process_memory_counts_in_its_parent_tree():
-    alone = tree_rss_mb(os.getpid())
-    block = np.ones(50_000_000 // 8)  # 50 MB touched in this process
-    assert tree_rss_mb(os.getpid()) > alone + 40
-    child = subprocess.Popen([sys.executable, "-c", "import numpy as np, time; a = np.ones(80_000_000 // 8); "
-                              "print(flush=True); time.sleep(30)"], stdout=subprocess.PIPE)
+    """An isolated tree: a parent holding 50 MB that starts a child holding 80 MB (this test
+    process's own children, such as joblib workers, come and go, so they are left out)."""
+    child_code = HOLD.format(mb=80, extra="0")
+    parent_code = (f"import subprocess, sys; c = subprocess.Popen([sys.executable, '-c', {child_code!r}], "
+                   "stdout=subprocess.PIPE); c.stdout.readline(); " + HOLD.format(mb=50, extra="c.pid"))
+    parent = subprocess.Popen([sys.executable, "-c", parent_code], stdout=subprocess.PIPE, text=True)
     try:
-        child.stdout.readline()  # the child holds its 80 MB now
-        assert tree_rss_mb(os.getpid()) > tree_rss_mb(child.pid) + alone + 40 > alone + 120
+        child_pid = int(parent.stdout.readline())  # both hold their memory now
+        child, tree = tree_rss_mb(child_pid), tree_rss_mb(parent.pid)
+        assert child > 80
+        assert tree > child + 50
     finally:
-        child.kill()
-    del block
+        subprocess.run(["pkill", "-P", str(parent.pid)], check=False)
+        parent.kill()
