@@ -6,19 +6,25 @@ calls dpci and draws.
 
 import time
 
-import pandas as pd
 import streamlit as st
 
 import ui
-from dpci.explorer import interval_table
+from dpci.explorer import interval_table, markdown_table
 from dpci.figures import forest_plot
 
 st.set_page_config(page_title="dpci: private confidence intervals", page_icon=":material/lock:", layout="wide")
 
 
 def explorer():
-    settings = ui.sidebar()
+    first_paint = ui.first_paint()
+    settings = ui.waiting_sidebar() if first_paint else ui.sidebar()
     ui.share_settings(settings)
+
+    def halt():
+        """Stop this run; a first paint that cannot draw the chart draws the settings now."""
+        if first_paint:
+            ui.sidebar()
+        st.stop()
 
     st.title("Private confidence intervals, explained")
     st.markdown(
@@ -29,14 +35,14 @@ def explorer():
     )
 
     if settings.dataset == ui.DATASETS[2] and not ui.upload_panel():
-        st.stop()  # the upload panel says what is missing or wrong
+        halt()  # the upload panel says what is missing or wrong
 
     started = time.perf_counter()
     try:
         X, y, names, truth = ui.load_data(settings)
     except ValueError as err:
         st.error(str(err))
-        st.stop()
+        halt()
 
     problem = ui.c_problem(settings, len(X))
     if problem is not None:
@@ -45,7 +51,7 @@ def explorer():
         if suggestion is not None:
             st.button(f"Use the smallest valid c ({ui._fmt_c(suggestion)})", on_click=ui.set_setting,
                       args=("c", suggestion), type="primary")
-        st.stop()
+        halt()
 
     try:
         key = ui.dataset_key(settings)
@@ -53,7 +59,7 @@ def explorer():
         nonprivate = ui.cached_nonprivate(key, settings)
     except Exception as err:  # noqa: BLE001 - shown as a message, never a traceback
         ui.explain_error(err)
-        st.stop()
+        halt()
     st.session_state["last_release_seconds"] = time.perf_counter() - started
 
     spend = release.spend
@@ -76,6 +82,7 @@ def explorer():
 
     @st.fragment(run_every=ui.poll_interval(previous, first=previous is None))
     def results():
+        ui.controls_follow()
         job = ui.existing_variability_job(settings)
         if job is None:
             # The private interval is drawn at once; the bootstrap starts at the next tick, once the
@@ -98,20 +105,22 @@ def explorer():
             st.progress(state.done / state.total,
                         text=f"Variability interval ({label}): {state.done:,} / {state.total:,} bootstrap replicates, "
                              f"{job.elapsed:.1f} s")
-        shown = table.set_index("feature").rename(columns=lambda c: c.replace("_", " "))
-        with st.expander("The numbers", expanded=False):
-            st.dataframe(shown.style.format("{:.4f}"), width="stretch")
+        numbers = st.expander("The numbers", key="explorer_numbers", on_change="rerun")
+        if numbers.open:  # drawn only when opened: an interactive grid is slow to load in the browser
+            shown = table.set_index("feature").rename(columns=lambda c: c.replace("_", " "))
+            numbers.dataframe(shown.style.format("{:.4f}"), width="stretch")
         if job.done and not st.session_state.get("_vi_done_drawn") == job.key:
             st.session_state["_vi_done_drawn"] = job.key
             st.rerun()  # one full rerun so the fragment stops polling
 
 
     results()
+    ui.chart_sent()
 
     st.subheader("Privacy spent, step by step")
     steps = {"coefficients": "φ1: coefficients", "hessian": "φ2: Hessian", "covariance": "φ3: covariance"}
     ledger = spend.to_frame().replace({"step": steps}).set_index("step")
-    st.dataframe(ledger.style.format(lambda v: "" if pd.isna(v) else f"{v:.4g}"), width="stretch")
+    st.markdown(markdown_table(ledger.dropna(axis=1, how="all")))
     st.caption(f"Private release computed in {1000 * st.session_state['last_release_seconds']:.0f} ms. "
                "Share this exact configuration by copying the page address.")
     ui.settings_file_panel(settings)

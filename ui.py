@@ -207,9 +207,40 @@ def _widget(factory, label, name, *args, **kwargs):
     return factory(label, *args, key=key, on_change=_store_widget, args=(name,), **kwargs)
 
 
+CONTROLS_DRAWN = "_controls_drawn"  # session_state flag: this session's browser has the settings widgets
+
+
+def first_paint() -> bool:
+    """True on a session's first Explorer run: the chart is drawn before the settings widgets.
+
+    A browser that loads the widgets' code together with the chart's draws the chart about half a
+    second later (measured in bench/bench_app.py), so the first run sends the chart alone and its
+    results fragment asks for the full page a tick later (:func:`controls_follow`).
+    """
+    return not st.session_state.get(CONTROLS_DRAWN) and not st.session_state.get("_chart_sent")
+
+
+def waiting_sidebar() -> Settings:
+    """The settings, with a note in the sidebar where the widgets will be (see :func:`first_paint`)."""
+    st.sidebar.caption("Loading the settings…")
+    return current_settings()
+
+
+def chart_sent():
+    """Note that this session's first chart has been sent to the browser."""
+    st.session_state["_chart_sent"] = True
+
+
+def controls_follow():
+    """At a results fragment's tick after a first paint: rerun the whole page, with the settings widgets."""
+    if st.session_state.get("_chart_sent") and not st.session_state.get(CONTROLS_DRAWN):
+        st.rerun(scope="app")
+
+
 def sidebar(show_vi=True):
     """The settings sidebar; returns the current :class:`Settings`."""
     settings_store()
+    st.session_state[CONTROLS_DRAWN] = True
     sb = st.sidebar
     if "_url_warning" in st.session_state:
         sb.warning(st.session_state.pop("_url_warning"))
@@ -245,10 +276,19 @@ def sidebar(show_vi=True):
     _widget(sb.select_slider, "Regularisation c", "c", C_VALUES, format_func=_fmt_c,
             help="c ||θ||² in the objective (the paper uses 0.001).")
     _widget(sb.select_slider, "Confidence level", "level", LEVELS, format_func=lambda v: f"{100 * v:g}%")
-    _widget(sb.select_slider, "Monte Carlo samples m", "m", MC_SAMPLES)
-    if show_vi:
-        _widget(sb.select_slider, "Bootstrap replicates (variability)", "vi_replicates", VI_REPLICATES)
-    _widget(sb.number_input, "Seed", "seed", *RANGES["seed"], step=1)
+    # Drawn only when opened (a lazy expander): fewer widgets make the first page load faster.
+    more = sb.expander("Samples and seed", key="more_settings", on_change="rerun")
+    if more.open:
+        _widget(more.select_slider, "Monte Carlo samples m", "m", MC_SAMPLES,
+                help="Draws of the Monte Carlo step that turns the noisy Hessian and covariance into an interval.")
+        if show_vi:
+            _widget(more.select_slider, "Bootstrap replicates (variability)", "vi_replicates", VI_REPLICATES)
+        _widget(more.number_input, "Seed", "seed", *RANGES["seed"], step=1,
+                help="The same seed gives the same noise: fine for teaching, never for a real release.")
+    else:
+        s = settings_store()
+        more.caption(f"m = {s['m']:,}" + (f", {s['vi_replicates']:,} bootstrap replicates" if show_vi else "")
+                     + f", seed {s['seed']}")
     return current_settings()
 
 
@@ -427,7 +467,10 @@ def _apply_settings_file():
 
 def settings_file_panel(settings: Settings):
     """Download the settings as JSON, or load a file downloaded earlier (a teacher's prepared set-up)."""
-    c1, c2 = st.columns(2)
+    panel = st.expander("Save or load these settings", key="settings_panel", on_change="rerun")
+    if not panel.open:  # drawn only when opened: the page loads faster
+        return
+    c1, c2 = panel.columns(2)
     c1.download_button("Download these settings (JSON)", settings_json(settings), "dpci-settings.json",
                        mime="application/json")
     c2.file_uploader("Load settings (JSON)", type=["json"], key="settings_file", on_change=_apply_settings_file)

@@ -26,6 +26,24 @@ def interval_table(names, release, nonprivate=None, variability=None, truth=None
     return table
 
 
+def markdown_table(frame: pd.DataFrame, fmt=lambda v: f"{v:.4g}") -> str:
+    """``frame`` (its index and columns) as a Markdown table; numbers through ``fmt``, NaN left blank.
+
+    Light to draw in a browser, unlike an interactive grid: the Explorer shows its small tables so.
+    """
+    def cell(v):
+        if isinstance(v, (float, np.floating)) and np.isnan(v):
+            return ""
+        text = fmt(v) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool) else str(v)
+        return text.replace("|", "\\|")
+
+    header = [str(frame.index.name or "")] + [str(c) for c in frame.columns]
+    rows = [[cell(i)] + [cell(v) for v in row] for i, row in zip(frame.index, frame.itertuples(index=False))]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
 def width_ratio(table: pd.DataFrame) -> float:
     """Median ratio of private to non-private interval width."""
     private = table["private_upper"] - table["private_lower"]

@@ -22,12 +22,24 @@ def _app(page="app.py"):
     return AppTest.from_file(str(ROOT / page), default_timeout=TIMEOUT)
 
 
+def _explorer(query=None):
+    """The Explorer as a browser sees it once loaded: a first run draws the chart alone, then its
+    results fragment's first tick asks for the whole page, settings widgets included."""
+    at = _app()
+    at.query_params.update(query or {})
+    at.run()
+    return at.run()
+
+
 def _no_errors(at):
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
 
 
 def _explorer_numbers(at):
+    """The Explorer's table of numbers, drawn once its expander is opened."""
+    at.session_state["explorer_numbers"] = True
+    at.run()
     return at.dataframe[0].value
 
 
@@ -46,8 +58,29 @@ def test_explorer_shows_the_core_librarys_interval():
     assert at.metric[0].label == "Privacy spent ε" and at.metric[0].value == "1"
 
 
-def test_explorer_follows_the_sliders():
+def test_first_paint_draws_the_chart_before_the_settings():
+    """A session's first run sends the chart without the settings widgets (the browser draws it
+    sooner); the full page follows with the same intervals and the widgets."""
     at = _app().run()
+    _no_errors(at)
+    assert not at.sidebar.slider and "Loading the settings" in at.sidebar.caption[0].value
+    first = _charted_private_bounds(at.get("plotly_chart")[0])
+    at.run()
+    _no_errors(at)
+    assert at.sidebar.slider(key="w_d").value == 10 and not at.sidebar.caption[0].value.startswith("Loading")
+    np.testing.assert_array_equal(_charted_private_bounds(at.get("plotly_chart")[0]), first)
+
+
+def test_a_first_paint_that_cannot_draw_a_chart_draws_the_settings():
+    at = _app()
+    at.query_params.update({"n": "50"})
+    at.run()
+    assert "too small" in at.error[0].value
+    assert at.sidebar.number_input(key="w_n").value == 50  # the user can fix it at once
+
+
+def test_explorer_follows_the_sliders():
+    at = _explorer()
     at.sidebar.radio(key="w_privacy").set_value("ρ-zCDP").run()
     at.sidebar.radio(key="w_mechanism").set_value("Output perturbation").run()
     at.sidebar.select_slider(key="w_rho").set_value(0.2).run()
@@ -65,7 +98,7 @@ def test_explorer_follows_the_sliders():
 
 
 def test_too_small_c_is_explained_and_fixable():
-    at = _app().run()
+    at = _explorer()
     at.sidebar.number_input(key="w_n").set_value(500).run()
     at.sidebar.select_slider(key="w_c").set_value(1e-7).run()
     assert not at.exception
@@ -78,14 +111,14 @@ def test_too_small_c_is_explained_and_fixable():
 
 
 def test_too_few_rows_is_refused_with_a_message():
-    at = _app().run()
+    at = _explorer()
     at.sidebar.number_input(key="w_n").set_value(50).run()
     assert not at.exception
     assert "too small" in at.error[0].value and "at least 100" in at.error[0].value
 
 
 def test_uploaded_dataset_without_a_file_asks_for_one():
-    at = _app().run()
+    at = _explorer()
     at.sidebar.selectbox(key="w_dataset").set_value("Uploaded CSV").run()
     assert not at.exception
     assert "Upload a CSV" in at.info[0].value
@@ -102,10 +135,8 @@ def test_url_parameters_restore_settings():
 
 
 def test_bad_url_parameters_are_clipped_or_ignored_not_a_traceback():
-    at = _app()
-    at.query_params.update({"d": "50", "phi1": "1", "phi2_rest": "-3", "n": "inf", "epsilon": "0",
-                            "model": "Huberized SVM", "h": "5", "c": "abc"})
-    at.run()
+    at = _explorer({"d": "50", "phi1": "1", "phi2_rest": "-3", "n": "inf", "epsilon": "0",
+                    "model": "Huberized SVM", "h": "5", "c": "abc"})
     assert not at.exception, [e.value for e in at.exception]
     store = at.session_state["dpci_settings"]
     assert (store["d"], store["phi1"], store["phi2_rest"], store["h"]) == (20, 0.99, 0.05, 2.0)
@@ -125,7 +156,7 @@ def test_a_c_no_slider_value_can_fix_says_what_else_to_change():
 def test_settings_survive_a_visit_to_another_page():
     """The settings live in the session, not in the widgets: a page that draws the sidebar afresh
     (as after a page switch) shows them unchanged."""
-    at = _app().run()
+    at = _explorer()
     at.sidebar.slider(key="w_d").set_value(4).run()
     at.sidebar.select_slider(key="w_epsilon").set_value(2.0).run()
     at.session_state["w_d"], at.session_state["w_epsilon"] = 1, 0.05  # widgets reset, as a page switch can
@@ -233,7 +264,7 @@ def test_present_page_offers_downloads():
 
 
 def test_explorer_renders_fast_after_warmup():
-    at = _app().run()
+    at = _explorer()
     start = time.perf_counter()
     at.sidebar.select_slider(key="w_epsilon").set_value(0.5).run()
     elapsed = time.perf_counter() - start
