@@ -80,9 +80,8 @@ def explorer():
     previous = ui.existing_variability_job(settings)
 
 
-    @st.fragment(run_every=ui.poll_interval(previous, first=previous is None))
+    @st.fragment(run_every=ui.poll_interval(previous, first=previous is None, first_paint=first_paint))
     def results():
-        ui.controls_follow()
         job = ui.existing_variability_job(settings)
         if job is None:
             # The private interval is drawn at once; the bootstrap starts at the next tick, once the
@@ -90,7 +89,8 @@ def explorer():
             drawn = st.session_state.get("_vi_first_draw") == ui.variability_key(settings)
             st.session_state["_vi_first_draw"] = ui.variability_key(settings)
             job = ui.variability_job(settings, X, y) if drawn else ui.NO_JOB
-        state = job.latest
+        ui.controls_follow()  # after a first paint, the tick that started the job brings the whole page
+        state = ui.first_preview(job)
         vi = ui.shown_variability(state, settings.alpha)
         table = interval_table(names, release, nonprivate, vi, truth, settings.alpha)
         title = f"{100 * settings.level:g}% intervals: {settings.mechanism.lower()}, {settings.privacy}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import time
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -419,6 +420,20 @@ def existing_variability_job(s: Settings):
 MILESTONES = (50, 100, 200, 500, 1_000, 2_000, 3_000, 5_000, 7_500, 10_000)
 
 
+FIRST_PREVIEW_WAIT = 0.4  # seconds; a warm worker pool yields its first replicates within about 0.15 s
+
+
+def first_preview(job):
+    """The job's latest state. A job started less than a second ago is given up to
+    FIRST_PREVIEW_WAIT to reach the first drawn milestone, so the first variability interval is
+    drawn now rather than at the next tick, a second later."""
+    deadline = time.monotonic() + FIRST_PREVIEW_WAIT
+    while (job is not NO_JOB and job.elapsed < 1.0 and not job.done and (job.latest is None or job.latest.done < MILESTONES[0])
+           and time.monotonic() < deadline):
+        time.sleep(0.02)
+    return job.latest
+
+
 def shown_variability(state, alpha):
     """Variability bounds at level 1 - alpha to draw, refreshed only at milestones of the replicate
     count: between them the chart stays identical, so browsers are not asked to redraw it twice a
@@ -624,8 +639,6 @@ def session_alive(grace=15.0):
     """A callable telling a background job whether this browser session is still connected; a job
     whose session has been gone for ``grace`` seconds stops (abandoned tabs must not keep the
     server's cores busy). The grace period lets a page reload or a brief disconnection resume."""
-    import time
-
     from streamlit.runtime import Runtime
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
@@ -675,12 +688,14 @@ def sweep_progress(job):
     return state
 
 
-def poll_interval(job, first=False):
+def poll_interval(job, first=False, first_paint=False):
     """How often a results fragment redraws: once a second while ``job`` runs; ``first`` asks for
     one tick a second after the first draw, which starts the job once the browser has had time to
-    draw the chart (started at once, it slowed the first chart from under 3 s to 5 s here)."""
+    draw the chart (started at once, it slowed the first chart from under 3 s to 5 s here). After a
+    session's first paint (see :func:`first_paint`) that tick comes after two seconds: the browser is
+    still loading the chart's code, and the settings widgets that the tick brings would slow it."""
     if first:
-        return 1.0
+        return 2.0 if first_paint else 1.0
     return 1.0 if job is not None and not job.done else None
 
 

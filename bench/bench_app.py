@@ -30,7 +30,8 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
-CHART_X = "() => document.querySelector('.js-plotly-plot').data[0].x"
+# null while Plotly redraws the chart from scratch (it can for a few milliseconds)
+CHART_X = "() => { const p = document.querySelector('.js-plotly-plot'); return p && p.data ? p.data[0].x : null; }"
 VI_DRAWN = ("() => { const p = document.querySelector('.js-plotly-plot'); return !!p && "
             "p.data.some(t => (t.name || '').startsWith('variability')); }")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -84,6 +85,7 @@ def slider_lags(page):
     metric = page.locator('[data-testid="stMetricValue"]').first
     for value in ("0.75", "1", "1.5", "2", "3"):
         page.wait_for_timeout(3000)  # let the previous run settle, so the key goes to the slider
+        page.wait_for_function(f"() => ({CHART_X})() !== null")
         before = page.evaluate(CHART_X)
         page.locator(SLIDER, has_text="Total budget ε").get_by_role("slider").focus()
         start = time.perf_counter()
@@ -92,7 +94,8 @@ def slider_lags(page):
             if time.perf_counter() - start > 60:
                 raise RuntimeError(f"the metric shows {metric.inner_text()!r}, expected {value!r}")
             page.wait_for_timeout(20)
-        page.wait_for_function(f"before => JSON.stringify(({CHART_X})()) !== JSON.stringify(before)", arg=before)
+        page.wait_for_function(f"before => {{ const x = ({CHART_X})(); "
+                               f"return x !== null && JSON.stringify(x) !== JSON.stringify(before); }}", arg=before)
         lags.append(time.perf_counter() - start)
     return lags
 

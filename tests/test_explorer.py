@@ -1,8 +1,9 @@
 """Tables and sentences shown by the app are built from the release's numbers."""
 
+import numpy as np
 import pandas as pd
 
-from dpci.explorer import method_verdict
+from dpci.explorer import markdown_table, method_verdict
 
 
 def _rows(value, cells):
@@ -23,3 +24,12 @@ def test_verdict_picks_the_shortest_method_that_keeps_its_coverage():
     # n = 5000: 0.945 is within 2 se of 0.95, so the shorter method wins
     assert "n = 5000" in lines[1] and "zCDP" not in lines[1]
     assert "no method kept its coverage" in lines[2]
+
+
+def test_markdown_table_keeps_every_number_and_leaves_missing_ones_blank():
+    frame = pd.DataFrame({"share": [0.65, 0.35], "rho": [0.325, np.nan]},
+                         index=pd.Index(["φ1: a|b", "total"], name="step"))
+    lines = markdown_table(frame, fmt=lambda v: f"{v:.3f}").splitlines()
+    assert lines[0] == "| step | share | rho |" and set(lines[1]) == {"|", "-"}
+    assert lines[2] == "| φ1: a\\|b | 0.650 | 0.325 |"  # a pipe in a cell cannot split it
+    assert lines[3] == "| total | 0.350 |  |"
