@@ -16,6 +16,7 @@ st.set_page_config(page_title="dpci: private confidence intervals", page_icon=":
 
 
 def explorer():
+    run = st.session_state["_explorer_run"] = object()  # this full run; its fragment checks it (see results)
     first_paint = ui.first_paint()
     settings = ui.waiting_sidebar() if first_paint else ui.sidebar()
     ui.share_settings(settings)
@@ -82,6 +83,10 @@ def explorer():
 
     @st.fragment(run_every=ui.poll_interval(previous, first=previous is None, first_paint=first_paint))
     def results():
+        if st.session_state.get("_explorer_run") is not run:
+            # A tick of this fragment left over from an earlier full run (a later run stopped before
+            # drawing it, e.g. for an upload): drawing now would put a stale chart in that page.
+            st.rerun(scope="app")
         job = ui.existing_variability_job(settings)
         if job is None:
             # The private interval is drawn at once; the bootstrap starts at the next tick, once the
