@@ -427,9 +427,11 @@ def first_preview(job):
     """The job's latest state. A job started less than a second ago is given up to
     FIRST_PREVIEW_WAIT to reach the first drawn milestone, so the first variability interval is
     drawn now rather than at the next tick, a second later."""
+    if job is NO_JOB:
+        return None
     deadline = time.monotonic() + FIRST_PREVIEW_WAIT
-    while (job is not NO_JOB and job.elapsed < 1.0 and not job.done and (job.latest is None or job.latest.done < MILESTONES[0])
-           and time.monotonic() < deadline):
+    while (job.elapsed < 1.0 and not job.done and time.monotonic() < deadline
+           and (job.latest is None or job.latest.done < MILESTONES[0])):
         time.sleep(0.02)
     return job.latest
 

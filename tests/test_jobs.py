@@ -50,4 +50,3 @@ def test_a_job_stops_when_its_user_has_gone():
     connected["yes"] = True
     again = slot.ensure("a", _counter(3))
     assert again is not job and again.wait(5) and again.latest == 2
-
