@@ -121,6 +121,8 @@ def explorer():
 
     results()
     ui.chart_sent()
+    if first_paint:
+        ui.warm_workers()  # while the browser draws the chart, before the bootstrap starts
 
     st.subheader("Privacy spent, step by step")
     steps = {"coefficients": "φ1: coefficients", "hessian": "φ2: Hessian", "covariance": "φ3: covariance"}

@@ -1,9 +1,10 @@
 """Speed of the app in a real browser, against a minimal Streamlit page in the same run.
 
 Starts two Streamlit servers (the app and bench/reference_app.py: a title, a metric and a
-Plotly chart) and loads each in Debian's Chromium, every load in a fresh browser context (no
-cached scripts, as for a student's first visit). Reports, against issue 5's targets (first chart
-within 3 s of page load, first variability interval within 2 s more, slider to redraw under 0.5 s):
+Plotly chart, or the title and the metric alone) and loads each in Debian's Chromium, every
+load in a fresh browser context (no cached scripts, as for a student's first visit). Reports,
+against issue 5's targets (first chart within 3 s of page load, first variability interval
+within 2 s more, slider to redraw under 0.5 s):
 
 - the first chart of a freshly started server (its first session imports the libraries and
   loads Adult: a one-time cost, reported apart);
@@ -61,16 +62,17 @@ def serve(script, port):
 
 IDLE = 17  # seconds: a closed tab's bootstrap stops 15 s after its session ends (ui.session_alive)
 SLIDER = '[data-testid="stSlider"]'
+METRIC = '[data-testid="stMetricValue"]'
 
 
-def load(browser, url, app=True):
-    """One visit in a fresh context: seconds from navigation to the drawn chart and, for the app,
-    to the settings sliders and the first variability interval."""
+def load(browser, url, app=True, drawn=".js-plotly-plot .main-svg"):
+    """One visit in a fresh context: seconds from navigation to the drawn chart (or ``drawn``)
+    and, for the app, to the settings sliders and the first variability interval."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     start = time.perf_counter()
     page.goto(url)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
+    page.wait_for_selector(drawn, timeout=120_000)
     times = {"chart": time.perf_counter() - start}
     if app:
         page.wait_for_selector(SLIDER, timeout=120_000)
@@ -82,7 +84,7 @@ def load(browser, url, app=True):
 
 def slider_lags(page):
     lags = []
-    metric = page.locator('[data-testid="stMetricValue"]').first
+    metric = page.locator(METRIC).first
     for value in ("0.75", "1", "1.5", "2", "3"):
         page.wait_for_timeout(3000)  # let the previous run settle, so the key goes to the slider
         page.wait_for_function(f"() => ({CHART_X})() !== null")
@@ -109,10 +111,13 @@ def main(visits=4):
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            ref_times = []
+            ref_times, bare_times = [], []
             for _ in range(visits + 1):
                 context, _, times = load(browser, ref_url, app=False)
                 ref_times.append(times["chart"])
+                context.close()
+                context, _, times = load(browser, ref_url + "/?chart=no", app=False, drawn=METRIC)
+                bare_times.append(times["chart"])
                 context.close()
             visits_times = []
             for i in range(visits + 1):
@@ -132,8 +137,11 @@ def main(visits=4):
     ref_med = statistics.median(ref_times[1:])
     print(f"reference page, first chart: first visit {ref_times[0]:.2f} s, then median {ref_med:.2f} s "
           f"({', '.join(f'{t:.2f}' for t in ref_times[1:])})")
+    print(f"reference page without its chart, metric drawn: median {statistics.median(bare_times[1:]):.2f} s "
+          f"({', '.join(f'{t:.2f}' for t in bare_times[1:])}): Streamlit's own share")
     print(f"app, fresh server's first visit: chart {cold['chart']:.2f} s, settings {cold['settings']:.2f} s, "
-          f"first variability interval {cold['variability']:.2f} s (one-time: imports and data loading)")
+          f"first variability interval {cold['variability']:.2f} s ({cold['variability'] - cold['chart']:.2f} s after the "
+          f"chart; one-time: imports, data loading, starting the workers)")
     for t in warm:
         print(f"app visit: chart {t['chart']:.2f} s, settings {t['settings']:.2f} s, "
               f"first variability interval {t['variability']:.2f} s")

@@ -71,6 +71,26 @@ def test_first_paint_draws_the_chart_before_the_settings():
     np.testing.assert_array_equal(_charted_private_bounds(at.get("plotly_chart")[0]), first)
 
 
+def test_a_first_paint_starts_the_bootstrap_workers(monkeypatch):
+    """The worker processes start while the browser draws the first chart, not when the bootstrap
+    needs them (a second later); later runs of the session do not start them again."""
+    import threading
+
+    from dpci import bootstrap
+
+    import ui
+
+    with ui._WARMING:  # a warm-up left running by an earlier test has finished
+        pass
+    calls, called = [], threading.Event()
+    monkeypatch.setattr(bootstrap, "warm_up_workers", lambda n_jobs: (calls.append(n_jobs), called.set()))
+    at = _app().run()
+    assert called.wait(10) and calls == [ui.VI_JOBS]
+    at.run()
+    time.sleep(0.5)
+    assert calls == [ui.VI_JOBS]
+
+
 def test_a_first_paint_that_cannot_draw_a_chart_draws_the_settings():
     at = _app()
     at.query_params.update({"n": "50"})
