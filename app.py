@@ -69,8 +69,13 @@ def explorer():
         cols[0].metric("Privacy spent ε", f"{spend.epsilon:.3g}", help="Pure ε-DP, composed over the three steps.")
     else:
         cols[0].metric("Privacy spent ρ", f"{spend.rho:.3g}", help="ρ-zCDP, composed over the three steps.")
-    approx = spend.to_approx_dp(settings.delta)
-    cols[1].metric(f"(ε, δ = {settings.delta:.0e})", f"{approx.epsilon:.3g}", help="Proposition 2 of the paper.")
+    if settings.priv == "pure":
+        cols[1].metric("As (ε, δ)-DP", f"({spend.epsilon:.3g}, 0)", help="Pure ε-DP is (ε, δ)-DP with δ = 0.")
+    else:
+        approx = spend.to_approx_dp(settings.delta)
+        cols[1].metric(f"ε for δ = {settings.delta:.0e}", f"{approx.epsilon:.3g}",
+                       help="The (ε, δ)-DP this ρ-zCDP release implies (Proposition 2 of the paper); δ is set in "
+                            "the sidebar.")
     cols[2].metric("Rows n", f"{len(X):,}")
     cols[3].metric("Coefficients", f"{X.shape[1]}", help="d features plus the constant.")
     bound = ui.c_bound(settings, len(X))
@@ -127,7 +132,12 @@ def explorer():
     st.subheader("Privacy spent, step by step")
     steps = {"coefficients": "φ1: coefficients", "hessian": "φ2: Hessian", "covariance": "φ3: covariance"}
     ledger = spend.to_frame().replace({"step": steps}).set_index("step")
-    st.markdown(markdown_table(ledger.dropna(axis=1, how="all")))
+    unit, symbol = ("epsilon", "ε") if settings.priv == "pure" else ("rho", "ρ")
+    st.markdown(markdown_table(ledger[["share", unit]].rename(columns={"share": "share of the budget",
+                                                                       unit: f"{symbol} spent"})))
+    if settings.priv == "zcdp" and spend.steps[0].epsilon is not None:
+        st.caption(f"Objective perturbation is a pure-DP mechanism: φ1 runs it at ε = {spend.steps[0].epsilon:.4g}, "
+                   f"which costs ρ = ε²/2 = {spend.steps[0].rho:.4g} (Proposition 1, Theorem 2).")
     st.caption(f"Private release computed in {1000 * st.session_state['last_release_seconds']:.0f} ms. "
                "Share this exact configuration by copying the page address.")
     ui.settings_file_panel(settings)

@@ -531,14 +531,15 @@ def explain_error(err: Exception):
 
 
 def _read_upload(data: bytes, target, positive, features, bounds):
-    """read_uploaded_csv, with its warnings collected as text instead of printed."""
+    """read_uploaded_csv (with the file's own separator), its warnings collected as text instead of printed."""
     import warnings
 
-    from dpci.data import read_uploaded_csv
+    from dpci.data import guess_separator, read_uploaded_csv
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = read_uploaded_csv(data, target, positive_class=positive, features=features, bounds=bounds or None)
+        result = read_uploaded_csv(data, target, positive_class=positive, features=features, bounds=bounds or None,
+                                   sep=guess_separator(data))
     return result, [str(w.message) for w in caught]
 
 
@@ -546,10 +547,11 @@ def _keep(key):
     st.session_state["kept_" + key] = st.session_state[key]
 
 
-def _kept(factory, label, options, key, default=None, **kwargs):
-    """A widget of the upload panel whose choice survives a visit to another page (Streamlit drops
-    the state of widgets a page does not draw); a kept choice no longer among the options gives
-    way to ``default`` (else the first option)."""
+def kept_widget(factory, label, options, key, default=None, **kwargs):
+    """A choice widget (radio, selectbox, multiselect, select_slider) whose choice survives a visit
+    to another page: Streamlit drops the state of widgets a page does not draw, so the choice is
+    also kept under another key and given back on every run. A kept choice no longer among the
+    options gives way to ``default`` (else the first option)."""
     kept = st.session_state.get("kept_" + key)
     valid = kept is not None and (set(kept) <= set(options) if isinstance(kept, list) else kept in options)
     if not valid:
@@ -605,13 +607,37 @@ def _bounds_editor(numeric, data_key):
     return {name: b for name, b in bounds.items() if name in {c.name for c in numeric}}
 
 
+def _not_private_reason(result) -> str | None:
+    """Why an uploaded dataset's intervals are not private, in the app's words (the library's
+    warning names its Python arguments); None when nothing was taken from the data."""
+    if not result.data_derived:
+        return None
+    numeric = {c.name for c in result.schema.numeric_columns}
+    bounds = [c for c in result.data_derived if c in numeric]
+    levels = [c for c in result.data_derived if c not in numeric]
+    parts = []
+    if bounds:
+        parts.append(f"the bounds of {', '.join(bounds)} are the data's own minimum and maximum (type public "
+                     "bounds into the table of the Explorer's upload panel)")
+    if levels:
+        parts.append(f"the categories of {', '.join(levels)} are the values seen in the data (leave these columns "
+                     "out of the features here; in Python, dpci.data.read_uploaded_csv takes public category lists)")
+    return "; ".join(parts) + ". Values taken from the data reveal something about individual rows."
+
+
+def upload_not_private(s: Settings) -> str | None:
+    """Why the intervals of the settings' dataset are not private (only an upload can be so), or None."""
+    result = st.session_state.get("upload_result")
+    return _not_private_reason(result) if s.dataset == DATASETS[2] and result is not None else None
+
+
 def upload_panel() -> bool:
     """Upload a CSV, choose target, positive class, features and public bounds; stores the result.
     The file and the choices are kept for the session, so a visit to another page loses nothing.
 
     Returns True when a usable dataset is ready.
     """
-    from dpci.data import inspect_uploaded_csv
+    from dpci.data import guess_separator, inspect_uploaded_csv
 
     st.subheader("Your data")
     uploaded = _uploaded_bytes()
@@ -621,16 +647,16 @@ def upload_panel() -> bool:
         return False
     name, data = uploaded
     try:
-        summary = inspect_uploaded_csv(data)
+        summary = inspect_uploaded_csv(data, sep=guess_separator(data))
         candidates = summary.binary_columns or summary.columns
         c1, c2, c3 = st.columns(3)
-        target = _kept(c1.selectbox, "Target column (two values)", candidates, "upload_target",
+        target = kept_widget(c1.selectbox, "Target column (two values)", candidates, "upload_target",
                        help="Columns with exactly two values are listed first.")
         others = [c for c in summary.columns if c != target]
-        features = _kept(c3.multiselect, "Features", others, "upload_features", default=others)
+        features = kept_widget(c3.multiselect, "Features", others, "upload_features", default=others)
         result, warnings_ = _read_upload(data, target, None, features, None)
         classes = [result.schema.positive_class, result.schema.negative_class]
-        positive = _kept(c2.selectbox, "Positive class (+1)", classes, "upload_positive",
+        positive = kept_widget(c2.selectbox, "Positive class (+1)", classes, "upload_positive",
                          help="The label the model predicts as +1; the other is -1.")
         numeric = [col for col in result.schema.numeric_columns if col.name in features]
         bounds = _bounds_editor(numeric, name + repr((target, features))) if numeric else {}
@@ -641,7 +667,7 @@ def upload_panel() -> bool:
         st.session_state.pop("upload_result", None)
         return False
     for text in warnings_:
-        st.warning(text)
+        st.warning(f"Not private: {_not_private_reason(result)}" if text.startswith("Not private") else text)
     for note in result.notes:
         # the positive class has its own selector here, and warnings are already shown above
         if note not in warnings_ and not note.startswith("positive_class not given"):

@@ -51,8 +51,15 @@ def width_ratio(table: pd.DataFrame) -> float:
     return float(np.median(private / nonprivate))
 
 
-def plain_summary(table: pd.DataFrame, spend, privacy: str, level: float, n: int, delta: float = 1e-6) -> list[str]:
-    """A few plain sentences for people who do not know what zCDP is."""
+def plain_summary(table: pd.DataFrame, spend, privacy: str, level: float, n: int, delta: float = 1e-6,
+                  seed: int | None = None, not_private: str | None = None) -> list[str]:
+    """A few plain sentences for people who do not know what zCDP is.
+
+    The width comparison is made only if ``table`` has non-private intervals (which are not
+    private themselves). ``seed``: the release's fixed random seed, if any: anyone who knows it can
+    recompute the noise, so the sentences say the numbers are a demonstration. ``not_private``: why
+    the guarantee does not hold (e.g. data-derived bounds); then no guarantee is stated.
+    """
     lines = []
     if "nonprivate_lower" in table:
         ratio = width_ratio(table)
@@ -61,7 +68,9 @@ def plain_summary(table: pd.DataFrame, spend, privacy: str, level: float, n: int
     crosses = ((table["private_lower"] < 0) & (table["private_upper"] > 0)).sum()
     lines.append(f"{len(table) - crosses} of {len(table)} coefficients have a private interval that excludes zero, "
                  "so their sign is clear even after privacy noise.")
-    if privacy == "pure":
+    if not_private:
+        lines.append(f"No privacy guarantee: {not_private}")
+    elif privacy == "pure":
         lines.append(f"Guarantee: ε = {spend.epsilon:.3g}. Whatever anyone knows in advance, the released numbers "
                      f"change the odds of any conclusion about one person by at most a factor e^ε = "
                      f"{np.exp(spend.epsilon):.2f}, whether or not that person's row is in the data.")
@@ -72,6 +81,11 @@ def plain_summary(table: pd.DataFrame, spend, privacy: str, level: float, n: int
                      f"conclusion by at most e^ε = {np.exp(approx.epsilon):.3g}, except with probability δ.")
     lines.append("The intervals account for both sampling noise and privacy noise, and computing them is part "
                  "of the same privacy budget.")
+    if seed is not None:
+        # A known seed gives away the noise, and with it the guarantee (the noise must be secret).
+        lines.append(f"These numbers were drawn with the fixed random seed {seed}, so anyone can recompute the noise: "
+                     "they demonstrate the method and are not themselves a private release. A real release draws "
+                     "fresh, secret randomness once (dpci: random_state=None).")
     return lines
 
 

@@ -18,11 +18,13 @@ st.markdown(
     "confidence level."
 )
 c1, c2, c3 = st.columns(3)
-vary = c1.radio("What to vary", ["φ1 (coefficients)", "φ2 (share of the rest for the Hessian)"])
-k = c2.select_slider("Repetitions per split", [50, 100, 200, 500, 1000], value=100,
-                     help="More repetitions give smaller error bars (the paper uses 100,000; we recommend ≥ 1,000 "
-                          "for a decision) but take longer.")
-m = c3.select_slider("Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], value=1000)
+vary = ui.kept_widget(c1.radio, "What to vary", ["φ1 (coefficients)", "φ2 (share of the rest for the Hessian)"],
+                      "split_vary")
+k = ui.kept_widget(c2.select_slider, "Repetitions per split", [50, 100, 200, 500, 1000], "split_k", default=100,
+                   help="More repetitions give smaller error bars (the paper uses 100,000; we recommend ≥ 1,000 "
+                        "for a decision) but take longer.")
+m = ui.kept_widget(c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "split_m",
+                   default=1000)
 which = "phi1" if vary.startswith("φ1") else "phi2"
 try:
     X, y, names, _ = ui.load_data(settings)

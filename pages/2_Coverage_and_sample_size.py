@@ -16,31 +16,37 @@ st.markdown(
     "rows a private interval needs to be as short as a non-private one (Figure 13). The budget axis is ε; zCDP "
     "methods use ρ = ε²/2, the paper's comparison."
 )
-view = st.radio("View", ["Heatmap: n × d", "Heatmap: n × budget", "Private vs non-private sample size"],
-                horizontal=True)
+VIEWS = ["Heatmap: n × d", "Heatmap: n × budget", "Private vs non-private sample size"]
+view = ui.kept_widget(st.radio, "View", VIEWS, "grid_view", horizontal=True)
 LABELS = {m: f"{m[0]}, {'pure DP' if m[1] == 'pure' else 'zCDP'}" for m in METHODS}
 c1, c2, c3 = st.columns(3)
-methods = c1.multiselect("Methods", METHODS, default=list(METHODS), format_func=LABELS.get)
-k = c2.select_slider("Repetitions per cell", [20, 50, 100, 200, 500, 1000], value=50)
-m = c3.select_slider("Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], value=1000)
+methods = ui.kept_widget(c1.multiselect, "Methods", METHODS, "grid_methods", default=list(METHODS),
+                         format_func=LABELS.get)
+k = ui.kept_widget(c2.select_slider, "Repetitions per cell", [20, 50, 100, 200, 500, 1000], "grid_k", default=50)
+m = ui.kept_widget(c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "grid_m",
+                   default=1000)
 common = dict(c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, random_state=settings.seed)
 load = ui.loader(settings)
 epsilon = settings.epsilon if settings.priv == "pure" else (2 * settings.rho) ** 0.5
 if view.startswith("Heatmap"):
-    ns = st.multiselect("Rows n", [500, 1000, 2000, 4500, 8000, 15000, 30000], default=[1000, 2000, 4500, 8000])
+    ns = ui.kept_widget(st.multiselect, "Rows n", [500, 1000, 2000, 4500, 8000, 15000, 30000], "grid_ns",
+                        default=[1000, 2000, 4500, 8000])
     if view.endswith("d"):
-        axis = st.multiselect("Features d", [1, 2, 3, 5, 10], default=[1, 2, 5, 10])
+        axis = ui.kept_widget(st.multiselect, "Features d", [1, 2, 3, 5, 10], "grid_ds", default=[1, 2, 5, 10])
         grid = dict(ds=axis, epsilon=epsilon)
     else:
-        axis = st.multiselect("Budget ε", [0.2, 0.5, 1.0, 2.0, 4.0], default=[0.5, 1.0, 2.0])
+        axis = ui.kept_widget(st.multiselect, "Budget ε", [0.2, 0.5, 1.0, 2.0, 4.0], "grid_epsilons",
+                              default=[0.5, 1.0, 2.0])
         grid = dict(epsilons=axis, d=settings.d)
     key = ("grid", ui.dataset_key(settings), view, tuple(ns), tuple(axis), tuple(methods), k, m, settings.c,
            settings.level, settings.seed, settings.model, settings.h, grid.get("epsilon"), grid.get("d"))
     make = lambda: iter_grid_sweep(load, settings.loss, ns=sorted(ns), methods=methods, **grid, **common)  # noqa: E731
     ready = bool(ns and axis and methods)
 else:
-    targets = st.multiselect("Non-private n'", [1000, 2500, 5000, 7500, 10000], default=[1000, 2500, 5000])
-    step = st.select_slider("Private n grows in steps of", [500, 1000, 2500, 5000], value=2500)
+    targets = ui.kept_widget(st.multiselect, "Non-private n'", [1000, 2500, 5000, 7500, 10000], "size_targets",
+                             default=[1000, 2500, 5000])
+    step = ui.kept_widget(st.select_slider, "Private n grows in steps of", [500, 1000, 2500, 5000], "size_step",
+                          default=2500)
     key = ("size", ui.dataset_key(settings), tuple(targets), step, tuple(methods), k, m, settings.c, settings.level,
            settings.seed, settings.model, settings.h, settings.d, epsilon)
     make = lambda: iter_sample_size_match(load, settings.loss, sorted(targets), d=settings.d,  # noqa: E731

@@ -17,17 +17,19 @@ st.markdown(
     "cost of estimating the interval privately."
 )
 c1, c2 = st.columns(2)
-over = c1.radio("Vary", ["n", "d", "epsilon"], horizontal=True,
-                format_func={"n": "rows n", "d": "features d", "epsilon": "budget ε"}.get)
+over = ui.kept_widget(c1.radio, "Vary", ["n", "d", "epsilon"], "cmp_over", horizontal=True,
+                      format_func={"n": "rows n", "d": "features d", "epsilon": "budget ε"}.get)
 defaults = {"n": [1000, 2000, 5000, 10000, 20000], "d": [1, 2, 5, 10], "epsilon": [0.2, 0.5, 1.0, 2.0, 4.0]}
 options = {"n": [500, 1000, 2000, 5000, 10000, 20000, 30000], "d": [1, 2, 3, 5, 10, 15],
            "epsilon": [0.1, 0.2, 0.5, 1.0, 2.0, 4.0, 8.0]}
-values = c2.multiselect("Values", options[over], default=defaults[over])
+values = ui.kept_widget(c2.multiselect, "Values", options[over], f"cmp_values_{over}", default=defaults[over])
 c3, c4, c5 = st.columns(3)
-k = c3.select_slider("Repetitions per point", [20, 50, 100, 200, 500, 1000], value=50)
-n_vi = c4.select_slider("Bootstrap replicates (variability)", [200, 500, 1000, 2000, 10000], value=500)
-m = c5.select_slider("Monte Carlo samples", [500, 1000, 2000, 5000, 10000], value=1000)
-n_fixed = st.slider("Rows n when not varied", 1000, 30000, 15000, step=1000) if over != "n" else 15000
+k = ui.kept_widget(c3.select_slider, "Repetitions per point", [20, 50, 100, 200, 500, 1000], "cmp_k", default=50)
+n_vi = ui.kept_widget(c4.select_slider, "Bootstrap replicates (variability)", [200, 500, 1000, 2000, 10000], "cmp_vi",
+                      default=500)
+m = ui.kept_widget(c5.select_slider, "Monte Carlo samples", [500, 1000, 2000, 5000, 10000], "cmp_m", default=1000)
+n_fixed = ui.kept_widget(st.select_slider, "Rows n when not varied", list(range(1000, 30001, 1000)), "cmp_n",
+                         default=15000) if over != "n" else 15000
 epsilon = settings.epsilon if settings.priv == "pure" else (2 * settings.rho) ** 0.5
 key = ("cmp", ui.dataset_key(settings), over, tuple(values), k, n_vi, m, n_fixed, settings.d, epsilon, settings.c,
        settings.level, settings.seed, settings.model, settings.h)

@@ -81,8 +81,8 @@ st.markdown(
     "This is post-processing: it costs no extra privacy. The box is the interval for the two coefficients shown."
 )
 j, k = st.columns(2)
-first = j.selectbox("Horizontal", names, index=0)
-second = k.selectbox("Vertical", names, index=min(1, len(names) - 1))
+first = ui.kept_widget(j.selectbox, "Horizontal", names, "walk_first")
+second = ui.kept_widget(k.selectbox, "Vertical", names, "walk_second", default=names[min(1, len(names) - 1)])
 st.plotly_chart(cloud_plot(w.theta_private, w.offsets, names, names.index(first), names.index(second),
                            w.conf_int), width="stretch")
 

@@ -23,27 +23,50 @@ except ValueError as err:
     st.error(str(err))
     st.stop()
 
-vi_job = ui.existing_variability_job(settings)
-vi = ui.shown_variability(vi_job.latest, settings.alpha) if vi_job is not None else None
-table = interval_table(names, release, nonprivate, vi, truth, settings.alpha)
+PUBLIC, INTERNAL = "Public: private numbers only", "Internal: with non-private comparisons"
+audience = ui.kept_widget(st.radio, "Audience", [PUBLIC, INTERNAL], "present_audience", horizontal=True,
+                          help="The non-private and variability intervals are computed from the data without "
+                               "privacy: they help a team judge the price of privacy, but must not be published.")
+internal = audience == INTERNAL
+if internal:
+    vi_job = ui.existing_variability_job(settings)
+    vi = ui.shown_variability(vi_job.latest, settings.alpha) if vi_job is not None else None
+    table = interval_table(names, release, nonprivate, vi, truth, settings.alpha)
+    st.warning("Internal view: the green non-private and blue variability intervals, and the width comparison, "
+               "are **not private**. Do not publish them: choose *Public* for material that leaves the team.")
+else:
+    table = interval_table(names, release, alpha=settings.alpha)
+not_private = ui.upload_not_private(settings)
+if not_private:
+    st.error(f"Not private: {not_private}")
+
 title = f"What the private model says, with {100 * settings.level:g}% confidence"
 st.title(title)
-sentences = plain_summary(table, release.spend, settings.priv, settings.level, len(X), settings.delta)
+sentences = plain_summary(table, release.spend, settings.priv, settings.level, len(X), settings.delta,
+                          seed=settings.seed, not_private=not_private)
+if internal:
+    sentences.insert(0, "Internal: this page shows non-private comparisons; do not publish it.")
 for line in sentences:
     st.markdown(f"- {line}")
 chart = forest_plot(table, level=settings.level)
-chart.update_layout(height=max(420, 90 + 60 * len(names)), font=dict(size=17))
+big = dict(size=17)
+chart.update_layout(height=max(420, 90 + 60 * len(names)), font=big, legend_font=big)
+chart.update_xaxes(tickfont=big, title_font=big).update_yaxes(tickfont=big)
 st.plotly_chart(chart, width="stretch", config={"displaylogo": False})
 ledger = release.spend.to_frame()
 ledger_fig = ledger_plot(ledger, unit="epsilon" if settings.priv == "pure" else "rho")
 st.plotly_chart(ledger_fig, width="stretch")
 
 st.subheader("Downloads")
+st.caption("What you download is what this page shows" + (": it includes non-private numbers." if internal else
+                                                           ": the private release only."))
 c1, c2, c3 = st.columns(3)
-c1.download_button("Intervals (CSV)", table.to_csv(index=False), "private-intervals.csv", "text/csv",
-                   width="stretch")
-c2.download_button("Chart (HTML)", chart.to_html(include_plotlyjs=True), "private-intervals-chart.html",
-                   "text/html", width="stretch")
+name = "intervals-internal" if internal else "private-intervals"
+# on_click="ignore": a download does not rerun the page, so a second click right after is not cancelled
+c1.download_button("Intervals (CSV)", table.to_csv(index=False), f"{name}.csv", "text/csv", width="stretch",
+                   on_click="ignore")
+c2.download_button("Chart (HTML)", chart.to_html(include_plotlyjs=True), f"{name}-chart.html", "text/html",
+                   width="stretch", on_click="ignore")
 report = report_html(title, asdict(settings), sentences, table, ledger, [chart, ledger_fig])
-c3.download_button("Full report (one HTML file)", report, "private-intervals-report.html", "text/html",
-                   width="stretch", type="primary")
+c3.download_button("Full report (HTML)", report, f"{name}-report.html", "text/html", width="stretch", type="primary",
+                   on_click="ignore")

@@ -117,6 +117,17 @@ def test_explorer_follows_the_sliders():
     assert at.session_state["dpci_settings"]["phi1"] == 0.9 and at.session_state["dpci_settings"]["phi2_rest"] == 0.5
 
 
+def test_the_ledger_speaks_the_chosen_notion():
+    at = _explorer()
+    ledger = next(m.value for m in at.markdown if "share of the budget" in m.value)
+    assert "ε spent" in ledger and "ρ" not in ledger
+    at.sidebar.radio(key="w_privacy").set_value("ρ-zCDP").run()
+    _no_errors(at)
+    ledger = next(m.value for m in at.markdown if "share of the budget" in m.value)
+    assert "ρ spent" in ledger and "ε" not in ledger
+    assert any("costs ρ = ε²/2" in c.value for c in at.caption)
+
+
 def test_too_small_c_is_explained_and_fixable():
     at = _explorer()
     at.sidebar.number_input(key="w_n").set_value(500).run()
@@ -184,6 +195,22 @@ def test_settings_survive_a_visit_to_another_page():
     _no_errors(at)
     assert (at.sidebar.slider(key="w_d").value, at.sidebar.select_slider(key="w_epsilon").value) == (4, 2.0)
     assert at.metric[0].value == "2"
+
+
+@pytest.mark.parametrize("page", ["pages/1_Budget_allocation.py", "pages/2_Coverage_and_sample_size.py"])
+def test_page_choices_survive_a_visit_to_another_page(page):
+    """Streamlit drops the state of widgets a page does not draw: a sweep's choices (and so its
+    results, found by them) must come back when the user returns to the page."""
+    at = _app()
+    at.run()
+    at.switch_page(page).run()
+    choice = at.radio[0].options[1]
+    at.radio[0].set_value(choice).run()
+    at.select_slider[0].set_value(200).run()
+    at.switch_page("pages/4_How_it_works.py").run()
+    at.switch_page(page).run()
+    _no_errors(at)
+    assert (at.radio[0].value, at.select_slider[0].value) == (choice, 200)
 
 
 def test_settings_files_are_read_like_addresses():
@@ -275,12 +302,25 @@ def test_how_it_works_page_walks_through_six_steps():
     assert headers[0].startswith("1.") and headers[-1].startswith("6.")
 
 
-def test_present_page_offers_downloads():
+def test_present_page_offers_downloads_and_shows_non_private_numbers_only_when_asked():
     at = _app("pages/5_Present.py").run()
     _no_errors(at)
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels == ["Intervals (CSV)", "Chart (HTML)", "Full report (one HTML file)"]
-    assert any("times as wide" in m.value for m in at.markdown)
+    assert labels == ["Intervals (CSV)", "Chart (HTML)", "Full report (HTML)"]
+    assert all(b.proto.ignore_rerun for b in at.get("download_button"))  # a click does not rerun the page
+    shown = " ".join(m.value for m in at.markdown)
+    assert "times as wide" not in shown and "seed 0" in shown  # a known seed is no private release
+    assert not at.warning and _charted_kinds(at) == {"private"}  # the CSV and the report hold this table
+    at.radio(key="present_audience").set_value(at.radio(key="present_audience").options[1]).run()
+    _no_errors(at)
+    assert any("times as wide" in m.value for m in at.markdown) and "not private" in at.warning[0].value
+    assert _charted_kinds(at) == {"private", "non-private"}
+
+
+def _charted_kinds(at):
+    """The kinds of interval the first chart draws (from its legend names)."""
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    return {t["name"].split(" interval")[0] for t in spec["data"] if t.get("showlegend", True) and "name" in t}
 
 
 def test_explorer_renders_fast_after_warmup():

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from dpci.data import Schema, UnitBallPreprocessor, inspect_uploaded_csv, read_uploaded_csv
+from dpci.data import Schema, UnitBallPreprocessor, guess_separator, inspect_uploaded_csv, read_uploaded_csv
 from dpci.exceptions import DataValidationError, PrivacyLeakWarning
 
 
@@ -107,6 +107,17 @@ def test_single_column():
     _refused(b"label\n1\n0\n", "Only one column was found")
     msg = _refused(b"age;label\n1;0\n", "Only one column was found")
     assert "try sep=';'" in msg
+
+
+@pytest.mark.parametrize("sep", [",", ";", "\t", "|"])
+def test_the_separator_is_read_from_the_header(sep):
+    rows = [r.replace(",", sep) for r in _good_rows()]
+    data = _csv(rows, header=sep.join(["age", "color", "income", "label"]))
+    assert guess_separator(data) == sep
+    result = read_uploaded_csv(data, "label", sep=guess_separator(data), **PUBLIC)
+    assert list(result.frame.columns[:3]) == ["age", "color", "income"] and len(result.frame) == 300
+    assert guess_separator(b"label\n1\n") == ","  # nothing to go by: the comma
+    assert guess_separator(b"a;b,c;d\n") == ";"
 
 
 def test_row_and_byte_limits():

@@ -3,7 +3,8 @@
 import numpy as np
 import pandas as pd
 
-from dpci.explorer import markdown_table, method_verdict
+from dpci.accounting import allocate
+from dpci.explorer import markdown_table, method_verdict, plain_summary
 
 
 def _rows(value, cells):
@@ -33,3 +34,31 @@ def test_markdown_table_keeps_every_number_and_leaves_missing_ones_blank():
     assert lines[0] == "| step | share | rho |" and set(lines[1]) == {"|", "-"}
     assert lines[2] == "| φ1: a\\|b | 0.650 | 0.325 |"  # a pipe in a cell cannot split it
     assert lines[3] == "| total | 0.350 |  |"
+
+
+def _table(nonprivate=True):
+    table = pd.DataFrame({"feature": ["a", "b"], "private_estimate": [0.5, 0.1],
+                          "private_lower": [0.1, -0.3], "private_upper": [0.9, 0.5]})
+    if nonprivate:
+        table["nonprivate_lower"], table["nonprivate_upper"] = [0.3, -0.1], [0.7, 0.3]
+    return table
+
+
+def test_plain_summary_compares_widths_only_with_non_private_intervals():
+    spend = allocate(1.0, (0.65, 0.175, 0.175), "objective", "pure").spend
+    lines = plain_summary(_table(), spend, "pure", 0.95, 1000)
+    assert "2.0 times as wide" in lines[0]  # widths 0.8 / 0.4 and 0.8 / 0.4
+    assert "1 of 2 coefficients" in lines[1]  # b's private interval holds 0
+    assert any(line.startswith("Guarantee: ε = 1.") for line in lines)
+    public = plain_summary(_table(nonprivate=False), spend, "pure", 0.95, 1000)
+    assert not any("times as wide" in line for line in public) and len(public) == len(lines) - 1
+
+
+def test_plain_summary_warns_of_a_known_seed_and_drops_a_void_guarantee():
+    spend = allocate(0.5, (0.9, 0.05, 0.05), "output", "zcdp").spend
+    lines = plain_summary(_table(), spend, "zcdp", 0.95, 1000, delta=1e-6, seed=7)
+    assert any(line.startswith("Guarantee: ρ = 0.5") for line in lines)
+    assert "seed 7" in lines[-1] and "not themselves a private release" in lines[-1]
+    void = plain_summary(_table(), spend, "zcdp", 0.95, 1000, not_private="the bounds of age came from the data.")
+    assert not any(line.startswith("Guarantee") for line in void)
+    assert "No privacy guarantee: the bounds of age came from the data." in void

@@ -35,6 +35,7 @@ from dpci.data.synthetic import (
 from dpci.data.upload import (
     CsvSummary,
     UploadResult,
+    guess_separator,
     inspect_uploaded_csv,
     read_uploaded_csv,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "check_random_state",
     "count_out_of_bounds",
     "encode_labels",
+    "guess_separator",
     "inspect_uploaded_csv",
     "kddcup_path",
     "load_adult",
