@@ -9,7 +9,7 @@ import time
 import streamlit as st
 
 import ui
-from dpci.explorer import interval_table, markdown_table
+from dpci.explorer import interval_table, markdown_table, narrower_than_variability
 from dpci.figures import forest_plot
 
 st.set_page_config(page_title="dpci: private confidence intervals", page_icon=":material/lock:", layout="wide")
@@ -115,6 +115,14 @@ def explorer():
             st.progress(state.done / state.total,
                         text=f"Variability interval ({label}): {state.done:,} / {state.total:,} bootstrap replicates, "
                              f"{job.elapsed:.1f} s")
+            narrower = narrower_than_variability(table) if state.finished else []
+            if narrower:
+                st.info(f"The private interval is narrower than the variability interval for {len(narrower)} of "
+                        f"{len(table)} coefficients ({', '.join(narrower[:4])}{', …' if len(narrower) > 4 else ''}). "
+                        "It should be wider: here it claims less uncertainty than the private estimate has, so it "
+                        "will miss the truth more often than its level says. This happens with few rows or a small "
+                        "budget, when the noisy Hessian and covariance are poor; the *Coverage and sample size* "
+                        "page shows where.")
         numbers = st.expander("The numbers", key="explorer_numbers", on_change="rerun")
         if numbers.open:  # drawn only when opened: an interactive grid is slow to load in the browser
             shown = table.set_index("feature").rename(columns=lambda c: c.replace("_", " "))

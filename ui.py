@@ -144,12 +144,32 @@ def settings_values(raw) -> tuple[dict, list[str]]:
     return values, ignored
 
 
+def changed_settings(raw, values) -> list[str]:
+    """The settings ``raw`` gives that could not be used as given (unusable, clipped to the range,
+    snapped to the nearest option, or not a choice), as "name = given → used"."""
+    changed = []
+    for name, used in values.items():
+        if name not in raw:
+            continue
+        given = str(raw[name])
+        try:
+            same = given == used if FIELDS[name] is str else float(given) == float(used)
+        except (TypeError, ValueError):
+            same = False
+        if not same:
+            changed.append(f"{name} = {given} → {used}")
+    return changed
+
+
 def settings_store() -> dict:
     """The session's settings, filled once from the URL's query parameters, else the defaults."""
     if STORE not in st.session_state:
-        values, ignored = settings_values({k: st.query_params[k] for k in st.query_params})
-        if ignored:
-            st.session_state["_url_warning"] = f"Ignored the address's value for {', '.join(map(repr, ignored))}."
+        raw = {k: st.query_params[k] for k in st.query_params}
+        values, _ = settings_values(raw)
+        changed = changed_settings(raw, values)
+        if changed:
+            st.session_state["_url_warning"] = ("The address asked for settings the app cannot use; it uses the "
+                                                f"nearest it can: {'; '.join(changed)}.")
         st.session_state[STORE] = values
     return st.session_state[STORE]
 
@@ -162,10 +182,10 @@ def load_settings_file(data: bytes):
         raise ValueError(f"This is not a dpci settings file (JSON): {err}.") from None
     if not isinstance(raw, dict) or not set(raw) & set(FIELDS):
         raise ValueError("This JSON file holds no dpci settings; download one with 'Download these settings'.")
-    values, ignored = settings_values(raw)
+    values, _ = settings_values(raw)
     for name, value in values.items():
         set_setting(name, value)
-    return ignored
+    return changed_settings(raw, values)
 
 
 def current_settings() -> Settings:
@@ -273,10 +293,13 @@ def sidebar(show_vi=True):
     if "_url_warning" in st.session_state:
         sb.warning(st.session_state.pop("_url_warning"))
     sb.header("Data")
-    _widget(sb.selectbox, "Dataset", "dataset", DATASETS,
-            help="Adult: 30,162 people from the 1994 US census, predicting income > $50K.")
-    _widget(sb.slider, "Features d (plus a constant)", "d", *RANGES["d"],
-            help="The first d features after one-hot encoding; the paper uses d = 10.")
+    dataset = _widget(sb.selectbox, "Dataset", "dataset", DATASETS,
+                      help="Adult: 30,162 people from the 1994 US census, predicting income > $50K.")
+    if dataset == DATASETS[2]:
+        sb.caption("The features of an uploaded CSV are chosen in the upload panel.")
+    else:
+        _widget(sb.slider, "Features d (plus a constant)", "d", *RANGES["d"],
+                help="The first d features after one-hot encoding; the paper uses d = 10.")
     _widget(sb.number_input, "Rows n (0 = all)", "n", min_value=0, step=500,
             help="A fixed random subset of this many rows; smaller n shows how intervals widen.")
     sb.header("Model")
@@ -501,11 +524,11 @@ def _apply_settings_file():
     if file is None:
         return
     try:
-        ignored = load_settings_file(file.getvalue())
+        changed = load_settings_file(file.getvalue())
     except ValueError as err:
         st.session_state["_settings_message"] = ("error", str(err))
         return
-    note = f" Ignored: {', '.join(ignored)}." if ignored else ""
+    note = f" Changed to values the app can use: {'; '.join(changed)}." if changed else ""
     st.session_state["_settings_message"] = ("success", f"Loaded the settings of {file.name}.{note}")
 
 

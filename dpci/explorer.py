@@ -44,6 +44,17 @@ def markdown_table(frame: pd.DataFrame, fmt=lambda v: f"{v:.4g}") -> str:
     return "\n".join(lines)
 
 
+def narrower_than_variability(table: pd.DataFrame) -> list[str]:
+    """The features whose private interval is narrower than their variability interval (none when
+    the table has no variability intervals). Such an interval under-covers: it claims less
+    uncertainty than the private estimate really has."""
+    if "variability_lower" not in table:
+        return []
+    private = table["private_upper"] - table["private_lower"]
+    variability = table["variability_upper"] - table["variability_lower"]
+    return list(table["feature"][private < variability])
+
+
 def width_ratio(table: pd.DataFrame) -> float:
     """Median ratio of private to non-private interval width."""
     private = table["private_upper"] - table["private_lower"]

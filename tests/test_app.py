@@ -154,6 +154,8 @@ def test_uploaded_dataset_without_a_file_asks_for_one():
     assert not at.exception
     assert "Upload a CSV" in at.info[0].value
     assert not at.get("plotly_chart")
+    # the features of an upload are chosen with it: no d slider that would not apply
+    assert "w_d" not in [s.key for s in at.sidebar.slider] and "upload panel" in at.sidebar.caption[0].value
 
 
 def test_url_parameters_restore_settings():
@@ -172,7 +174,19 @@ def test_bad_url_parameters_are_clipped_or_ignored_not_a_traceback():
     store = at.session_state["dpci_settings"]
     assert (store["d"], store["phi1"], store["phi2_rest"], store["h"]) == (20, 0.99, 0.05, 2.0)
     assert store["epsilon"] == 0.05 and store["n"] == 0 and store["c"] == 1e-3  # smallest ε; n, c ignored
-    assert "'n'" in at.sidebar.warning[0].value and "'c'" in at.sidebar.warning[0].value
+    said = at.sidebar.warning[0].value
+    for change in ("n = inf → 0", "c = abc → 0.001", "d = 50 → 20", "epsilon = 0 → 0.05", "h = 5 → 2.0"):
+        assert change in said
+    assert "model" not in said  # a usable value is not mentioned
+
+
+def test_a_shared_address_brings_no_warning():
+    at = _explorer({"epsilon": "2.0", "c": "1e-05"})
+    at.sidebar.slider(key="w_d").set_value(4).run()
+    shared = dict(at.query_params)
+    again = _explorer({k: v[0] if isinstance(v, list) else v for k, v in shared.items()})
+    _no_errors(again)
+    assert not again.sidebar.warning and again.session_state["dpci_settings"] == at.session_state["dpci_settings"]
 
 
 def test_a_c_no_slider_value_can_fix_says_what_else_to_change():
@@ -216,8 +230,10 @@ def test_page_choices_survive_a_visit_to_another_page(page):
 def test_settings_files_are_read_like_addresses():
     import ui
 
-    values, ignored = ui.settings_values({"epsilon": 0.7, "d": 99, "seed": "12", "colour": "red", "m": "x"})
+    raw = {"epsilon": 0.7, "d": 99, "seed": "12", "colour": "red", "m": "x"}
+    values, ignored = ui.settings_values(raw)
     assert (values["epsilon"], values["d"], values["seed"]) == (0.75, 20, 12) and ignored == ["m"]
+    assert ui.changed_settings(raw, values) == ["d = 99 → 20", "epsilon = 0.7 → 0.75", "m = x → 10000"]
 
 
 def test_variability_bounds_follow_the_confidence_level():
@@ -236,6 +252,23 @@ def _wait(at, slot, timeout=240):
     assert job.wait(timeout), "job did not finish"
     assert job.error is None, job.error
     return job
+
+
+def test_a_private_interval_narrower_than_its_variability_interval_is_pointed_out():
+    """With 150 rows the noisy matrices make some private intervals too short; once the bootstrap
+    is done, the page names them (and says nothing while it is still running)."""
+    from dpci.explorer import narrower_than_variability
+
+    at = _explorer({"n": "150", "vi_replicates": "500"})
+    _wait(at, "slot_variability")
+    at.run()
+    _no_errors(at)
+    at.session_state["explorer_numbers"] = True
+    at.run()
+    table = at.dataframe[0].value.reset_index().rename(columns=lambda c: c.replace(" ", "_"))
+    narrower = narrower_than_variability(table)
+    assert narrower, "this setting was chosen because some intervals are too short"
+    assert any(f"for {len(narrower)} of 11 coefficients" in i.value for i in at.info)
 
 
 def test_budget_allocation_page_recommends_and_sends_a_split():

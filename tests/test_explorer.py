@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from dpci.accounting import allocate
-from dpci.explorer import markdown_table, method_verdict, plain_summary
+from dpci.explorer import markdown_table, method_verdict, narrower_than_variability, plain_summary
 
 
 def _rows(value, cells):
@@ -62,3 +62,10 @@ def test_plain_summary_warns_of_a_known_seed_and_drops_a_void_guarantee():
     void = plain_summary(_table(), spend, "zcdp", 0.95, 1000, not_private="the bounds of age came from the data.")
     assert not any(line.startswith("Guarantee") for line in void)
     assert "No privacy guarantee: the bounds of age came from the data." in void
+
+
+def test_intervals_narrower_than_their_variability_interval_are_named():
+    table = _table()
+    assert narrower_than_variability(table) == []  # no variability intervals yet
+    table["variability_lower"], table["variability_upper"] = [0.2, -0.5], [0.8, 0.6]  # widths 0.6 and 1.1
+    assert narrower_than_variability(table) == ["b"]  # private widths 0.8 and 0.8
