@@ -12,18 +12,21 @@ import ui
 from dpci.explorer import interval_table, markdown_table, narrower_than_variability
 from dpci.figures import forest_plot
 
-st.set_page_config(page_title="dpci: private confidence intervals", page_icon=":material/lock:", layout="wide")
+# An emoji icon: a Material one is fetched from fonts.gstatic.com, which fails offline.
+st.set_page_config(page_title="dpci: private confidence intervals", page_icon="🔒", layout="wide")
 
 
 def explorer():
     run = st.session_state["_explorer_run"] = object()  # this full run; its fragment checks it (see results)
     first_paint = ui.first_paint()
-    settings = ui.waiting_sidebar() if first_paint else ui.sidebar()
+    waiting = ui.waiting_sidebar() if first_paint else None
+    settings = ui.current_settings() if first_paint else ui.sidebar()
     ui.share_settings(settings)
 
     def halt():
         """Stop this run; a first paint that cannot draw the chart draws the settings now."""
         if first_paint:
+            waiting.empty()
             ui.sidebar()
         st.stop()
 

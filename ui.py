@@ -243,10 +243,12 @@ def first_paint() -> bool:
     return not st.session_state.get(CONTROLS_DRAWN) and not st.session_state.get("_chart_sent")
 
 
-def waiting_sidebar() -> Settings:
-    """The settings, with a note in the sidebar where the widgets will be (see :func:`first_paint`)."""
-    st.sidebar.caption("Loading the settings…")
-    return current_settings()
+def waiting_sidebar():
+    """A note in the sidebar where the widgets will be (see :func:`first_paint`); returns its slot,
+    for a run that draws the widgets after all to clear."""
+    slot = st.sidebar.empty()
+    slot.caption("Loading the settings…")
+    return slot
 
 
 def chart_sent():

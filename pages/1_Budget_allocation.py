@@ -6,7 +6,7 @@ import ui
 from dpci.figures import coverage_length_plot
 from dpci.sweeps import iter_split_sweep, recommend_split
 
-st.set_page_config(page_title="dpci: budget allocation", page_icon=":material/lock:", layout="wide")
+st.set_page_config(page_title="dpci: budget allocation", page_icon="🔒", layout="wide")
 settings = ui.sidebar(show_vi=False)
 st.title("Budget allocation")
 st.markdown(

@@ -6,7 +6,7 @@ import ui
 from dpci.figures import heatmap_grid, sample_size_plot
 from dpci.sweeps import METHODS, iter_grid_sweep, iter_sample_size_match
 
-st.set_page_config(page_title="dpci: coverage and sample size", page_icon=":material/lock:", layout="wide")
+st.set_page_config(page_title="dpci: coverage and sample size", page_icon="🔒", layout="wide")
 settings = ui.sidebar(show_vi=False)
 st.title("Coverage and sample size")
 st.markdown(

@@ -10,7 +10,7 @@ from dpci.explorer import interval_table
 from dpci.figures import (cloud_plot, eigenvalue_plot, forest_plot, ledger_plot, matrix_plot, noise_norm_plot,
                           shift_plot)
 
-st.set_page_config(page_title="dpci: how it works", page_icon=":material/lock:", layout="wide")
+st.set_page_config(page_title="dpci: how it works", page_icon="🔒", layout="wide")
 settings = ui.sidebar(show_vi=False)
 st.title("How a private confidence interval is made")
 st.markdown(

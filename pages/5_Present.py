@@ -9,7 +9,7 @@ from dpci.explorer import interval_table, plain_summary
 from dpci.figures import forest_plot, ledger_plot
 from dpci.report import report_html
 
-st.set_page_config(page_title="dpci: present", page_icon=":material/lock:", layout="wide")
+st.set_page_config(page_title="dpci: present", page_icon="🔒", layout="wide")
 settings = ui.sidebar(show_vi=False)
 try:
     X, y, names, truth = ui.load_data(settings)
@@ -23,6 +23,8 @@ except ValueError as err:
     st.error(str(err))
     st.stop()
 
+title = f"What the private model says, with {100 * settings.level:g}% confidence"
+st.title(title)
 PUBLIC, INTERNAL = "Public: private numbers only", "Internal: with non-private comparisons"
 audience = ui.kept_widget(st.radio, "Audience", [PUBLIC, INTERNAL], "present_audience", horizontal=True,
                           help="The non-private and variability intervals are computed from the data without "
@@ -40,8 +42,6 @@ not_private = ui.upload_not_private(settings)
 if not_private:
     st.error(f"Not private: {not_private}")
 
-title = f"What the private model says, with {100 * settings.level:g}% confidence"
-st.title(title)
 sentences = plain_summary(table, release.spend, settings.priv, settings.level, len(X), settings.delta,
                           seed=settings.seed, not_private=not_private)
 if internal:

@@ -97,6 +97,7 @@ def test_a_first_paint_that_cannot_draw_a_chart_draws_the_settings():
     at.run()
     assert "too small" in at.error[0].value
     assert at.sidebar.number_input(key="w_n").value == 50  # the user can fix it at once
+    assert not any("Loading" in c.value for c in at.sidebar.caption)
 
 
 def test_explorer_follows_the_sliders():
