@@ -140,8 +140,8 @@ def main(visits=4):
     print(f"reference page without its chart, metric drawn: median {statistics.median(bare_times[1:]):.2f} s "
           f"({', '.join(f'{t:.2f}' for t in bare_times[1:])}): Streamlit's own share")
     print(f"app, fresh server's first visit: chart {cold['chart']:.2f} s, settings {cold['settings']:.2f} s, "
-          f"first variability interval {cold['variability']:.2f} s ({cold['variability'] - cold['chart']:.2f} s after the "
-          f"chart; one-time: imports, data loading, starting the workers)")
+          f"first variability interval {cold['variability']:.2f} s "
+          f"({cold['variability'] - cold['chart']:.2f} s after the chart; one-time: imports, data loading, workers)")
     for t in warm:
         print(f"app visit: chart {t['chart']:.2f} s, settings {t['settings']:.2f} s, "
               f"first variability interval {t['variability']:.2f} s")

@@ -259,7 +259,8 @@ def iter_sample_size_match(
                 n_priv += step
             rows.append(dict(sweep="sample-size", mechanism=mechanism, privacy=privacy, epsilon=epsilon, d=d,
                              n_nonprivate=n_np, nonprivate_length=target,
-                             n_private=n_priv if length <= target else np.nan, private_length=length))
+                             n_private=n_priv if length <= target else np.nan, private_length=length,
+                             n_max=len(X_all)))
     yield SweepProgress(total, total, pd.DataFrame(rows), None, 0, 0, time.perf_counter() - start)
 
 

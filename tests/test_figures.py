@@ -1,0 +1,120 @@
+"""The figure builders: each draws from realistic inputs, and the layout keeps titles, legends and
+labels apart (the legend below the plot, clean log ticks, honest marks for what cannot be drawn)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpci import figures
+from dpci.sweeps import METHODS
+
+
+def _legend_below(fig):
+    return fig.layout.legend.yref == "container" and fig.layout.legend.y == 0 and fig.layout.legend.yanchor == "bottom"
+
+
+def test_nice_log_ticks_are_round_and_written_out():
+    vals, text = figures._nice_log_ticks([1000, 20000])
+    assert vals == [1000, 2000, 5000, 10000, 20000]
+    assert text == ["1,000", "2,000", "5,000", "10,000", "20,000"]
+    vals, _ = figures._nice_log_ticks([1e-6, 1e3])
+    assert len(vals) <= 8 and all(1e-6 <= v <= 1e3 for v in vals)
+    assert figures._nice_log_ticks([0.95, 1.2])[0] == [1.0, 1.1, 1.2]
+    assert figures._nice_log_ticks([5, 5])[0] == [5.0]
+    assert figures._nice_log_ticks([-1, 0, np.nan]) == (None, None)
+
+
+def test_long_titles_wrap_and_sit_above_the_plot():
+    long = "Figure 13 (adult): private n with the mean length of the non-private interval at n'; d = 10, epsilon = 1"
+    fig = figures.curve_fit_plot([1, 2, 4], [3, 2, 1], {}, title=long)
+    assert "<br>" in fig.layout.title.text and fig.layout.title.automargin
+    assert fig.layout.title.yref == "paper" and fig.layout.title.yanchor == "bottom"
+    assert _legend_below(fig)
+
+
+def _split_frame():
+    phi = np.linspace(0.1, 0.9, 9)
+    return pd.DataFrame(dict(feature="(all)", mechanism="objective", privacy="pure", phi1=phi, coverage=0.95,
+                             coverage_se=0.01, length=1 / phi, length_se=0.01))
+
+
+def test_coverage_length_names_target_and_recommendation_in_the_legend():
+    fig = figures.coverage_length_plot(_split_frame(), "phi1", 0.05, recommended=0.6, x_title="φ1 share")
+    names = [t.name for t in fig.data]
+    assert "95% coverage target" in names and "recommended: φ1 share = 0.6" in names
+    # no free text on the plot besides the two panel titles
+    assert [a.text for a in fig.layout.annotations] == ["coverage", "mean interval length"]
+    assert _legend_below(fig)
+
+
+@pytest.mark.parametrize("k, shape", [(1, (1, 1)), (2, (1, 2)), (3, (2, 2)), (4, (2, 2))])
+def test_heatmap_grid_short_titles_in_two_columns(k, shape):
+    rows = [dict(feature="(all)", mechanism=m, privacy=p, n=n, d=d, coverage=0.9)
+            for m, p in METHODS[:k] for n in (1000, 2000) for d in (1, 5)]
+    fig = figures.heatmap_grid(pd.DataFrame(rows), "d")
+    titles = [a.text for a in fig.layout.annotations]
+    assert titles == [figures.short_method_label(m, p) for m, p in METHODS[:k]]
+    assert all("perturbation" not in t for t in titles)
+    assert fig._get_subplot_rows_columns()[0] == range(1, shape[0] + 1)
+    assert fig._get_subplot_rows_columns()[1] == range(1, shape[1] + 1)
+    assert fig.layout.coloraxis.cmin == 0.9  # one shared colour bar
+
+
+def test_ci_vs_vi_and_curve_fit_use_clean_log_ticks():
+    rows = [dict(feature="(all)", mechanism=m, privacy=p, n=n, length=1 / np.sqrt(n), length_se=0.001,
+                 vi_length=0.5 / np.sqrt(n)) for m, p in METHODS for n in (1000, 5000, 20000)]
+    fig = figures.ci_vs_vi_plot(pd.DataFrame(rows), "n")
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.tickmode == "array"
+    assert _legend_below(fig)
+    from dpci.sweeps import fit_length_vs_n
+    n = np.array([1000, 2000, 5000, 10000, 20000])
+    fig = figures.curve_fit_plot(n, 1 / np.sqrt(n), fit_length_vs_n(n, 1 / np.sqrt(n)))
+    assert list(fig.layout.xaxis.ticktext) == ["1,000", "2,000", "5,000", "10,000", "20,000"]
+
+
+def test_eigenvalue_plot_log_axis_marks_negative_eigenvalues():
+    noisy = np.diag([-0.01, 0.0005, 0.15])
+    c = 1e-3
+    private = np.diag(np.maximum(np.diag(noisy), 2 * c))
+    fig = figures.eigenvalue_plot(noisy, private, c)
+    assert fig.layout.yaxis.type == "log"
+    by_name = {t.name: t for t in fig.data}
+    neg = by_name["noisy, negative (bar shows |value|)"]
+    assert list(neg.y) == [0.01] and list(neg.customdata) == [-0.01]
+    assert "floor 2c = 0.002" in by_name
+    assert not fig.layout.annotations  # the floor is named in the legend, not written over a bar
+    positive = figures.eigenvalue_plot(np.diag([0.01, 0.1]), np.diag([0.01, 0.1]), c)
+    assert [t.name for t in positive.data] == ["noisy", "released (floored)", "floor 2c = 0.002"]
+
+
+@pytest.mark.parametrize("d", [2, 11, 20])
+def test_matrix_plot_labels_every_row_and_grows(d):
+    names = [f"feature {i}" for i in range(d)]
+    m = np.eye(d)
+    fig = figures.matrix_plot(m, m, m, names)
+    assert list(fig.layout.yaxis.tickvals) == names and list(fig.layout.xaxis.tickvals) == names
+    assert fig.layout.height >= 120 + 26 * d
+
+
+def test_sample_size_plot_says_which_targets_were_not_reached():
+    rows = [dict(mechanism=m, privacy=p, n_nonprivate=n, n_private=(4 * n if p == "zcdp" or n == 1000 else np.nan))
+            for m, p in METHODS for n in (1000, 2500, 5000)]
+    frame = pd.DataFrame(rows)
+    fig = figures.sample_size_plot(frame)
+    names = [t.name for t in fig.data if t.showlegend is not False]
+    assert "not reached: needs more rows than the data has" in names
+    fig = figures.sample_size_plot(frame.assign(n_max=30162))
+    assert any(t.name == "not reached: needs more than 30,162 rows, the data's size" for t in fig.data)
+    missing = [t for t in fig.data if t.marker.symbol == "triangle-up-open" and t.showlegend is False]
+    assert sum(len(t.x) for t in missing) == int(frame["n_private"].isna().sum())
+    assert all(set(t.y) == {30162} for t in missing)
+    complete = figures.sample_size_plot(frame.dropna())
+    assert not any("not reached" in (t.name or "") for t in complete.data)
+
+
+def test_forest_plot_legend_below_title_above():
+    table = pd.DataFrame(dict(feature=["a", "b"], private_lower=[-1, 0], private_upper=[1, 2], private_estimate=[0, 1],
+                              nonprivate_lower=[-0.5, 0.5], nonprivate_upper=[0.5, 1.5], nonprivate_estimate=[0, 1]))
+    fig = figures.forest_plot(table, title="95% intervals: objective perturbation, pure ε-DP")
+    assert _legend_below(fig) and fig.layout.title.yanchor == "bottom"
+    assert fig.layout.height <= 300
