@@ -69,9 +69,10 @@ def explorer():
     spend = release.spend
     cols = st.columns(4)
     if settings.priv == "pure":
-        cols[0].metric("Privacy spent ε", f"{spend.epsilon:.3g}", help="Pure ε-DP, composed over the three steps.")
+        cols[0].metric("ε spent", f"{spend.epsilon:.3g}", help="The privacy spent: pure ε-DP, composed over the "
+                       "three steps.")
     else:
-        cols[0].metric("Privacy spent ρ", f"{spend.rho:.3g}", help="ρ-zCDP, composed over the three steps.")
+        cols[0].metric("ρ spent", f"{spend.rho:.3g}", help="The privacy spent: ρ-zCDP, composed over the three steps.")
     if settings.priv == "pure":
         cols[1].metric("As (ε, δ)-DP", f"({spend.epsilon:.3g}, 0)", help="Pure ε-DP is (ε, δ)-DP with δ = 0.")
     else:

@@ -155,20 +155,22 @@ def forest_plot(table: pd.DataFrame, title=None, level=0.95):
     fig.add_vline(x=0, line=dict(color="#999999", width=1, dash="dot"))
     fig.update_yaxes(tickvals=y, ticktext=features, showgrid=False, range=[-0.7, len(features) - 0.3])
     fig.update_xaxes(title="coefficient", zeroline=False)
-    return _layout(fig, title, height=max(260, 70 + 46 * len(features)))
+    return _layout(fig, title, height=max(320, 120 + 46 * len(features)))  # rows, axis and the legend below
 
 
 def ledger_plot(ledger: pd.DataFrame, unit="rho", title="Privacy spent, step by step"):
     """A stacked bar of what each step (phi1, phi2, phi3) spends, from ``PrivacySpend.to_frame()``."""
     steps = ledger[ledger["step"] != "total"]
     colors = {"coefficients": "#D55E00", "hessian": "#E69F00", "covariance": "#56B4E9"}
-    labels = {"coefficients": "phi1: coefficients", "hessian": "phi2: Hessian", "covariance": "phi3: covariance"}
+    labels = {"coefficients": "φ1: the coefficients", "hessian": "φ2: how curved the fit is (Hessian)",
+              "covariance": "φ3: how noisy the data are (covariance)"}
+    symbol = {"epsilon": "ε", "rho": "ρ"}.get(unit, unit)
     fig = go.Figure()
     for _, row in steps.iterrows():
         fig.add_trace(go.Bar(x=[row[unit]], y=[unit], orientation="h", name=labels.get(row["step"], row["step"]),
                              marker_color=colors.get(row["step"]), text=[f"{row[unit]:.3g}"], textposition="inside",
-                             hovertemplate=f"{labels.get(row['step'])}: %{{x:.4g}} {unit}<extra></extra>"))
-    fig.update_xaxes(title=unit)
+                             hovertemplate=f"{labels.get(row['step'])}: {symbol} = %{{x:.4g}}<extra></extra>"))
+    fig.update_xaxes(title=f"privacy spent ({symbol})")
     fig.update_yaxes(showticklabels=False)
     _layout(fig, title, height=220)
     fig.update_layout(barmode="stack", legend_traceorder="normal")  # phi1, phi2, phi3, as on the bar

@@ -19,9 +19,9 @@ st.markdown(
 VIEWS = ["Heatmap: n × d", "Heatmap: n × budget", "Private vs non-private sample size"]
 view = ui.kept_widget(st.radio, "View", VIEWS, "grid_view", horizontal=True)
 LABELS = {m: f"{m[0]}, {'pure DP' if m[1] == 'pure' else 'zCDP'}" for m in METHODS}
-c1, c2, c3 = st.columns(3)
-methods = ui.kept_widget(c1.multiselect, "Methods", METHODS, "grid_methods", default=list(METHODS),
-                         format_func=LABELS.get)
+methods = ui.kept_widget(st.multiselect, "Methods", METHODS, "grid_methods", default=list(METHODS),
+                         format_func=LABELS.get)  # a row of its own: four method names need the width
+c2, c3 = st.columns(2)
 k = ui.kept_widget(c2.select_slider, "Repetitions per cell", [20, 50, 100, 200, 500, 1000], "grid_k", default=50)
 m = ui.kept_widget(c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "grid_m",
                    default=1000)

@@ -55,7 +55,7 @@ def test_explorer_shows_the_core_librarys_interval():
     ref = dpci.nonprivate_confidence_intervals(adult.X, adult.y, dpci.LogisticLoss(), c=1e-3)
     np.testing.assert_allclose(shown["nonprivate estimate"], ref.theta, rtol=1e-10)
     assert list(shown.index) == adult.feature_names
-    assert at.metric[0].label == "Privacy spent ε" and at.metric[0].value == "1"
+    assert at.metric[0].label == "ε spent" and at.metric[0].value == "1"
 
 
 def test_first_paint_draws_the_chart_before_the_settings():
@@ -112,7 +112,7 @@ def test_explorer_follows_the_sliders():
     rel = dpci.private_confidence_intervals(adult.X, adult.y, dpci.LogisticLoss(), "output", "zcdp", 0.2,
                                             (0.65, 0.175, 0.175), 1e-3, 0.05, 10_000, random_state=0)
     np.testing.assert_allclose(shown["private upper"], rel.conf_int[:, 1], rtol=1e-12)
-    assert at.metric[0].label == "Privacy spent ρ" and at.metric[0].value == "0.2"
+    assert at.metric[0].label == "ρ spent" and at.metric[0].value == "0.2"
     # the paper's split button sets Table 2's zCDP shares
     at.sidebar.button[0].click().run()
     assert at.session_state["dpci_settings"]["phi1"] == 0.9 and at.session_state["dpci_settings"]["phi2_rest"] == 0.5

@@ -117,4 +117,6 @@ def test_forest_plot_legend_below_title_above():
                               nonprivate_lower=[-0.5, 0.5], nonprivate_upper=[0.5, 1.5], nonprivate_estimate=[0, 1]))
     fig = figures.forest_plot(table, title="95% intervals: objective perturbation, pure ε-DP")
     assert _legend_below(fig) and fig.layout.title.yanchor == "bottom"
-    assert fig.layout.height <= 300
+    assert fig.layout.height <= 340  # compact for few rows, with room for the legend below
+    many = pd.concat([table] * 10, ignore_index=True).assign(feature=[f"x{i}" for i in range(20)])
+    assert figures.forest_plot(many).layout.height >= 40 * 20  # every row keeps its height
