@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import threading
 import time
 from dataclasses import asdict, dataclass, replace
@@ -266,7 +267,8 @@ def warm_workers():
     finds its workers ready: starting them (each imports numpy, scipy and dpci) took a fresh
     server's first variability interval 2.3 s after the chart, against 1.1 s with running
     workers. joblib stops idle workers after 300 s, so this is worth doing at every first paint:
-    with running workers it takes milliseconds.
+    with running workers it takes milliseconds. The workers start at low priority (they inherit
+    this thread's), so on a machine shared with the browser they do not delay drawing the chart.
     """
     if _WARMING.locked():
         return
@@ -274,6 +276,8 @@ def warm_workers():
     def warm():
         with _WARMING:
             try:
+                if hasattr(os, "setpriority"):  # this thread only (Linux keeps a priority per thread)
+                    os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), bootstrap.LOW_PRIORITY)
                 bootstrap.warm_up_workers(VI_JOBS)
             except Exception:  # noqa: BLE001 - only a head start: the bootstrap starts them itself
                 pass

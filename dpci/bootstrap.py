@@ -175,15 +175,14 @@ def _coverage_chunk(pop, entropy, start, stop, alpha, n_samples):
     return bounds
 
 
-_LOWERED = False
+LOW_PRIORITY = 10  # the nice value of worker processes computing for an interactive server
 
 
 def _low_priority_call(func, *args):
-    """Run ``func`` after lowering this worker process's scheduling priority (once per process)."""
-    global _LOWERED
-    if not _LOWERED and hasattr(os, "nice"):
-        os.nice(10)
-        _LOWERED = True
+    """Run ``func`` with this worker process's scheduling priority at most LOW_PRIORITY (it may
+    have started there: a user interface can start the workers from a low-priority thread)."""
+    if hasattr(os, "getpriority") and os.getpriority(os.PRIO_PROCESS, 0) < LOW_PRIORITY:
+        os.setpriority(os.PRIO_PROCESS, 0, LOW_PRIORITY)
     return func(*args)
 
 

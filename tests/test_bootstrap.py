@@ -146,3 +146,27 @@ def test_coverage_on_adult(mechanism, privacy, budget):
         assert cov >= 0.93
     else:
         assert cov >= 0.90  # objective perturbation is reported; the paper's needs n near 4,500 at d = 1
+
+
+def _started_at(nice):
+    """In a fresh process started at this nice value: the priority a low-priority call runs at."""
+    import os
+
+    from dpci.bootstrap import _low_priority_call
+
+    os.setpriority(os.PRIO_PROCESS, 0, nice)
+    return _low_priority_call(os.getpriority, os.PRIO_PROCESS, 0)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "setpriority"), reason="needs POSIX priorities")
+def test_low_priority_workers_run_at_the_low_priority_whatever_they_started_at():
+    """Workers started by a low-priority thread (the app's warm-up) are already at LOW_PRIORITY and
+    must stay there, not sink further; workers started at normal priority are lowered to it."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from dpci.bootstrap import LOW_PRIORITY
+
+    with ProcessPoolExecutor(1) as pool:  # a throwaway process: the test's own priority is untouched
+        assert pool.submit(_started_at, 0).result() == LOW_PRIORITY
+    with ProcessPoolExecutor(1) as pool:
+        assert pool.submit(_started_at, LOW_PRIORITY).result() == LOW_PRIORITY
