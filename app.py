@@ -71,11 +71,9 @@ def explorer():
     if settings.priv == "pure":
         cols[0].metric("ε spent", f"{spend.epsilon:.3g}", help="The privacy spent: pure ε-DP, composed over the "
                        "three steps.")
-    else:
-        cols[0].metric("ρ spent", f"{spend.rho:.3g}", help="The privacy spent: ρ-zCDP, composed over the three steps.")
-    if settings.priv == "pure":
         cols[1].metric("As (ε, δ)-DP", f"({spend.epsilon:.3g}, 0)", help="Pure ε-DP is (ε, δ)-DP with δ = 0.")
     else:
+        cols[0].metric("ρ spent", f"{spend.rho:.3g}", help="The privacy spent: ρ-zCDP, composed over the three steps.")
         approx = spend.to_approx_dp(settings.delta)
         cols[1].metric(f"ε for δ = {settings.delta:.0e}", f"{approx.epsilon:.3g}",
                        help="The (ε, δ)-DP this ρ-zCDP release implies (Proposition 2 of the paper); δ is set in "

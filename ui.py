@@ -680,13 +680,13 @@ def upload_panel() -> bool:
         candidates = summary.binary_columns or summary.columns
         c1, c2, c3 = st.columns(3)
         target = kept_widget(c1.selectbox, "Target column (two values)", candidates, "upload_target",
-                       help="Columns with exactly two values are listed first.")
+                             help="Columns with exactly two values are listed first.")
         others = [c for c in summary.columns if c != target]
         features = kept_widget(c3.multiselect, "Features", others, "upload_features", default=others)
         result, warnings_ = _read_upload(data, target, None, features, None)
         classes = [result.schema.positive_class, result.schema.negative_class]
         positive = kept_widget(c2.selectbox, "Positive class (+1)", classes, "upload_positive",
-                         help="The label the model predicts as +1; the other is -1.")
+                               help="The label the model predicts as +1; the other is -1.")
         numeric = [col for col in result.schema.numeric_columns if col.name in features]
         bounds = _bounds_editor(numeric, name + repr((target, features))) if numeric else {}
         if bounds or positive != classes[0]:

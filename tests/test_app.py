@@ -364,3 +364,22 @@ def test_explorer_renders_fast_after_warmup():
     elapsed = time.perf_counter() - start
     _no_errors(at)
     assert elapsed < 2.0, elapsed  # the release itself is ~20 ms; this bounds the whole script run
+
+
+def test_an_upload_with_data_derived_bounds_is_called_not_private_in_the_apps_words():
+    import warnings
+
+    import ui
+    from dpci.data import read_uploaded_csv
+
+    rng = np.random.default_rng(0)
+    rows = [f"{rng.integers(18, 80)};{rng.choice(['a', 'b'])};{rng.choice(['yes', 'no'])}" for _ in range(300)]
+    data = "\n".join(["age;city;label", *rows]).encode()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = read_uploaded_csv(data, "label", sep=";")
+        public = read_uploaded_csv(data, "label", sep=";", bounds={"age": (0, 120)}, categories={"city": ["a", "b"]})
+    reason = ui._not_private_reason(result)
+    assert "bounds of age" in reason and "categories of city" in reason
+    assert "bounds=" not in reason  # the app's words, not the Python API's
+    assert ui._not_private_reason(public) is None
