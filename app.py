@@ -121,10 +121,10 @@ def explorer():
             if narrower:
                 st.info(f"The private interval is narrower than the variability interval for {len(narrower)} of "
                         f"{len(table)} coefficients ({', '.join(narrower[:4])}{', …' if len(narrower) > 4 else ''}). "
-                        "It should be wider: here it claims less uncertainty than the private estimate has, so it "
-                        "will miss the truth more often than its level says. This happens with few rows or a small "
-                        "budget, when the noisy Hessian and covariance are poor; the *Coverage and sample size* "
-                        "page shows where.")
+                        "It should be wider: here it seems to claim less uncertainty than the private estimate has, "
+                        "which suggests it misses the truth more often than its level says. This happens with few "
+                        "rows or a small budget, when the noisy Hessian and covariance are poor; the *Coverage and "
+                        "sample size* page measures it.")
         numbers = st.expander("The numbers", key="explorer_numbers", on_change="rerun")
         if numbers.open:  # drawn only when opened: an interactive grid is slow to load in the browser
             shown = table.set_index("feature").rename(columns=lambda c: c.replace("_", " "))

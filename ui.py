@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import threading
 import time
 from dataclasses import asdict, dataclass, replace
@@ -266,18 +265,16 @@ def warm_workers():
     A first paint calls this, so the bootstrap that starts at its results fragment's next tick
     finds its workers ready: starting them (each imports numpy, scipy and dpci) took a fresh
     server's first variability interval 2.3 s after the chart, against 1.1 s with running
-    workers. joblib stops idle workers after 300 s, so this is worth doing at every first paint:
-    with running workers it takes milliseconds. The workers start at low priority (they inherit
-    this thread's), so on a machine shared with the browser they do not delay drawing the chart.
+    workers. joblib stops idle workers after 300 s, and cancelling a run stops them too, so this
+    is worth checking at every first paint. Running workers are left alone: a warm-up call that
+    failed while another run replaced the pool would abort, and so kill, the new pool.
     """
-    if _WARMING.locked():
+    if _WARMING.locked() or bootstrap.workers_running():
         return
 
     def warm():
         with _WARMING:
             try:
-                if hasattr(os, "setpriority"):  # this thread only (Linux keeps a priority per thread)
-                    os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), bootstrap.LOW_PRIORITY)
                 bootstrap.warm_up_workers(VI_JOBS)
             except Exception:  # noqa: BLE001 - only a head start: the bootstrap starts them itself
                 pass

@@ -179,8 +179,8 @@ LOW_PRIORITY = 10  # the nice value of worker processes computing for an interac
 
 
 def _low_priority_call(func, *args):
-    """Run ``func`` with this worker process's scheduling priority at most LOW_PRIORITY (it may
-    have started there: a user interface can start the workers from a low-priority thread)."""
+    """Run ``func`` with this worker process's nice value at least LOW_PRIORITY (set once; a
+    process already there, or lower in priority, is left as it is)."""
     if hasattr(os, "getpriority") and os.getpriority(os.PRIO_PROCESS, 0) < LOW_PRIORITY:
         os.setpriority(os.PRIO_PROCESS, 0, LOW_PRIORITY)
     return func(*args)
@@ -244,6 +244,20 @@ def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=F
 
 def _noop(i):
     return i
+
+
+def workers_running() -> bool:
+    """True when joblib's shared worker pool (loky's reusable executor) has live worker processes.
+    Reads loky's module state; on any change there it answers False (a warm-up then runs)."""
+    try:
+        from joblib.externals.loky import reusable_executor
+
+        executor = reusable_executor._executor
+        processes = getattr(executor, "_processes", None) or {}
+        return executor is not None and not getattr(executor, "_flags").shutdown and any(
+            p.is_alive() for p in processes.values())
+    except Exception:  # noqa: BLE001 - private state: a wrong guess only costs a warm-up
+        return False
 
 
 def warm_up_workers(n_jobs=-1):

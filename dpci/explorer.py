@@ -79,24 +79,26 @@ def plain_summary(table: pd.DataFrame, spend, privacy: str, level: float, n: int
     crosses = ((table["private_lower"] < 0) & (table["private_upper"] > 0)).sum()
     lines.append(f"{len(table) - crosses} of {len(table)} coefficients have a private interval that excludes zero, "
                  "so their sign is clear even after privacy noise.")
-    if not_private:
-        lines.append(f"No privacy guarantee: {not_private}")
-    elif privacy == "pure":
-        lines.append(f"Guarantee: ε = {spend.epsilon:.3g}. Whatever anyone knows in advance, the released numbers "
-                     f"change the odds of any conclusion about one person by at most a factor e^ε = "
-                     f"{np.exp(spend.epsilon):.2f}, whether or not that person's row is in the data.")
-    else:
-        approx = spend.to_approx_dp(delta)
-        lines.append(f"Guarantee: ρ = {spend.rho:.3g} (zero-concentrated DP), which implies "
-                     f"(ε = {approx.epsilon:.3g}, δ = {delta:.0e}): one person's row changes the odds of any "
-                     f"conclusion by at most e^ε = {np.exp(approx.epsilon):.3g}, except with probability δ.")
-    lines.append("The intervals account for both sampling noise and privacy noise, and computing them is part "
-                 "of the same privacy budget.")
     if seed is not None:
         # A known seed gives away the noise, and with it the guarantee (the noise must be secret).
         lines.append(f"These numbers were drawn with the fixed random seed {seed}, so anyone can recompute the noise: "
                      "they demonstrate the method and are not themselves a private release. A real release draws "
                      "fresh, secret randomness once (dpci: random_state=None).")
+    # With a known seed the guarantee is the method's, not these numbers'.
+    guarantee = "Guarantee" if seed is None else "What the method guarantees with secret randomness"
+    if not_private:
+        lines.append(f"No privacy guarantee: {not_private}")
+    elif privacy == "pure":
+        lines.append(f"{guarantee}: ε = {spend.epsilon:.3g}. Whatever anyone knows in advance, the released numbers "
+                     f"change the odds of any conclusion about one person by at most a factor e^ε = "
+                     f"{np.exp(spend.epsilon):.2f}, whether or not that person's row is in the data.")
+    else:
+        approx = spend.to_approx_dp(delta)
+        lines.append(f"{guarantee}: ρ = {spend.rho:.3g} (zero-concentrated DP), which implies "
+                     f"(ε = {approx.epsilon:.3g}, δ = {delta:.0e}): one person's row changes the odds of any "
+                     f"conclusion by at most e^ε = {np.exp(approx.epsilon):.3g}, except with probability δ.")
+    lines.append("The intervals account for both sampling noise and privacy noise, and computing them is part "
+                 "of the same privacy budget.")
     return lines
 
 

@@ -18,7 +18,6 @@ try:
         raise ValueError(problem[0] + " Fix c in the sidebar.")
     key = ui.dataset_key(settings)
     release = ui.cached_release(key, settings)
-    nonprivate = ui.cached_nonprivate(key, settings)
 except ValueError as err:
     st.error(str(err))
     st.stop()
@@ -33,7 +32,7 @@ internal = audience == INTERNAL
 if internal:
     vi_job = ui.existing_variability_job(settings)
     vi = ui.shown_variability(vi_job.latest, settings.alpha) if vi_job is not None else None
-    table = interval_table(names, release, nonprivate, vi, truth, settings.alpha)
+    table = interval_table(names, release, ui.cached_nonprivate(key, settings), vi, truth, settings.alpha)
     st.warning("Internal view: the green non-private and blue variability intervals, and the width comparison, "
                "are **not private**. Do not publish them: choose *Public* for material that leaves the team.")
 else:
@@ -58,10 +57,13 @@ ledger_fig = ledger_plot(ledger, unit="epsilon" if settings.priv == "pure" else 
 st.plotly_chart(ledger_fig, width="stretch")
 
 st.subheader("Downloads")
-st.caption("What you download is what this page shows" + (": it includes non-private numbers." if internal else
-                                                           ": the private release only."))
+if internal or not_private:
+    st.caption("What you download is what this page shows: it includes numbers that are not private.")
+    name = "intervals-internal" if internal else "intervals-not-private"
+else:
+    st.caption("What you download is what this page shows: the private intervals only.")
+    name = "private-intervals"
 c1, c2, c3 = st.columns(3)
-name = "intervals-internal" if internal else "private-intervals"
 # on_click="ignore": a download does not rerun the page, so a second click right after is not cancelled
 c1.download_button("Intervals (CSV)", table.to_csv(index=False), f"{name}.csv", "text/csv", width="stretch",
                    on_click="ignore")

@@ -84,9 +84,14 @@ def test_a_first_paint_starts_the_bootstrap_workers(monkeypatch):
         pass
     calls, called = [], threading.Event()
     monkeypatch.setattr(bootstrap, "warm_up_workers", lambda n_jobs: (calls.append(n_jobs), called.set()))
+    monkeypatch.setattr(bootstrap, "workers_running", lambda: False)
     at = _app().run()
     assert called.wait(10) and calls == [ui.VI_JOBS]
     at.run()
+    time.sleep(0.5)
+    assert calls == [ui.VI_JOBS]
+    monkeypatch.setattr(bootstrap, "workers_running", lambda: True)  # running workers are left alone
+    _app().run()
     time.sleep(0.5)
     assert calls == [ui.VI_JOBS]
 

@@ -162,11 +162,31 @@ def _started_at(nice):
 def test_low_priority_workers_run_at_the_low_priority_whatever_they_started_at():
     """Workers started by a low-priority thread (the app's warm-up) are already at LOW_PRIORITY and
     must stay there, not sink further; workers started at normal priority are lowered to it."""
+    import os
     from concurrent.futures import ProcessPoolExecutor
 
     from dpci.bootstrap import LOW_PRIORITY
 
+    own = os.getpriority(os.PRIO_PROCESS, 0)  # a niced test run cannot go back to 0
     with ProcessPoolExecutor(1) as pool:  # a throwaway process: the test's own priority is untouched
-        assert pool.submit(_started_at, 0).result() == LOW_PRIORITY
+        assert pool.submit(_started_at, own).result() == max(own, LOW_PRIORITY)
     with ProcessPoolExecutor(1) as pool:
         assert pool.submit(_started_at, LOW_PRIORITY).result() == LOW_PRIORITY
+
+
+def test_workers_running_tells_a_live_pool_from_a_stopped_one(monkeypatch):
+    from types import SimpleNamespace
+
+    from joblib.externals.loky import reusable_executor
+
+    from dpci.bootstrap import warm_up_workers, workers_running
+
+    warm_up_workers(2)
+    assert workers_running()
+    live = reusable_executor._executor
+    # the shared pool is not stopped here (other runs may use it): its states are stood in for
+    monkeypatch.setattr(reusable_executor, "_executor", SimpleNamespace(_flags=SimpleNamespace(shutdown=True),
+                                                                         _processes=live._processes))
+    assert not workers_running()  # shut down, as a cancelled run leaves it
+    monkeypatch.setattr(reusable_executor, "_executor", None)
+    assert not workers_running()  # never started, or stopped after 300 idle seconds
