@@ -388,3 +388,23 @@ def test_an_upload_with_data_derived_bounds_is_called_not_private_in_the_apps_wo
     assert "bounds of age" in reason and "categories of city" in reason
     assert "bounds=" not in reason  # the app's words, not the Python API's
     assert ui._not_private_reason(public) is None
+
+
+def test_present_states_no_guarantee_for_an_upload_with_data_derived_bounds():
+    import warnings
+
+    from dpci.data import read_uploaded_csv
+
+    rng = np.random.default_rng(1)
+    rows = [f"{rng.integers(18, 80)},{rng.normal(40, 10):.1f},{rng.choice(['yes', 'no'])}" for _ in range(400)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = read_uploaded_csv("\n".join(["age,hours,label", *rows]).encode(), "label")
+    at = _app("pages/5_Present.py")
+    at.query_params["dataset"] = "Uploaded CSV"
+    at.session_state["upload_result"], at.session_state["upload_digest"] = result, "test-upload"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "bounds of age, hours" in at.error[0].value
+    shown = " ".join(m.value for m in at.markdown)
+    assert "No privacy guarantee" in shown and "guarantees" not in shown
