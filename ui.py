@@ -556,16 +556,16 @@ def explain_error(err: Exception):
     st.error(str(err) if isinstance(err, ValueError) else f"Something went wrong: {type(err).__name__}: {err}")
 
 
-def _read_upload(data: bytes, target, positive, features, bounds):
-    """read_uploaded_csv (with the file's own separator), its warnings collected as text instead of printed."""
+def _read_upload(data: bytes, sep, target, positive, features, bounds):
+    """read_uploaded_csv, its warnings collected as text instead of printed."""
     import warnings
 
-    from dpci.data import guess_separator, read_uploaded_csv
+    from dpci.data import read_uploaded_csv
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = read_uploaded_csv(data, target, positive_class=positive, features=features, bounds=bounds or None,
-                                   sep=guess_separator(data))
+                                   sep=sep)
     return result, [str(w.message) for w in caught]
 
 
@@ -673,21 +673,22 @@ def upload_panel() -> bool:
         return False
     name, data = uploaded
     try:
-        summary = inspect_uploaded_csv(data, sep=guess_separator(data))
+        sep = guess_separator(data)
+        summary = inspect_uploaded_csv(data, sep=sep)
         candidates = summary.binary_columns or summary.columns
         c1, c2, c3 = st.columns(3)
         target = kept_widget(c1.selectbox, "Target column (two values)", candidates, "upload_target",
                              help="Columns with exactly two values are listed first.")
         others = [c for c in summary.columns if c != target]
         features = kept_widget(c3.multiselect, "Features", others, "upload_features", default=others)
-        result, warnings_ = _read_upload(data, target, None, features, None)
+        result, warnings_ = _read_upload(data, sep, target, None, features, None)
         classes = [result.schema.positive_class, result.schema.negative_class]
         positive = kept_widget(c2.selectbox, "Positive class (+1)", classes, "upload_positive",
                                help="The label the model predicts as +1; the other is -1.")
         numeric = [col for col in result.schema.numeric_columns if col.name in features]
         bounds = _bounds_editor(numeric, name + repr((target, features))) if numeric else {}
         if bounds or positive != classes[0]:
-            result, warnings_ = _read_upload(data, target, positive, features, bounds)
+            result, warnings_ = _read_upload(data, sep, target, positive, features, bounds)
     except ValueError as err:
         st.error(str(err))
         st.session_state.pop("upload_result", None)

@@ -262,7 +262,7 @@ def workers_running() -> bool:
 
 def warm_up_workers(n_jobs=-1):
     """Start joblib's worker processes now, so the first parallel chunks do not wait for them
-    (a user interface calls this once at start; the processes are reused afterwards)."""
+    (the app calls this when :func:`workers_running` says none are; they are reused afterwards)."""
     from joblib import Parallel, delayed
 
     Parallel(n_jobs=n_jobs)(delayed(_noop)(i) for i in range(4))

@@ -31,13 +31,13 @@ METHOD_COLORS = {
 FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=14)
 
 
-def method_label(mechanism, privacy):
-    return f"{mechanism} perturbation, {'pure DP' if privacy == 'pure' else 'zCDP'}"
+def method_label(mechanism, privacy, short=False):
+    """"objective perturbation, pure DP"; with ``short``, without "perturbation" (for small panels)."""
+    return f"{mechanism}{'' if short else ' perturbation'}, {'pure DP' if privacy == 'pure' else 'zCDP'}"
 
 
 def short_method_label(mechanism, privacy):
-    """The label of :func:`method_label` without "perturbation", for small panels."""
-    return f"{mechanism}, {'pure DP' if privacy == 'pure' else 'zCDP'}"
+    return method_label(mechanism, privacy, short=True)
 
 
 def _wrap_title(title, width=80):

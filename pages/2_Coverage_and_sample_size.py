@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from dpci.figures import heatmap_grid, sample_size_plot
+from dpci.figures import heatmap_grid, sample_size_plot, short_method_label
 from dpci.sweeps import METHODS, iter_grid_sweep, iter_sample_size_match
 
 st.set_page_config(page_title="dpci: coverage and sample size", page_icon="🔒", layout="wide")
@@ -18,9 +18,9 @@ st.markdown(
 )
 VIEWS = ["Heatmap: n × d", "Heatmap: n × budget", "Private vs non-private sample size"]
 view = ui.kept_widget(st.radio, "View", VIEWS, "grid_view", horizontal=True)
-LABELS = {m: f"{m[0]}, {'pure DP' if m[1] == 'pure' else 'zCDP'}" for m in METHODS}
+# a row of its own: four method names need the width
 methods = ui.kept_widget(st.multiselect, "Methods", METHODS, "grid_methods", default=list(METHODS),
-                         format_func=LABELS.get)  # a row of its own: four method names need the width
+                         format_func=lambda m: short_method_label(*m))
 c2, c3 = st.columns(2)
 k = ui.kept_widget(c2.select_slider, "Repetitions per cell", [20, 50, 100, 200, 500, 1000], "grid_k", default=50)
 m = ui.kept_widget(c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "grid_m",

@@ -67,8 +67,9 @@ c1, c2, c3 = st.columns(3)
 # on_click="ignore": a download does not rerun the page, so a second click right after is not cancelled
 c1.download_button("Intervals (CSV)", table.to_csv(index=False), f"{name}.csv", "text/csv", width="stretch",
                    on_click="ignore")
-c2.download_button("Chart (HTML)", chart.to_html(include_plotlyjs=True), f"{name}-chart.html", "text/html",
-                   width="stretch", on_click="ignore")
-report = report_html(title, asdict(settings), sentences, table, ledger, [chart, ledger_fig])
-c3.download_button("Full report (HTML)", report, f"{name}-report.html", "text/html", width="stretch", type="primary",
-                   on_click="ignore")
+# The HTML files embed plotly.js (about 5 MB each): built when clicked, not on every run of the page.
+c2.download_button("Chart (HTML)", lambda: chart.to_html(include_plotlyjs=True), f"{name}-chart.html",
+                   "text/html", width="stretch", on_click="ignore")
+c3.download_button("Full report (HTML)",
+                   lambda: report_html(title, asdict(settings), sentences, table, ledger, [chart, ledger_fig]),
+                   f"{name}-report.html", "text/html", width="stretch", type="primary", on_click="ignore")
