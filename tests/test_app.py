@@ -132,6 +132,8 @@ def test_the_ledger_speaks_the_chosen_notion():
     ledger = next(m.value for m in at.markdown if "share of the budget" in m.value)
     assert "ρ spent" in ledger and "ε" not in ledger
     assert any("costs ρ = ε²/2" in c.value for c in at.caption)
+    # by hand: ρ = 0.5, φ1 = 0.65 gives ρ1 = 0.325, run at ε1 = sqrt(2 ρ1) = 0.8062 (Proposition 1, Theorem 2)
+    assert any("ε = 0.8062" in c.value and "ε²/2 = 0.325 " in c.value for c in at.caption)
 
 
 def test_too_small_c_is_explained_and_fixable():
