@@ -9,8 +9,8 @@ import time
 import streamlit as st
 
 import ui
-from dpci.explorer import interval_table, markdown_table, narrower_than_variability
-from dpci.figures import forest_plot
+from dpci.presentation.tables import interval_table, markdown_table, narrower_than_variability
+from dpci.presentation.figures import forest_plot
 
 # An emoji icon: a Material one is fetched from fonts.gstatic.com, which fails offline.
 st.set_page_config(page_title="dpci: private confidence intervals", page_icon="🔒", layout="wide")

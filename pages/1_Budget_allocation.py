@@ -3,8 +3,8 @@
 import streamlit as st
 
 import ui
-from dpci.figures import coverage_length_plot
-from dpci.sweeps import iter_split_sweep, recommend_split
+from dpci.presentation.figures import coverage_length_plot
+from dpci.experiments.sweeps import iter_split_sweep, recommend_split
 
 st.set_page_config(page_title="dpci: budget allocation", page_icon="🔒", layout="wide")
 settings = ui.sidebar(show_vi=False)

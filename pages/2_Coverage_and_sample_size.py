@@ -3,8 +3,8 @@
 import streamlit as st
 
 import ui
-from dpci.figures import heatmap_grid, sample_size_plot, short_method_label
-from dpci.sweeps import METHODS, iter_grid_sweep, iter_sample_size_match
+from dpci.presentation.figures import heatmap_grid, sample_size_plot, short_method_label
+from dpci.experiments.sweeps import METHODS, iter_grid_sweep, iter_sample_size_match
 
 st.set_page_config(page_title="dpci: coverage and sample size", page_icon="🔒", layout="wide")
 settings = ui.sidebar(show_vi=False)

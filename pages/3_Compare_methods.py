@@ -3,9 +3,9 @@
 import streamlit as st
 
 import ui
-from dpci.explorer import method_verdict
-from dpci.figures import ci_vs_vi_plot, curve_fit_plot, method_label
-from dpci.sweeps import ALL, fit_length_vs_budget, fit_length_vs_n, iter_interval_vs_variability
+from dpci.presentation.tables import method_verdict
+from dpci.presentation.figures import ci_vs_vi_plot, curve_fit_plot, method_label
+from dpci.experiments.sweeps import ALL, fit_length_vs_budget, fit_length_vs_n, iter_interval_vs_variability
 
 st.set_page_config(page_title="dpci: compare methods", page_icon="🔒", layout="wide")
 settings = ui.sidebar(show_vi=False)

@@ -6,8 +6,8 @@ import dpci
 import streamlit as st
 
 import ui
-from dpci.explorer import interval_table
-from dpci.figures import (cloud_plot, eigenvalue_plot, forest_plot, ledger_plot, matrix_plot, noise_norm_plot,
+from dpci.presentation.tables import interval_table
+from dpci.presentation.figures import (cloud_plot, eigenvalue_plot, forest_plot, ledger_plot, matrix_plot, noise_norm_plot,
                           shift_plot)
 
 st.set_page_config(page_title="dpci: how it works", page_icon="🔒", layout="wide")

@@ -76,7 +76,7 @@ def test_a_first_paint_starts_the_bootstrap_workers(monkeypatch):
     needs them (a second later); later runs of the session do not start them again."""
     import threading
 
-    from dpci import bootstrap
+    from dpci.experiments import bootstrap
 
     import ui
 
@@ -246,7 +246,7 @@ def test_settings_files_are_read_like_addresses():
 
 def test_variability_bounds_follow_the_confidence_level():
     import ui
-    from dpci.bootstrap import VariabilityProgress
+    from dpci.experiments.bootstrap import VariabilityProgress
 
     est = np.random.default_rng(0).normal(size=(2_000, 2))
     state = VariabilityProgress(2_000, 2_000, np.zeros(2), est, alpha=0.05, elapsed=1.0)
@@ -265,7 +265,7 @@ def _wait(at, slot, timeout=240):
 def test_a_private_interval_narrower_than_its_variability_interval_is_pointed_out():
     """With 150 rows the noisy matrices make some private intervals too short; once the bootstrap
     is done, the page names them (and says nothing while it is still running)."""
-    from dpci.explorer import narrower_than_variability
+    from dpci.presentation.tables import narrower_than_variability
 
     at = _explorer({"n": "150", "vi_replicates": "500"})
     _wait(at, "slot_variability")

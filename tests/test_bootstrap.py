@@ -6,7 +6,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from dpci import LogisticLoss
-from dpci.bootstrap import (
+from dpci.experiments.bootstrap import (
     block_size,
     bootstrap_counts,
     coverage,
@@ -152,7 +152,7 @@ def _started_at(nice):
     """In a fresh process started at this nice value: the priority a low-priority call runs at."""
     import os
 
-    from dpci.bootstrap import _low_priority_call
+    from dpci.experiments.bootstrap import _low_priority_call
 
     os.setpriority(os.PRIO_PROCESS, 0, nice)
     return _low_priority_call(os.getpriority, os.PRIO_PROCESS, 0)
@@ -165,7 +165,7 @@ def test_low_priority_workers_run_at_the_low_priority_whatever_they_started_at()
     import os
     from concurrent.futures import ProcessPoolExecutor
 
-    from dpci.bootstrap import LOW_PRIORITY
+    from dpci.experiments.bootstrap import LOW_PRIORITY
 
     own = os.getpriority(os.PRIO_PROCESS, 0)  # a niced test run cannot go back to 0
     with ProcessPoolExecutor(1) as pool:  # a throwaway process: the test's own priority is untouched
@@ -179,7 +179,7 @@ def test_workers_running_tells_a_live_pool_from_a_stopped_one(monkeypatch):
 
     from joblib.externals.loky import reusable_executor
 
-    from dpci.bootstrap import warm_up_workers, workers_running
+    from dpci.experiments.bootstrap import warm_up_workers, workers_running
 
     warm_up_workers(2)
     assert workers_running()

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from dpci.accounting import allocate
-from dpci.explorer import markdown_table, method_verdict, narrower_than_variability, plain_summary
+from dpci.presentation.tables import markdown_table, method_verdict, narrower_than_variability, plain_summary
 
 
 def _rows(value, cells):

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpci import figures
-from dpci.sweeps import METHODS
+from dpci.presentation import figures
+from dpci.experiments.sweeps import METHODS
 
 
 def _legend_below(fig):
@@ -66,7 +66,7 @@ def test_ci_vs_vi_and_curve_fit_use_clean_log_ticks():
     fig = figures.ci_vs_vi_plot(pd.DataFrame(rows), "n")
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.tickmode == "array"
     assert _legend_below(fig)
-    from dpci.sweeps import fit_length_vs_n
+    from dpci.experiments.sweeps import fit_length_vs_n
     n = np.array([1000, 2000, 5000, 10000, 20000])
     fig = figures.curve_fit_plot(n, 1 / np.sqrt(n), fit_length_vs_n(n, 1 / np.sqrt(n)))
     assert list(fig.layout.xaxis.ticktext) == ["1,000", "2,000", "5,000", "10,000", "20,000"]

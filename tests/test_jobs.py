@@ -2,7 +2,7 @@
 
 import time
 
-from dpci.jobs import Job, JobSlot
+from ui.jobs import Job, JobSlot
 
 
 def _counter(n, delay=0.0, fail_at=None):

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from dpci.memory import tree_rss_mb
+from bench.memory import tree_rss_mb
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux /proc")
 

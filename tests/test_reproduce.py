@@ -10,9 +10,9 @@ import pytest
 from conftest import logistic_labels, unit_ball_rows
 
 from dpci import LogisticLoss
-from dpci import reproduce as rp
-from dpci.cli import build_parser, main
-from dpci.sweeps import iter_sample_size_match
+from dpci.experiments import reproduce as rp
+from dpci.experiments.cli import build_parser, main
+from dpci.experiments.sweeps import iter_sample_size_match
 
 
 @pytest.mark.slow

@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 from dpci import LogisticLoss
-from dpci.cli import main
-from dpci.sweeps import (
+from dpci.experiments.cli import main
+from dpci.experiments.sweeps import (
     ALL,
     budget_for,
     fit_length_vs_budget,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from dpci.memory import tree_rss_mb
+from bench.memory import tree_rss_mb
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"

@@ -51,7 +51,7 @@ def test_explorer_draws_and_follows_a_slider(app_url, page):
     after = _private_upper(page)
     assert len(after) == len(before) == 11
     # the variability intervals restart for the new budget and are drawn again (the cancelled
-    # job's workers were killed under the new one before dpci.bootstrap resubmitted lost chunks)
+    # job's workers were killed under the new one before dpci.experiments.bootstrap resubmitted lost chunks)
     page.wait_for_function("() => document.querySelector('.js-plotly-plot').data"
                            ".some(t => (t.name || '').startsWith('variability'))", timeout=60_000)
     assert page.get_by_text("Variability intervals stopped").count() == 0

@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .accounting import allocate
-from .batch import batch_start, minimise_erm_batch
-from .intervals import check_alpha, column_quantiles
-from .mechanisms import coefficient_noise_law
-from .release import intervals_at
-from .solver import margin_rows, minimise_erm, row_major_transpose
+from ..accounting import allocate
+from ..batch import batch_start, minimise_erm_batch
+from ..intervals import check_alpha, column_quantiles
+from ..mechanisms import coefficient_noise_law
+from ..release import intervals_at
+from ..solver import margin_rows, minimise_erm, row_major_transpose
 
 NONPRIVATE = "none"  # mechanism name for the non-private bootstrap (a baseline and a test oracle)
 

@@ -1,8 +1,8 @@
 """Background jobs for interactive front ends: run a progress generator in a thread,
 keep its latest state, and cancel it between steps.
 
-A user interface starts a :class:`Job` for an ``iter_*`` generator of :mod:`dpci.bootstrap`
-or :mod:`dpci.sweeps` and polls ``job.latest`` to redraw; changing an input cancels the
+A user interface starts a :class:`Job` for an ``iter_*`` generator of :mod:`dpci.experiments.bootstrap`
+or :mod:`dpci.experiments.sweeps` and polls ``job.latest`` to redraw; changing an input cancels the
 job (the generator is closed at its next step, i.e. between chunks). No UI code here.
 """
 

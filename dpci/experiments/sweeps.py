@@ -26,10 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .accounting import default_split
+from ..accounting import default_split
 from .bootstrap import iter_coverage, iter_variability
-from .intervals import check_alpha
-from .release import nonprivate_confidence_intervals
+from ..intervals import check_alpha
+from ..release import nonprivate_confidence_intervals
 
 METHODS = (("objective", "pure"), ("output", "pure"), ("objective", "zcdp"), ("output", "zcdp"))
 ALL = "(all)"

@@ -16,15 +16,15 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 import dpci
-from dpci import bootstrap
+from dpci.experiments import bootstrap
 from dpci.accounting import default_split
-from dpci.bootstrap import iter_variability
+from dpci.experiments.bootstrap import iter_variability
 from dpci.data import load_adult, make_synthetic_logistic, population_theta0
 from dpci.exceptions import DataValidationError
-from dpci.jobs import JobSlot
+from ui.jobs import JobSlot
 from dpci.losses import get_loss
 from dpci.mechanisms import smallest_valid_c
-from dpci.sweeps import subsample
+from dpci.experiments.sweeps import subsample
 
 # One BLAS thread: the background jobs run in Python threads of this server process, and
 # multi-threaded BLAS busy-waiting against them slowed the bootstrap more than tenfold.

@@ -20,7 +20,7 @@ figure to ``<out>/figures/`` (``<out>/figures/quick/`` in quick mode, so a quick
 overwrites the full results) and merges a ``summary.json`` there (so ``--only`` reruns one part).
 
 Everything is seeded: a rerun with the same settings gives the same numbers, whatever
-``n_jobs`` (see :mod:`dpci.bootstrap`). Data: Adult from ``sample_data/`` and KDD Cup 99 (10%)
+``n_jobs`` (see :mod:`dpci.experiments.bootstrap`). Data: Adult from ``sample_data/`` and KDD Cup 99 (10%)
 from ``../shared/data/`` (KDD parts are skipped with a message when it is absent); the paper's
 IPUMS-US, IPUMS-BR and Banking data are not available here.
 """
@@ -44,9 +44,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from scipy.optimize import nnls
 
-from .accounting import TABLE2_SPLITS
+from ..accounting import TABLE2_SPLITS
 from .bootstrap import coverage
-from .figures import (
+from ..presentation.figures import (
     METHOD_COLORS,
     ci_vs_vi_plot,
     coverage_length_plot,
@@ -55,8 +55,8 @@ from .figures import (
     method_label,
     sample_size_plot,
 )
-from .losses import HuberLoss, LogisticLoss
-from .release import nonprivate_confidence_intervals, private_confidence_intervals
+from ..losses import HuberLoss, LogisticLoss
+from ..release import nonprivate_confidence_intervals, private_confidence_intervals
 from .sweeps import (
     ALL,
     METHODS,
@@ -250,7 +250,7 @@ def _stderr(text: str):
 @lru_cache(maxsize=16)
 def adult(d: int):
     """(X, y, feature_names) of Adult with the first d features (public-bounds scaling)."""
-    from .data import load_adult
+    from ..data import load_adult
 
     ds = load_adult(d=d)
     return ds.X, ds.y, list(ds.feature_names)
@@ -261,7 +261,7 @@ def adult_paper_scaling_d1():
     """Adult, d = 1, scaled as Section 7.1 says: age divided by its *observed* maximum (so in
     [0.19, 1]), the constant added, each row divided by its norm. NOT private (ERRATA); used
     only to test whether the paper's preprocessing explains a difference."""
-    from .data import load_adult, load_adult_frame
+    from ..data import load_adult, load_adult_frame
 
     age = load_adult_frame()["age"].to_numpy(dtype=float)
     X = np.column_stack([age / age.max(), np.ones_like(age)])
@@ -272,14 +272,14 @@ def adult_paper_scaling_d1():
 @lru_cache(maxsize=4)
 def kddcup(d: int):
     """(X, y, feature_names) of KDD Cup 99 (10%) with the first d features."""
-    from .data import load_kddcup
+    from ..data import load_kddcup
 
     ds = load_kddcup(d=d, keep_frame=False)
     return ds.X, ds.y, list(ds.feature_names)
 
 
 def kddcup_available() -> tuple[bool, str]:
-    from .data import kddcup_path
+    from ..data import kddcup_path
 
     try:
         path = kddcup_path()
@@ -739,7 +739,7 @@ def match_sample_sizes(ctx, load, d, targets, step, n_max, mechanism, privacy, k
     """For each (n', target length), the smallest private n on the lattice step, 2 step, ... <= n_max
     whose mean private length (k repetitions) is <= the target.
 
-    Same definition, data and seeds as :func:`dpci.sweeps.iter_sample_size_match` (which walks the
+    Same definition, data and seeds as :func:`dpci.experiments.sweeps.iter_sample_size_match` (which walks the
     lattice upwards from ``step`` for every target), but the lattice is searched by bisection and
     every evaluated n is cached and shared between targets. The answers agree whenever the mean
     length decreases along the lattice, which the returned curve lets one verify.

@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from .bootstrap import iter_coverage, iter_variability
-from .losses import get_loss
+from ..losses import get_loss
 from .sweeps import (
     METHODS,
     iter_grid_sweep,
@@ -32,7 +32,7 @@ DATASETS = ("adult", "kddcup", "synthetic")
 
 def dataset_loader(name: str, seed: int = 0):
     """A function d -> (X, y, feature_names) for a named dataset (d features plus the constant)."""
-    from . import data
+    from .. import data
 
     if name == "adult":
         return lambda d: _unpack(data.load_adult(d=d))
@@ -111,7 +111,7 @@ def build_parser():
     sw.add_argument("--seed", type=int, default=0)
     from .reproduce import add_arguments as _reproduce_arguments
 
-    _reproduce_arguments(sub.add_parser("reproduce", help="rerun Section 7 and write docs/figures (see dpci.reproduce)"))
+    _reproduce_arguments(sub.add_parser("reproduce", help="rerun Section 7 and write docs/figures (see dpci.experiments.reproduce)"))
     return parser
 
 
