@@ -5,7 +5,7 @@ algorithms themselves are pure functions in the submodules, named after the pape
 """
 
 from .accounting import PrivacySpend, allocate, default_split
-from .exceptions import DataValidationError, PrivacyLeakWarning
+from .exceptions import DataValidationError, PrivacyLeakWarning, RegularisationTooSmall
 from .losses import HuberLoss, LogisticLoss
 from .mechanisms import smallest_valid_c
 from .release import nonprivate_confidence_intervals, private_confidence_intervals
@@ -20,6 +20,7 @@ __all__ = [
     "PrivacySpend",
     "PrivateHuberSVM",
     "PrivateLogisticRegression",
+    "RegularisationTooSmall",
     "allocate",
     "default_split",
     "nonprivate_confidence_intervals",

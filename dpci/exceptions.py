@@ -17,3 +17,20 @@ class PrivacyLeakWarning(UserWarning):
 
 class DataValidationError(ValueError):
     """The data cannot be used as given; the message says what to change."""
+
+
+class RegularisationTooSmall(ValueError):
+    """Objective perturbation cannot run with this c (Algorithm 1 needs epsilon' > 0).
+
+    ``smallest_c`` is the bound c must exceed, t / (2 n (e^epsilon1 - 1)); ``suggested_c`` a
+    round value above it. Callers use them (the app's "use the smallest valid c" button, sweeps
+    that skip a cell) instead of reading the message.
+    """
+
+    def __init__(self, message: str, smallest_c: float, suggested_c: float):
+        super().__init__(message)
+        self.smallest_c = smallest_c
+        self.suggested_c = suggested_c
+
+    def __reduce__(self):  # picklable across worker processes (the default passes only the message)
+        return type(self), (str(self), self.smallest_c, self.suggested_c)

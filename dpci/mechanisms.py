@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .exceptions import RegularisationTooSmall
 from .noise import gaussian, spherical_laplace
 from .sensitivity import objective_gradient_sensitivity, output_sensitivity
 from .solver import minimise_erm
@@ -57,15 +58,17 @@ def smallest_valid_c(epsilon: float, n: int, t: float) -> float:
 def objective_epsilon_prime(epsilon: float, n: int, c: float, t: float) -> float:
     """epsilon' = epsilon - log(1 + t/(2nc)) of Algorithm 1, line 1 (Section 4.1).
 
-    Raises ValueError, stating the smallest valid c, when epsilon' <= 0.
+    Raises :class:`~dpci.exceptions.RegularisationTooSmall`, carrying the smallest valid c, when epsilon' <= 0.
     """
     bound = smallest_valid_c(epsilon, n, t)
     if not c > bound:
-        raise ValueError(
+        raise RegularisationTooSmall(
             f"c = {c:.4g} is too small for objective perturbation with n = {n} and epsilon = {epsilon:.4g} "
             f"(the epsilon spent on the coefficients): Algorithm 1 needs c > t / (2 n (e^epsilon - 1)) = "
             f"{bound:.4g} (t = {t:g}). Use c of at least {suggest_c(bound):.3g}, give the coefficients more "
-            f"budget, or use more rows."
+            f"budget, or use more rows.",
+            bound,
+            suggest_c(bound),
         )
     return epsilon - math.log1p(t / (2.0 * n * c))
 
