@@ -4,7 +4,8 @@ Start with :class:`PrivateLogisticRegression` or :class:`PrivateHuberSVM`; the
 algorithms themselves are pure functions in the submodules, named after the paper.
 """
 
-from .accounting import PrivacySpend, allocate, default_split
+from . import methods
+from .accounting import PrivacySpend, Split, allocate, default_split
 from .exceptions import DataValidationError, PrivacyLeakWarning, RegularisationTooSmall
 from .losses import HuberLoss, LogisticLoss
 from .mechanisms import smallest_valid_c
@@ -20,9 +21,11 @@ __all__ = [
     "PrivacySpend",
     "PrivateHuberSVM",
     "PrivateLogisticRegression",
+    "Split",
     "RegularisationTooSmall",
     "allocate",
     "default_split",
+    "methods",
     "nonprivate_confidence_intervals",
     "private_confidence_intervals",
     "smallest_valid_c",

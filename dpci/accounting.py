@@ -47,32 +47,90 @@ def check_budget(budget, privacy="pure") -> float:
     return value
 
 
-def default_split(mechanism: str, privacy: str) -> tuple[float, float, float]:
-    """The paper's Table 2 shares (phi1, phi2, phi3) for a mechanism and privacy notion."""
-    check_choice("mechanism", mechanism, MECHANISMS)
-    check_choice("privacy", privacy, PRIVACY_NOTIONS)
-    return TABLE2_SPLITS[(privacy, mechanism)]
+def rho_from_epsilon(epsilon: float) -> float:
+    """An epsilon-DP mechanism is epsilon^2/2-zCDP (Proposition 1); the paper compares at this rho (Section 7.2)."""
+    return float(epsilon) ** 2 / 2.0
 
 
-def check_split(split, mechanism: str, privacy: str) -> tuple[float, float, float]:
-    """Validate shares (phi1, phi2, phi3): three positive numbers summing to 1."""
+def epsilon_from_rho(rho: float) -> float:
+    """The epsilon whose pure-DP mechanism costs ``rho`` in zCDP: sqrt(2 rho) (inverse of Proposition 1)."""
+    return math.sqrt(2.0 * rho)
+
+
+class Split(tuple):
+    """Shares (phi1, phi2, phi3) of a budget for the coefficients, the Hessian and the covariance.
+
+    Positive and summing to 1; a tuple, so it goes (and compares) wherever a tuple of shares did.
+    The app's sliders set phi1 and phi2's *share of the rest* (:meth:`from_rest`,
+    :attr:`phi2_rest`), so the three always sum to 1.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, phi1, phi2, phi3):
+        shares = (float(phi1), float(phi2), float(phi3))
+        if not all(math.isfinite(s) and s > 0 for s in shares):
+            raise ValueError(
+                f"every share of the split must be positive: phi1 pays for the coefficients, phi2 for "
+                f"the Hessian and phi3 for the covariance, and none can be free; got {shares}."
+            )
+        total = sum(shares)
+        if abs(total - 1.0) > 1e-9:
+            raise ValueError(f"the shares of split must sum to 1, got {shares} (sum {total:.6g}).")
+        return super().__new__(cls, shares)
+
+    def __getnewargs__(self):
+        return tuple(self)
+
+    def __repr__(self):
+        return f"Split(phi1={self[0]!r}, phi2={self[1]!r}, phi3={self[2]!r})"
+
+    phi1 = property(lambda self: self[0], doc="share of the coefficients")
+    phi2 = property(lambda self: self[1], doc="share of the Hessian")
+    phi3 = property(lambda self: self[2], doc="share of the gradient covariance")
+
+    @classmethod
+    def from_rest(cls, phi1: float, phi2_rest: float) -> "Split":
+        """phi1, then phi2 = phi2_rest (1 - phi1) and phi3 the remainder (the app's two sliders)."""
+        rest = 1.0 - phi1
+        return cls(phi1, rest * phi2_rest, rest * (1.0 - phi2_rest))
+
+    @classmethod
+    def even_rest(cls, phi1: float) -> "Split":
+        """phi1, with phi2 = phi3 splitting the rest equally (Section 7.3.1)."""
+        return cls(phi1, (1 - phi1) / 2, (1 - phi1) / 2)
+
+    @classmethod
+    def coerce(cls, split) -> "Split":
+        """A Split from a Split or any three numbers (a generator too); a clear ValueError otherwise."""
+        if isinstance(split, Split):
+            return split
+        try:
+            shares = tuple(float(s) for s in split)
+        except (TypeError, ValueError):
+            raise ValueError(f"split must be three numbers (phi1, phi2, phi3), got {split!r}.") from None
+        if len(shares) != 3:
+            raise ValueError(f"split must have three shares (phi1, phi2, phi3), got {len(shares)}.")
+        return cls(*shares)
+
+    @property
+    def phi2_rest(self) -> float:
+        """phi2's share of what phi1 leaves: phi2 / (phi2 + phi3)."""
+        return self[1] / (self[1] + self[2])
+
+
+def default_split(mechanism: str, privacy: str) -> Split:
+    """The default shares of a registered method for a notion (the paper's Table 2 for its methods)."""
+    from .methods import get
+
+    return get(mechanism).default_split(check_choice("privacy", privacy, PRIVACY_NOTIONS))
+
+
+def check_split(split, mechanism: str, privacy: str) -> Split:
+    """Validate shares (phi1, phi2, phi3): three positive numbers summing to 1; None: the default."""
     if split is None:
         return default_split(mechanism, privacy)
-    try:
-        shares = tuple(float(s) for s in split)
-    except (TypeError, ValueError):
-        raise ValueError(f"split must be three numbers (phi1, phi2, phi3), got {split!r}.") from None
-    if len(shares) != 3:
-        raise ValueError(f"split must have three shares (phi1, phi2, phi3), got {len(shares)}.")
-    if not all(math.isfinite(s) and s > 0 for s in shares):
-        raise ValueError(
-            f"every share of the split must be positive: phi1 pays for the coefficients, phi2 for "
-            f"the Hessian and phi3 for the covariance, and none can be free; got {shares}."
-        )
-    total = sum(shares)
-    if abs(total - 1.0) > 1e-9:
-        raise ValueError(f"the shares of split must sum to 1, got {shares} (sum {total:.6g}).")
-    return shares
+    return Split.coerce(split)
 
 
 @dataclass(frozen=True)
@@ -153,24 +211,23 @@ class Allocation:
 
 
 def allocate(budget, split, mechanism: str, privacy: str) -> Allocation:
-    """Split a total budget into the three steps and account for it."""
-    check_choice("mechanism", mechanism, MECHANISMS)
-    check_choice("privacy", privacy, PRIVACY_NOTIONS)
-    total = check_budget(budget, privacy)
-    shares = check_split(split, mechanism, privacy)
-    phi = tuple(share * total for share in shares)
-    if privacy == "pure":
-        # Every step is phi_i-DP, hence phi_i^2/2-zCDP (Proposition 1); Theorems 2 and 4.
-        steps = tuple(StepSpend(name, s, p, p * p / 2.0) for name, s, p in zip(STEP_NAMES, shares, phi))
-        coef_epsilon = phi[0]
-    elif mechanism == "objective":
-        # Theorem 2: Algorithm 1 at epsilon1 costs epsilon1^2/2; the rho amount phi1 buys epsilon1 = sqrt(2 phi1).
-        coef_epsilon = math.sqrt(2.0 * phi[0])
-        steps = (StepSpend(STEP_NAMES[0], shares[0], coef_epsilon, phi[0]),) + tuple(
-            StepSpend(name, s, None, p) for name, s, p in zip(STEP_NAMES[1:], shares[1:], phi[1:])
-        )
-    else:
-        # Theorem 4: the Gaussian output perturbation and Algorithm 2 spend their rho directly.
-        coef_epsilon = None
-        steps = tuple(StepSpend(name, s, None, p) for name, s, p in zip(STEP_NAMES, shares, phi))
-    return Allocation(privacy, mechanism, total, shares, phi, coef_epsilon, PrivacySpend(privacy, mechanism, steps))
+    """Split a total budget into the steps of a registered method and account for it (the method's
+    own privacy map, :meth:`dpci.methods.Method.allocate`)."""
+    from .methods import get
+
+    return get(mechanism).allocate(budget, split, privacy)
+
+
+def step_spends(shares, phi, privacy: str, pure_steps: tuple[bool, ...]) -> tuple[StepSpend, ...]:
+    """One StepSpend per step. A pure step spending phi_i-DP costs phi_i^2/2 in rho (Proposition 1);
+    under zCDP, a step not pure spends its rho amount phi_i directly (Theorem 4)."""
+    steps = []
+    for name, share, amount, pure in zip(STEP_NAMES, shares, phi, pure_steps):
+        if privacy == "pure":
+            steps.append(StepSpend(name, share, amount, rho_from_epsilon(amount)))
+        elif pure:
+            # Theorem 2: a pure mechanism run at epsilon_i = sqrt(2 phi_i) costs epsilon_i^2/2 = phi_i.
+            steps.append(StepSpend(name, share, epsilon_from_rho(amount), amount))
+        else:
+            steps.append(StepSpend(name, share, None, amount))
+    return tuple(steps)

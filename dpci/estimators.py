@@ -14,7 +14,8 @@ import pandas as pd
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .accounting import MECHANISMS, PRIVACY_NOTIONS, check_split
+from . import methods
+from .accounting import PRIVACY_NOTIONS, Split
 from .losses import HuberLoss, LogisticLoss
 from .noise import check_random_state
 from .release import _release
@@ -28,8 +29,9 @@ def _positive_real(name, value):
 
 def _one_of(allowed):
     def check(name, value):
-        if value not in allowed:
-            raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}.")
+        allowed_now = allowed() if callable(allowed) else allowed
+        if value not in allowed_now:
+            raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed_now))}; got {value!r}.")
 
     return check
 
@@ -46,7 +48,12 @@ def _sample_count(name, value):
 
 def _any_split(name, value):
     if value is not None:
-        check_split(value, "objective", "pure")  # the default depends on neither when a split is given
+        Split.coerce(value)
+
+
+def _method_name(name, value):
+    if value is not None:
+        _one_of(methods.available)(name, value)
 
 
 def _random_state(name, value):
@@ -57,7 +64,8 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
     """Shared machinery of the private ERM classifiers (no intercept: X carries its constant column)."""
 
     _parameter_constraints = {
-        "mechanism": _one_of(MECHANISMS),
+        "mechanism": _one_of(methods.available),
+        "method": _method_name,
         "privacy": _one_of(PRIVACY_NOTIONS),
         "budget": _positive_real,
         "split": _any_split,
@@ -70,6 +78,14 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
     def _validate_params(self):
         for name, check in self._parameter_constraints.items():
             check(name, getattr(self, name))
+        method = self._method()
+        method.check_notion(self.privacy)
+
+    def _method(self):
+        """The registered method: ``method`` if given, else ``mechanism`` (the paper's name for it)."""
+        if self.method is not None and self.mechanism not in ("objective", self.method):
+            raise ValueError(f"method={self.method!r} and mechanism={self.mechanism!r} disagree; give only method.")
+        return methods.get(self.method if self.method is not None else self.mechanism)
 
     def _loss(self):  # pragma: no cover - overridden
         raise NotImplementedError
@@ -82,7 +98,7 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
             X,
             signs,
             self._loss(),
-            mechanism=self.mechanism,
+            mechanism=self._method().name,
             privacy=self.privacy,
             budget=self.budget,
             split=self.split,
@@ -131,7 +147,7 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         spend = self.privacy_spent_
         level = 100 * (1 - self.release_.alpha)
         lines = [
-            f"{type(self).__name__}: {self.mechanism} perturbation, "
+            f"{type(self).__name__}: {self._method().label}, "
             f"{'pure epsilon-DP' if self.privacy == 'pure' else 'rho-zCDP'}",
             f"n = {self.n_samples_fit_}, d = {self.n_features_in_}, c = {self.c:g}, "
             f"split (phi1, phi2, phi3) = {tuple(round(s, 4) for s in self.release_.allocation.shares)}",
@@ -161,8 +177,10 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
 
     Parameters
     ----------
-    mechanism : {"objective", "output"}
+    mechanism : {"objective", "output"} or another registered method's name
         Objective perturbation (Algorithms 1 and 3) or output perturbation (Algorithms 4 and 5).
+    method : str or None
+        A registered method's name (``dpci.methods.available()``); overrides ``mechanism``.
     privacy : {"pure", "zcdp"}
         Pure epsilon-DP (``budget`` is epsilon) or rho-zCDP (``budget`` is rho).
     budget : float
@@ -200,6 +218,7 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
         alpha=0.05,
         n_samples=10_000,
         random_state=None,
+        method=None,
     ):
         self.mechanism = mechanism
         self.privacy = privacy
@@ -209,6 +228,7 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
         self.alpha = alpha
         self.n_samples = n_samples
         self.random_state = random_state
+        self.method = method
 
     def _loss(self):
         return LogisticLoss()
@@ -240,6 +260,7 @@ class PrivateHuberSVM(_PrivateERMClassifier):
         alpha=0.05,
         n_samples=10_000,
         random_state=None,
+        method=None,
     ):
         self.h = h
         self.mechanism = mechanism
@@ -250,6 +271,7 @@ class PrivateHuberSVM(_PrivateERMClassifier):
         self.alpha = alpha
         self.n_samples = n_samples
         self.random_state = random_state
+        self.method = method
 
     def _loss(self):
         return HuberLoss(self.h)

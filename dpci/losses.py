@@ -1,15 +1,48 @@
 """Margin losses f(z), z = y * theta.x, of Section 3.3 and their derivatives.
 
-Each loss is vectorised over rows and knows the two constants the privacy proofs
-use (Theorem 1, Theorem 3): |f'(z)| <= 1 and |f''(z)| <= t. The gradient of a
-row's loss is f'(z) y x and its Hessian f''(z) x x^T (Section 6).
+Each loss is vectorised over rows and carries every constant the privacy proofs use,
+so nothing outside it asks which loss it is: |f'(z)| <= 1 and |f''(z)| <= t (Theorem 1,
+Theorem 3), the L2 sensitivities of the Hessian and of the gradient covariance
+(Lemmas 2-5, replace-one neighbours, rows in the unit ball, labels in {-1, +1}) and the
+kinks where f'' jumps. The gradient of a row's loss is f'(z) y x and its Hessian
+f''(z) x x^T (Section 6). A new loss is one class meeting :class:`Loss`, registered in
+:data:`LOSSES`.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+
+@runtime_checkable
+class Loss(Protocol):
+    """What the solvers, the mechanisms and the intervals need of a margin loss."""
+
+    name: str
+
+    @property
+    def t(self) -> float: ...  # bound on |f''| (Theorem 1)
+
+    @property
+    def kinks(self) -> tuple[float, ...]: ...  # margins z where f'' jumps (empty for a smooth loss)
+
+    def value(self, z): ...
+
+    def derivatives(self, z): ...
+
+    def value_and_derivatives(self, z): ...
+
+    def first_derivative(self, z, overwrite=False, weights=None): ...
+
+    def second_derivative(self, z): ...
+
+    def hessian_sensitivity(self, n: int) -> float: ...
+
+    def covariance_sensitivity(self, n: int, theta) -> float: ...
 
 
 def _work_array(z, overwrite):
@@ -28,6 +61,20 @@ class LogisticLoss:
     @property
     def t(self) -> float:
         return 0.25
+
+    @property
+    def kinks(self) -> tuple[float, ...]:
+        return ()
+
+    def hessian_sensitivity(self, n: int) -> float:
+        """Sensitivity of the Hessian of Eq. 4.2: 1/(2n) (Lemma 3)."""
+        return 1.0 / (2.0 * n)
+
+    def covariance_sensitivity(self, n: int, theta) -> float:
+        """Sensitivity of the covariance of Eq. 4.3: 2 S(||theta||)^2 / n (Lemma 2), at the released
+        theta, which is already private, so using it costs no budget (ERRATA)."""
+        norm = float(np.linalg.norm(theta))
+        return 2.0 / (1.0 + math.exp(-norm)) ** 2 / n
 
     def value(self, z):
         z = np.asarray(z, dtype=float)
@@ -89,6 +136,18 @@ class HuberLoss:
     def t(self) -> float:
         return 1.0 / (2.0 * self.h)
 
+    @property
+    def kinks(self) -> tuple[float, ...]:
+        return (1.0 - self.h, 1.0 + self.h)
+
+    def hessian_sensitivity(self, n: int) -> float:
+        """Sensitivity of the Hessian of Eq. 4.2: 1/(nh) (Lemma 5), i.e. 2t/n."""
+        return 1.0 / (n * self.h)
+
+    def covariance_sensitivity(self, n: int, theta) -> float:
+        """Sensitivity of the covariance of Eq. 4.3: 2/n (Lemma 4), whatever theta."""
+        return 2.0 / n
+
     def value(self, z):
         return self.value_and_derivatives(z)[0]
 
@@ -123,10 +182,11 @@ class HuberLoss:
         return np.where(np.abs(1.0 - np.asarray(z, dtype=float)) <= self.h, 1.0 / (2.0 * self.h), 0.0)
 
 
-def get_loss(name: str, h: float | None = None):
-    """Return the loss called ``name`` ("logistic" or "huber")."""
-    if name == "logistic":
-        return LogisticLoss()
-    if name == "huber":
-        return HuberLoss(0.5 if h is None else h)
-    raise ValueError(f"Unknown loss {name!r}; use 'logistic' or 'huber'.")
+LOSSES = {"logistic": LogisticLoss, "huber": HuberLoss}  # name -> class; a new loss adds itself here
+
+
+def get_loss(name: str, h: float | None = None) -> Loss:
+    """Return the loss called ``name`` (a key of :data:`LOSSES`); ``h`` is the Huber width."""
+    if name not in LOSSES:
+        raise ValueError(f"Unknown loss {name!r}; use one of {', '.join(map(repr, LOSSES))}.")
+    return LOSSES[name](0.5 if h is None else h) if name == "huber" else LOSSES[name]()

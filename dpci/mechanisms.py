@@ -89,13 +89,6 @@ def objective_noise_law(epsilon: float, n: int, c: float, t: float) -> NoiseLaw:
     return NoiseLaw("spherical_laplace", eps_prime / objective_gradient_sensitivity())
 
 
-def coefficient_noise_law(alloc, n: int, c: float, loss) -> NoiseLaw:
-    """The law of the noise on the coefficients for an :class:`~dpci.accounting.Allocation`."""
-    if alloc.mechanism == "objective":
-        return objective_noise_law(alloc.coef_epsilon, n, c, loss.t)
-    return output_noise_law(n, c, alloc.phi[0], alloc.privacy)
-
-
 def objective_perturbation(A, loss, c, epsilon, rng, tol=1e-10) -> PerturbedFit:
     """Algorithm 1: minimise J_n(theta) + beta.theta / n with beta ~ exp(-(epsilon'/2) ||beta||).
 

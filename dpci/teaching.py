@@ -12,18 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .accounting import allocate
+from . import methods
 from .intervals import hessian_and_covariance, quantile_interval
-from .mechanisms import (
-    NoiseLaw,
-    floor_eigenvalues,
-    noisy_symmetric,
-    objective_perturbation,
-    output_perturbation,
-)
+from .mechanisms import NoiseLaw, floor_eigenvalues, noisy_symmetric
 from .noise import check_random_state
-from .release import intervals_at
-from .sensitivity import covariance_sensitivity, hessian_sensitivity
 from .solver import margin_rows, minimise_erm
 
 
@@ -47,25 +39,26 @@ class Walkthrough:
 
 def walkthrough(X, y, loss, mechanism="objective", privacy="pure", budget=1.0, split=None, c=1e-3, alpha=0.05,
                 n_samples=10_000, random_state=None) -> Walkthrough:
-    """Every step of one release, with the same draws as ``private_confidence_intervals``."""
-    alloc = allocate(budget, split, mechanism, privacy)
+    """Every step of one release of a paper method (:class:`dpci.methods.PaperMethod`), with the same
+    draws as ``private_confidence_intervals``."""
+    method = methods.get(mechanism)
+    if not isinstance(method, methods.PaperMethod):
+        raise ValueError(f"the walkthrough takes apart the paper's methods (Algorithms 3 and 5), not {method.label}.")
+    alloc = method.allocate(budget, split, privacy)
     rng = check_random_state(random_state)
     A = margin_rows(X, y)
     n = A.shape[0]
     theta_hat = minimise_erm(A, loss, c).theta
-    if mechanism == "objective":
-        fit = objective_perturbation(A, loss, c, alloc.coef_epsilon, rng)
-    else:
-        fit = output_perturbation(A, loss, c, alloc.phi[0], privacy, rng)
+    fit = method.perturb(A, loss, c, alloc, rng)
     theta = fit.theta
     # A copy of the stream: the matrices and Monte Carlo below replay what intervals_at draws.
     replay = np.random.Generator(type(rng.bit_generator)())
     replay.bit_generator.state = rng.bit_generator.state
     H, S = hessian_and_covariance(A, loss, theta, c)
-    sens = (hessian_sensitivity(loss, n), covariance_sensitivity(loss, n, theta))
+    sens = (loss.hessian_sensitivity(n), loss.covariance_sensitivity(n, theta))
     H_noisy = noisy_symmetric(H, sens[0], alloc.phi[1], privacy, replay)
     S_noisy = noisy_symmetric(S, sens[1], alloc.phi[2], privacy, replay)
-    release = intervals_at(A, loss, theta, c, alloc, fit.noise_law, alpha, n_samples, rng, closed_form=False)
+    release = method.interval_at(A, loss, theta, c, alloc, fit.noise_law, alpha, n_samples, rng, closed_form=False)
     np.testing.assert_allclose(floor_eigenvalues(H_noisy, c), release.hessian)  # same draws as the release
     return Walkthrough(theta_hat, theta, fit.noise, fit.noise_law, H, H_noisy, release.hessian, S, S_noisy,
                        release.covariance, release.offsets, quantile_interval(theta, release.offsets, alpha), c, sens)

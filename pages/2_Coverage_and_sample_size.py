@@ -3,8 +3,10 @@
 import streamlit as st
 
 import ui
+from dpci import methods as registry
+from dpci.accounting import epsilon_from_rho
 from dpci.presentation.figures import heatmap_grid, sample_size_plot, short_method_label
-from dpci.experiments.sweeps import METHODS, iter_grid_sweep, iter_sample_size_match
+from dpci.experiments.sweeps import iter_grid_sweep, iter_sample_size_match
 
 st.set_page_config(page_title="dpci: coverage and sample size", page_icon="🔒", layout="wide")
 settings = ui.sidebar(show_vi=False)
@@ -19,15 +21,15 @@ st.markdown(
 VIEWS = ["Heatmap: n × d", "Heatmap: n × budget", "Private vs non-private sample size"]
 view = ui.kept_widget(st.radio, "View", VIEWS, "grid_view", horizontal=True)
 # a row of its own: four method names need the width
-methods = ui.kept_widget(st.multiselect, "Methods", METHODS, "grid_methods", default=list(METHODS),
-                         format_func=lambda m: short_method_label(*m))
+methods = ui.kept_widget(st.multiselect, "Methods", list(registry.pairs()), "grid_methods",
+                         default=list(registry.PAPER_PAIRS), format_func=lambda m: short_method_label(*m))
 c2, c3 = st.columns(2)
 k = ui.kept_widget(c2.select_slider, "Repetitions per cell", [20, 50, 100, 200, 500, 1000], "grid_k", default=50)
 m = ui.kept_widget(c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "grid_m",
                    default=1000)
 common = dict(c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, random_state=settings.seed)
 load = ui.loader(settings)
-epsilon = settings.epsilon if settings.priv == "pure" else (2 * settings.rho) ** 0.5
+epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
 if view.startswith("Heatmap"):
     ns = ui.kept_widget(st.multiselect, "Rows n", [500, 1000, 2000, 4500, 8000, 15000, 30000], "grid_ns",
                         default=[1000, 2000, 4500, 8000])

@@ -1,10 +1,13 @@
-"""Compare methods: the four private methods against their variability intervals."""
+"""Compare methods: the registered private methods (the paper's four by default) against their
+variability intervals."""
 
 import streamlit as st
 
 import ui
+from dpci import methods as registry
+from dpci.accounting import epsilon_from_rho
 from dpci.presentation.tables import method_verdict
-from dpci.presentation.figures import ci_vs_vi_plot, curve_fit_plot, method_label
+from dpci.presentation.figures import ci_vs_vi_plot, curve_fit_plot, method_label, short_method_label
 from dpci.experiments.sweeps import ALL, fit_length_vs_budget, fit_length_vs_n, iter_interval_vs_variability
 
 st.set_page_config(page_title="dpci: compare methods", page_icon="🔒", layout="wide")
@@ -16,6 +19,9 @@ st.markdown(
     "of each method's estimate, a lower bound no private interval can beat (Figures 14 to 16). The gap is the "
     "cost of estimating the interval privately."
 )
+# a row of its own: method names need the width. Every registered method is offered.
+chosen = ui.kept_widget(st.multiselect, "Methods", list(registry.pairs()), "cmp_methods",
+                        default=list(registry.PAPER_PAIRS), format_func=lambda m: short_method_label(*m))
 c1, c2 = st.columns(2)
 over = ui.kept_widget(c1.radio, "Vary", ["n", "d", "epsilon"], "cmp_over", horizontal=True,
                       format_func={"n": "rows n", "d": "features d", "epsilon": "budget ε"}.get)
@@ -30,12 +36,13 @@ n_vi = ui.kept_widget(c4.select_slider, "Bootstrap replicates (variability)", [2
 m = ui.kept_widget(c5.select_slider, "Monte Carlo samples", [500, 1000, 2000, 5000, 10000], "cmp_m", default=1000)
 n_fixed = ui.kept_widget(st.select_slider, "Rows n when not varied", list(range(1000, 30001, 1000)), "cmp_n",
                          default=15000) if over != "n" else 15000
-epsilon = settings.epsilon if settings.priv == "pure" else (2 * settings.rho) ** 0.5
-key = ("cmp", ui.dataset_key(settings), over, tuple(values), k, n_vi, m, n_fixed, settings.d, epsilon, settings.c,
+epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
+key = ("cmp", ui.dataset_key(settings), tuple(chosen), over, tuple(values), k, n_vi, m, n_fixed, settings.d, epsilon, settings.c,
        settings.level, settings.seed, settings.model, settings.h)
-if st.button("Run", type="primary", disabled=not values):
+if st.button("Run", type="primary", disabled=not (values and chosen)):
     ui.job_slot("cmp").ensure(key, lambda: iter_interval_vs_variability(
-        ui.loader(settings), settings.loss, over, sorted(values), n=n_fixed, d=settings.d, epsilon=epsilon,
+        ui.loader(settings), settings.loss, over, sorted(values), methods=tuple(chosen), n=n_fixed, d=settings.d,
+        epsilon=epsilon,
         c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, n_vi=n_vi, random_state=settings.seed))
 job = ui.current_job("cmp", key)
 if job is None:

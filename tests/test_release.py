@@ -105,7 +105,7 @@ def test_release_hands_each_matrix_its_share_and_sensitivity(mechanism, privacy,
         calls.append(dict(M=M.copy(), sensitivity=sensitivity, phi=phi, c=c_, privacy=privacy_))
         return priv_spd_mat(M, sensitivity, phi, c_, privacy_, rng)
 
-    monkeypatch.setattr(dpci.release, "priv_spd_mat", spy)
+    monkeypatch.setattr(dpci.methods.paper, "priv_spd_mat", spy)
     rel = private_confidence_intervals(X, y, loss, mechanism, privacy, budget, SPLIT, c=c, n_samples=100,
                                        random_state=1)
     assert len(calls) == 2

@@ -32,11 +32,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..accounting import allocate
-from ..batch import batch_start, minimise_erm_batch
+from .. import methods
+from ..batch import batch_start
 from ..intervals import check_alpha, column_quantiles
-from ..mechanisms import coefficient_noise_law
-from ..release import intervals_at
+from ..methods.paper import solve_replicates
 from ..solver import margin_rows, minimise_erm, row_major_transpose
 
 NONPRIVATE = "none"  # mechanism name for the non-private bootstrap (a baseline and a test oracle)
@@ -94,7 +93,8 @@ class _Population:
     A: np.ndarray
     loss: object
     c: float
-    alloc: object  # an Allocation, or None for the non-private bootstrap
+    method: object  # a registered Method, or None for the non-private bootstrap
+    alloc: object  # its Allocation (None for the non-private bootstrap)
     theta0: np.ndarray
     token: str  # identifies the population, so each worker builds its BatchStart once
 
@@ -108,41 +108,33 @@ class _Population:
             cached = _STARTS[self.token] = batch_start(self.A, self.loss, self.theta0)
         return cached
 
-    @property
-    def mechanism(self):
-        return NONPRIVATE if self.alloc is None else self.alloc.mechanism
-
 
 def _population(X, y, loss, mechanism, privacy, budget, split, c):
     A = margin_rows(X, y)
-    alloc = None if mechanism == NONPRIVATE else allocate(budget, split, mechanism, privacy)
-    if alloc is not None:
-        coefficient_noise_law(alloc, A.shape[0], c, loss)  # refuses an invalid c before any work
+    method = None if mechanism == NONPRIVATE else methods.get(mechanism)
+    alloc = None if method is None else method.allocate(budget, split, privacy)
+    if method is not None:
+        method.coefficient_noise_law(alloc, A.shape[0], c, loss)  # refuses an invalid c before any work
     theta0 = minimise_erm(A, loss, c).theta
     digest = hashlib.blake2b(row_major_transpose(A).data, digest_size=16)  # hashes A in place, no copy
     digest.update(theta0.tobytes())
     digest.update(repr(loss).encode())
-    return _Population(A, loss, c, alloc, theta0, digest.hexdigest())
+    return _Population(A, loss, c, method, alloc, theta0, digest.hexdigest())
 
 
 def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int, block: int):
-    """The coefficient mechanism (phi1 only) on replicates start..stop-1; returns (theta, weights, rngs, law)."""
-    n, d = pop.A.shape
+    """The coefficient mechanism (phi1 only) on replicates start..stop-1; returns (theta, weights, rngs).
+
+    Each replicate's stream gives its row multiplicities first, then its noise (the method's).
+    """
+    n = pop.A.shape[0]
     rngs = [replicate_rng(entropy, r) for r in range(start, stop)]
     weights = np.array([bootstrap_counts(rng, n) for rng in rngs])
-    law = None if pop.alloc is None else coefficient_noise_law(pop.alloc, n, pop.c, pop.loss)
-    noise = None if law is None else np.array([law.sample(rng, d) for rng in rngs])
-    linear = noise if pop.mechanism == "objective" else None  # Algorithm 1's beta
-    theta = np.empty((stop - start, d))
-    for b in range(0, stop - start, block):  # blocks start at multiples of `block` (chunks are whole blocks)
-        blk = slice(b, min(b + block, stop - start))
-        theta[blk] = minimise_erm_batch(
-            pop.A, pop.loss, pop.c, weights[blk], None if linear is None else linear[blk],
-            start=pop.start,
-        )
-    if pop.mechanism == "output":
-        theta = theta + noise  # Algorithm 4
-    return theta, weights, rngs, law
+    if pop.method is None:  # the non-private bootstrap of theta-hat
+        theta = solve_replicates(pop.A, pop.loss, pop.c, weights, None, pop.start, block)
+    else:
+        theta = pop.method.replicate_coefficients(pop.A, pop.loss, pop.c, pop.alloc, weights, rngs, pop.start, block)
+    return theta, weights, rngs
 
 
 _CONTROLLER = None
@@ -166,12 +158,13 @@ def _variability_chunk(pop, entropy, start, stop):
 
 def _coverage_chunk(pop, entropy, start, stop, alpha, n_samples):
     with _one_blas_thread():
-        theta, weights, rngs, law = _private_coefficients(pop, entropy, start, stop,
-                                                          block_size(pop.A.shape[0], COVERAGE_BLOCK))
+        theta, weights, rngs = _private_coefficients(pop, entropy, start, stop, block_size(pop.A.shape[0],
+                                                                                           COVERAGE_BLOCK))
+        law = pop.method.coefficient_noise_law(pop.alloc, pop.A.shape[0], pop.c, pop.loss)
         bounds = np.empty(theta.shape + (2,))
         for i, rng in enumerate(rngs):
-            rel = intervals_at(pop.A, pop.loss, theta[i], pop.c, pop.alloc, law, alpha, n_samples, rng, weights[i])
-            bounds[i] = rel.conf_int
+            bounds[i] = pop.method.replicate_interval(pop.A, pop.loss, theta[i], pop.c, pop.alloc, law, alpha,
+                                                      n_samples, rng, weights[i])
     return bounds
 
 

@@ -13,7 +13,8 @@ import time
 import numpy as np
 
 from .bootstrap import iter_coverage, iter_variability
-from ..losses import get_loss
+from .. import methods as registry
+from ..losses import LOSSES, get_loss
 from .sweeps import (
     METHODS,
     iter_grid_sweep,
@@ -56,6 +57,19 @@ def _floats(text):
     return [float(v) for v in text.split(",")] if text else None
 
 
+def _method_pairs(text):
+    """'objective:pure,output:zcdp' -> (("objective", "pure"), ("output", "zcdp")), each checked."""
+    pairs = []
+    for item in text.split(","):
+        name, _, notion = item.strip().partition(":")
+        try:
+            registry.get(name).check_notion(notion)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+        pairs.append((name, notion))
+    return tuple(pairs)
+
+
 def _ints(text):
     return [int(float(v)) for v in text.split(",")] if text else None
 
@@ -92,10 +106,14 @@ def build_parser():
     sw.add_argument("name", choices=SWEEPS)
     sw.add_argument("--dataset", choices=DATASETS, default="adult")
     sw.add_argument("--out", required=True, help="CSV file to write")
-    sw.add_argument("--loss", choices=("logistic", "huber"), default="logistic")
+    sw.add_argument("--loss", choices=tuple(LOSSES), default="logistic")
     sw.add_argument("--h", type=float, default=0.5, help="Huber width")
-    sw.add_argument("--mechanism", choices=("objective", "output"), default="objective")
+    sw.add_argument("--mechanism", "--method", dest="mechanism", choices=registry.available(), default="objective",
+                    help="a registered method (dpci.methods.available())")
     sw.add_argument("--privacy", choices=("pure", "zcdp"), default="pure")
+    sw.add_argument("--methods", type=_method_pairs, default=None,
+                    help="methods of grid, comparison and sample-size sweeps, as NAME:NOTION,... "
+                         "(default: the paper's four, objective:pure,output:pure,objective:zcdp,output:zcdp)")
     sw.add_argument("--budget", type=float, default=None, help="epsilon (pure) or rho (zcdp); default 1 or 0.5")
     sw.add_argument("--epsilon", type=float, default=1.0, help="epsilon of grid and comparison sweeps (rho = eps^2/2)")
     sw.add_argument("--c", type=float, default=1e-3)
@@ -135,6 +153,7 @@ def run_sweep(args, bar=None):
         bar.close()
         return p.to_frame(names).assign(sweep=name, **method, n=len(X), d=args.d)
     sweep_kw = dict(common, n_samples=args.samples, n_replicates=args.replicates)
+    pairs = dict(methods=args.methods) if args.methods else {}
     if name.startswith("split-"):
         X, y, names = load(args.d)
         gen = iter_split_sweep(X, y, loss, vary=name.split("-")[1], shares=_floats(args.values),
@@ -144,16 +163,16 @@ def run_sweep(args, bar=None):
         values = _ints(args.values) if axis == "d" else _floats(args.values)
         values = values or ([1, 2, 5, 10] if axis == "d" else [0.2, 0.5, 1.0, 2.0, 4.0])
         gen = iter_grid_sweep(load, loss, ns=_ints(args.ns), d=args.d, epsilon=args.epsilon,
-                              **{"ds" if axis == "d" else "epsilons": values}, **sweep_kw)
+                              **{"ds" if axis == "d" else "epsilons": values}, **pairs, **sweep_kw)
     elif name.startswith("ci-vs-vi-"):
         over = name.split("-")[-1]
         defaults = {"n": "1000,2000,5000,10000,20000", "d": "1,2,5,10", "epsilon": "0.2,0.5,1,2,4"}
         values = (_ints if over != "epsilon" else _floats)(args.values or defaults[over])
         gen = iter_interval_vs_variability(load, loss, over, values, n=args.n, d=args.d, epsilon=args.epsilon,
-                                           n_vi=args.vi_replicates, **sweep_kw)
+                                           n_vi=args.vi_replicates, **pairs, **sweep_kw)
     else:  # sample-size
         values = _ints(args.values or "1000,2500,5000,7500,10000")
-        gen = iter_sample_size_match(load, loss, values, d=args.d, epsilon=args.epsilon, **sweep_kw)
+        gen = iter_sample_size_match(load, loss, values, d=args.d, epsilon=args.epsilon, **pairs, **sweep_kw)
     for p in gen:
         label = "" if p.current is None else f"{p.current.get('mechanism')}/{p.current.get('privacy')}"
         bar.update(_sweep_fraction(p), f"{name}: setting {min(p.settings_done + 1, p.settings_total)}/{p.settings_total} {label}")

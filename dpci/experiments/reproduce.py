@@ -44,10 +44,10 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from scipy.optimize import nnls
 
+from .. import methods as registry
 from ..accounting import TABLE2_SPLITS
 from .bootstrap import coverage
 from ..presentation.figures import (
-    METHOD_COLORS,
     ci_vs_vi_plot,
     coverage_length_plot,
     curve_fit_plot,
@@ -717,7 +717,7 @@ def _scaling_plot(frame, k):
         g = g.sort_values("n")
         dash = "solid" if scaling.startswith("public") else "dash"
         name = f"{method_label(mechanism, privacy)}; {scaling}"
-        color = METHOD_COLORS[(mechanism, privacy)]
+        color = registry.color(mechanism, privacy)
         fig.add_trace(go.Scatter(x=g["n"], y=g["coverage"], mode="lines+markers", name=name, legendgroup=name,
                                  line=dict(color=color, dash=dash), error_y=dict(array=1.96 * g["coverage_se"])), 1, 1)
         fig.add_trace(go.Scatter(x=g["n"], y=g["length"], mode="lines+markers", name=name, legendgroup=name,

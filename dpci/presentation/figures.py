@@ -14,6 +14,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .. import methods
+
 # Okabe-Ito colours (distinguishable with colour-vision deficiencies).
 STYLE = {
     "private": dict(color="#D55E00", name="private interval"),
@@ -22,18 +24,13 @@ STYLE = {
     "estimate": dict(color="#222222", name="estimate"),
     "truth": dict(color="#CC79A7", name="truth (theta_0)"),
 }
-METHOD_COLORS = {
-    ("objective", "pure"): "#E69F00",
-    ("output", "pure"): "#56B4E9",
-    ("objective", "zcdp"): "#D55E00",
-    ("output", "zcdp"): "#0072B2",
-}
 FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=14)
 
 
 def method_label(mechanism, privacy, short=False):
-    """"objective perturbation, pure DP"; with ``short``, without "perturbation" (for small panels)."""
-    return f"{mechanism}{'' if short else ' perturbation'}, {'pure DP' if privacy == 'pure' else 'zCDP'}"
+    """"objective perturbation, pure DP"; with ``short``, the method's short name (for small panels).
+    Each registered method carries its words and colour (:mod:`dpci.methods`)."""
+    return methods.describe(mechanism, privacy, short)
 
 
 def short_method_label(mechanism, privacy):
@@ -184,7 +181,7 @@ def coverage_length_plot(frame: pd.DataFrame, x: str, alpha=0.05, recommended=No
     fig = make_subplots(rows=1, cols=2, subplot_titles=("coverage", "mean interval length"), horizontal_spacing=0.12)
     for (mechanism, privacy), grp in rows.groupby(["mechanism", "privacy"], sort=False):
         grp = grp.sort_values(x)
-        color = METHOD_COLORS.get((mechanism, privacy), "#333333")
+        color = methods.color(mechanism, privacy)
         name = method_label(mechanism, privacy)
         fig.add_trace(go.Scatter(x=grp[x], y=grp["coverage"], mode="lines+markers", name=name, legendgroup=name,
                                  line=dict(color=color), error_y=dict(array=1.96 * grp["coverage_se"])), 1, 1)
@@ -211,14 +208,14 @@ def heatmap_grid(frame: pd.DataFrame, x: str, value: str = "coverage", title=Non
     Two panels per row (a 2 x 2 grid for the four methods), short panel titles and one shared colour
     bar, so titles and axis labels stay readable in a narrow column."""
     rows = frame[frame["feature"] == "(all)"]
-    methods = list(dict.fromkeys(zip(rows["mechanism"], rows["privacy"])))
-    ncols = 1 if len(methods) <= 1 else 2
-    nrows = max(1, math.ceil(len(methods) / ncols))
-    fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=[short_method_label(*m) for m in methods],
+    panels = list(dict.fromkeys(zip(rows["mechanism"], rows["privacy"])))
+    ncols = 1 if len(panels) <= 1 else 2
+    nrows = max(1, math.ceil(len(panels) / ncols))
+    fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=[short_method_label(*m) for m in panels],
                         shared_yaxes=True, horizontal_spacing=0.06, vertical_spacing=0.16 if nrows > 1 else 0.1)
     zmin = rows[value].min() if zmin is None else zmin
     zmax = rows[value].max() if zmax is None else zmax
-    for i, (mechanism, privacy) in enumerate(methods):
+    for i, (mechanism, privacy) in enumerate(panels):
         r, c = divmod(i, ncols)
         grp = rows[(rows["mechanism"] == mechanism) & (rows["privacy"] == privacy)]
         pivot = grp.pivot_table(index="n", columns=x, values=value)
@@ -227,7 +224,7 @@ def heatmap_grid(frame: pd.DataFrame, x: str, value: str = "coverage", title=Non
             coloraxis="coloraxis", name=short_method_label(mechanism, privacy),
             text=np.round(pivot.values, 3), texttemplate="%{text}", textfont=dict(size=12),
             hovertemplate=f"n=%{{y}}, {x}=%{{x}}: {value} %{{z:.3f}}<extra>%{{fullData.name}}</extra>"), r + 1, c + 1)
-        fig.update_xaxes(type="category", title=x if r == nrows - 1 or i + ncols >= len(methods) else None,
+        fig.update_xaxes(type="category", title=x if r == nrows - 1 or i + ncols >= len(panels) else None,
                          title_standoff=4, row=r + 1, col=c + 1)
         fig.update_yaxes(type="category", title="n" if c == 0 else None, row=r + 1, col=c + 1)
     fig.update_layout(coloraxis=dict(colorscale="Viridis", cmin=zmin, cmax=zmax,
@@ -241,7 +238,7 @@ def ci_vs_vi_plot(frame: pd.DataFrame, over: str, title=None):
     fig = go.Figure()
     for (mechanism, privacy), grp in rows.groupby(["mechanism", "privacy"], sort=False):
         grp = grp.sort_values(over)
-        color = METHOD_COLORS.get((mechanism, privacy), "#333333")
+        color = methods.color(mechanism, privacy)
         name = method_label(mechanism, privacy)
         fig.add_trace(go.Scatter(x=grp[over], y=grp["length"], mode="lines+markers", name=f"CI: {name}",
                                  line=dict(color=color), error_y=dict(array=1.96 * grp["length_se"])))
@@ -270,7 +267,7 @@ def sample_size_plot(frame: pd.DataFrame, title=None):
     ceiling = n_max if n_max is not None else 1.08 * max(y_values)
     groups = list(frame.groupby(["mechanism", "privacy"], sort=False))
     for k, ((mechanism, privacy), grp) in enumerate(groups):
-        color = METHOD_COLORS.get((mechanism, privacy), "#333333")
+        color = methods.color(mechanism, privacy)
         name = method_label(mechanism, privacy)
         grp = grp.sort_values("n_nonprivate")
         # methods missing at the same n' side by side on the "not reached" line, not on top of each other

@@ -1,0 +1,71 @@
+"""The method registry: every way dpci can release private coefficients and intervals.
+
+``available()`` lists the registered names, ``get(name)`` returns a method, ``register(method)``
+adds one (also from outside the package: subclass :class:`Method`, register an instance, and the
+estimators (``method=``), the sweeps, the command line and the app's method lists offer it).
+``pairs()`` lists every (method, notion) a method supports, e.g. the paper's four methods:
+objective or output perturbation under pure DP or zCDP.
+"""
+
+from __future__ import annotations
+
+from .base import NOTION_LABELS, Method, Notion, PrivateRelease
+from .paper import ObjectivePerturbation, OutputPerturbation, PaperMethod
+
+_REGISTRY: dict[str, Method] = {}
+
+
+def register(method: Method, replace: bool = False) -> Method:
+    """Add ``method`` under ``method.name``; an existing name is refused unless ``replace``."""
+    if not isinstance(method, Method):
+        raise TypeError(f"register takes a dpci.methods.Method instance, got {method!r}.")
+    if method.name in _REGISTRY and not replace and _REGISTRY[method.name] is not method:
+        raise ValueError(f"a method named {method.name!r} is already registered (pass replace=True).")
+    _REGISTRY[method.name] = method
+    return method
+
+
+def unregister(name: str) -> None:
+    """Remove a registered method (the paper's own cannot be removed)."""
+    if name in PAPER:
+        raise ValueError(f"{name!r} is one of the paper's methods and stays registered.")
+    _REGISTRY.pop(name, None)
+
+
+def available() -> tuple[str, ...]:
+    """The names of the registered methods, in registration order."""
+    return tuple(_REGISTRY)
+
+
+def get(name) -> Method:
+    """The registered method called ``name`` (a Method is returned as it is)."""
+    if isinstance(name, Method):
+        return name
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown method {name!r}; registered methods: {', '.join(map(repr, _REGISTRY))}.")
+    return _REGISTRY[name]
+
+
+def pairs(names=None) -> tuple[tuple[str, str], ...]:
+    """(method, notion) for every notion each of ``names`` (default: all registered) supports."""
+    return tuple((m, p) for m in (names or available()) for p in get(m).notions)
+
+
+def describe(name: str, privacy: str, short: bool = False) -> str:
+    """A method and notion in words; a name no longer registered (an old CSV) is shown as it is."""
+    if name in _REGISTRY:
+        return _REGISTRY[name].describe(privacy, short)
+    return f"{name}, {NOTION_LABELS.get(privacy, privacy)}"
+
+
+def color(name: str, privacy: str) -> str:
+    return _REGISTRY[name].color(privacy) if name in _REGISTRY else "#333333"
+
+
+for _method in (ObjectivePerturbation(), OutputPerturbation()):
+    register(_method)
+PAPER = ("objective", "output")
+PAPER_PAIRS = (("objective", "pure"), ("output", "pure"), ("objective", "zcdp"), ("output", "zcdp"))
+
+__all__ = ["Method", "Notion", "ObjectivePerturbation", "OutputPerturbation", "PaperMethod", "PrivateRelease",
+           "available", "color", "describe", "get", "pairs", "register", "unregister", "PAPER", "PAPER_PAIRS"]

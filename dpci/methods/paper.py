@@ -1,0 +1,152 @@
+"""The paper's methods: objective perturbation (Algorithms 1 and 3) and output perturbation
+(Algorithms 4 and 5), each under pure epsilon-DP or rho-zCDP, with the budget split into
+phi1 (coefficients), phi2 (Hessian) and phi3 (gradient covariance).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..accounting import TABLE2_SPLITS
+from ..batch import minimise_erm_batch
+from ..intervals import (
+    hessian_and_covariance,
+    normal_interval,
+    objective_offsets,
+    output_offsets,
+    output_zcdp_covariance,
+    quantile_interval,
+)
+from ..mechanisms import (
+    objective_noise_law,
+    objective_perturbation,
+    output_noise_law,
+    output_perturbation,
+    priv_spd_mat,
+    smallest_valid_c,
+)
+from .base import Method, PrivateRelease
+
+
+def private_matrices(A, loss, theta, c, alloc, rng, weights=None):
+    """Algorithm 3, lines 3-6 and Algorithm 5, lines 2-5: the Hessian (Eq. 4.2) and the gradient
+    covariance (Eq. 4.3) at the released theta~, each through PrivSPDMat (Algorithm 2) with
+    phi2 and phi3 and the loss's sensitivities (Lemmas 2-5). ``weights``: row multiplicities."""
+    n = A.shape[0]
+    _, phi2, phi3 = alloc.phi
+    hessian, covariance = hessian_and_covariance(A, loss, theta, c, weights)
+    hessian = priv_spd_mat(hessian, loss.hessian_sensitivity(n), phi2, c, alloc.privacy, rng)
+    covariance = priv_spd_mat(covariance, loss.covariance_sensitivity(n, theta), phi3, c, alloc.privacy, rng)
+    return hessian, covariance
+
+
+def solve_replicates(A, loss, c, weights, linear, start, block) -> np.ndarray:
+    """Exact minimisers of the replicates' objectives, ``block`` replicates per batched solve
+    (blocks start at multiples of ``block``, so chunking never changes a bit; :mod:`dpci.batch`)."""
+    theta = np.empty((len(weights), A.shape[1]))
+    for b in range(0, len(weights), block):
+        blk = slice(b, min(b + block, len(weights)))
+        theta[blk] = minimise_erm_batch(A, loss, c, weights[blk], None if linear is None else linear[blk],
+                                        start=start)
+    return theta
+
+
+class PaperMethod(Method):
+    """What Algorithms 3 and 5 share: coefficients first, then the private matrices at them, then
+    the interval. A subclass gives the coefficient mechanism and the interval's last step."""
+
+    def smallest_c(self, alloc, n: int, loss) -> float | None:
+        """The bound c must exceed for this method to run (None: any c > 0)."""
+        return None
+
+    def perturb(self, A, loss, c, alloc, rng):
+        """The coefficient mechanism (Algorithm 1 or 4): a :class:`~dpci.mechanisms.PerturbedFit`."""
+        raise NotImplementedError
+
+    def finish(self, theta, hessian, covariance, n, coef_noise, alpha, n_samples, rng, closed_form):
+        """The interval from the private pieces: (conf_int, offsets, normal_cov)."""
+        raise NotImplementedError
+
+    def release(self, A, loss, c, alloc, alpha, n_samples, rng, closed_form=True) -> PrivateRelease:
+        fit = self.perturb(A, loss, c, alloc, rng)
+        return self.interval_at(A, loss, fit.theta, c, alloc, fit.noise_law, alpha, n_samples, rng,
+                                closed_form=closed_form)
+
+    def interval_at(self, A, loss, theta, c, alloc, coef_noise, alpha, n_samples, rng, weights=None,
+                    closed_form=True) -> PrivateRelease:
+        """Algorithms 3 (lines 3-16) and 5 (lines 2-24) after the coefficients theta~ are released.
+
+        ``weights`` (row multiplicities) let a bootstrap replicate be processed without copying
+        rows; n stays the number of rows, as in the replicate.
+        """
+        n = A.shape[0]
+        hessian, covariance = private_matrices(A, loss, theta, c, alloc, rng, weights)
+        conf, offsets, normal_cov = self.finish(theta, hessian, covariance, n, coef_noise, alpha, n_samples, rng,
+                                                closed_form)
+        return PrivateRelease(theta, hessian, covariance, conf, alpha, n, c, alloc, coef_noise, offsets, normal_cov)
+
+    def replicate_interval(self, A, loss, theta, c, alloc, law, alpha, n_samples, rng, weights) -> np.ndarray:
+        return self.interval_at(A, loss, theta, c, alloc, law, alpha, n_samples, rng, weights).conf_int
+
+    def replicate_noise(self, alloc, A, loss, c, rngs):
+        """Each replicate's coefficient noise, drawn from its own stream after its weights."""
+        law = self.coefficient_noise_law(alloc, A.shape[0], c, loss)
+        return np.array([law.sample(rng, A.shape[1]) for rng in rngs])
+
+
+class ObjectivePerturbation(PaperMethod):
+    """Algorithm 1 (coefficients) and Algorithm 3 (interval). A pure epsilon1-DP mechanism under
+    both notions: under zCDP it runs at epsilon1 = sqrt(2 rho1) (Proposition 1, Theorem 2)."""
+
+    name = "objective"
+    label = "objective perturbation"
+    short = "objective"
+    colors = {"pure": "#E69F00", "zcdp": "#D55E00"}
+    pure_steps = (True, False, False)
+    splits = {p: TABLE2_SPLITS[(p, "objective")] for p in ("pure", "zcdp")}  # Table 2 (see dpci.accounting)
+    description = "Noise added to the training objective (Algorithm 1); interval by Monte Carlo (Algorithm 3)."
+
+    def smallest_c(self, alloc, n, loss):
+        return smallest_valid_c(alloc.coef_epsilon, n, loss.t)
+
+    def coefficient_noise_law(self, alloc, n, c, loss):
+        return objective_noise_law(alloc.coef_epsilon, n, c, loss.t)
+
+    def perturb(self, A, loss, c, alloc, rng):
+        return objective_perturbation(A, loss, c, alloc.coef_epsilon, rng)
+
+    def finish(self, theta, hessian, covariance, n, coef_noise, alpha, n_samples, rng, closed_form):
+        offsets = objective_offsets(hessian, covariance, n, coef_noise, int(n_samples), rng)
+        return quantile_interval(theta, offsets, alpha), offsets, None
+
+    def replicate_coefficients(self, A, loss, c, alloc, weights, rngs, start, block):
+        noise = self.replicate_noise(alloc, A, loss, c, rngs)
+        return solve_replicates(A, loss, c, weights, noise, start, block)  # Algorithm 1's beta in the objective
+
+
+class OutputPerturbation(PaperMethod):
+    """Algorithm 4 (coefficients) and Algorithm 5 (interval; a closed form under zCDP)."""
+
+    name = "output"
+    label = "output perturbation"
+    short = "output"
+    colors = {"pure": "#56B4E9", "zcdp": "#0072B2"}
+    splits = {p: TABLE2_SPLITS[(p, "output")] for p in ("pure", "zcdp")}  # Table 2
+    description = "Noise added to the trained coefficients (Algorithm 4); interval by Algorithm 5."
+
+    def coefficient_noise_law(self, alloc, n, c, loss):
+        return output_noise_law(n, c, alloc.phi[0], alloc.privacy)
+
+    def perturb(self, A, loss, c, alloc, rng):
+        return output_perturbation(A, loss, c, alloc.phi[0], alloc.privacy, rng)
+
+    def finish(self, theta, hessian, covariance, n, coef_noise, alpha, n_samples, rng, closed_form):
+        if coef_noise.kind == "gaussian" and closed_form:  # zCDP: Algorithm 5, lines 18-23
+            normal_cov = output_zcdp_covariance(hessian, covariance, n, coef_noise.scale)
+            return normal_interval(theta, normal_cov, alpha), None, normal_cov
+        offsets = output_offsets(hessian, covariance, n, coef_noise, int(n_samples), rng)
+        return quantile_interval(theta, offsets, alpha), offsets, None
+
+    def replicate_coefficients(self, A, loss, c, alloc, weights, rngs, start, block):
+        noise = self.replicate_noise(alloc, A, loss, c, rngs)
+        return solve_replicates(A, loss, c, weights, None, start, block) + noise  # Algorithm 4
