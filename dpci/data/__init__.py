@@ -32,13 +32,8 @@ from dpci.data.synthetic import (
     population_theta0,
     sample_unit_ball,
 )
-from dpci.data.upload import (
-    CsvSummary,
-    UploadResult,
-    guess_separator,
-    inspect_uploaded_csv,
-    read_uploaded_csv,
-)
+from dpci.data.csv_text import guess_separator
+from dpci.data.upload import CsvSummary, UploadResult, inspect_uploaded_csv, read_uploaded_csv
 
 __all__ = [
     "ADULT_COLUMNS",
