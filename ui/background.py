@@ -1,0 +1,194 @@
+"""Background jobs in the app: the bootstrap's worker processes, the variability job and its
+previews, job slots kept in the session, sweep progress and the results fragments' polling.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import streamlit as st
+from threadpoolctl import threadpool_limits
+
+from dpci.experiments import bootstrap
+from dpci.experiments.bootstrap import iter_variability
+from ui.data import dataset_key
+from ui.jobs import JobSlot
+from ui.settings import Settings
+
+# One BLAS thread: the background jobs run in Python threads of this server process, and
+# multi-threaded BLAS busy-waiting against them slowed the bootstrap more than tenfold.
+threadpool_limits(limits=1)
+# The bootstrap runs in worker processes (joblib), so the server's own Python thread,
+# which draws the pages, never competes with it for the interpreter lock.
+VI_JOBS = 2
+
+
+_WARMING = threading.Lock()
+
+
+def warm_workers():
+    """Start the bootstrap's worker processes in the background, unless they are running.
+
+    A first paint calls this, so the bootstrap that starts at its results fragment's next tick
+    finds its workers ready: starting them (each imports numpy, scipy and dpci) took a fresh
+    server's first variability interval 2.3 s after the chart, against 1.1 s with running
+    workers. joblib stops idle workers after 300 s, and cancelling a run stops them too, so this
+    is worth checking at every first paint. Running workers are left alone: a warm-up call that
+    failed while another run replaced the pool would abort, and so kill, the new pool.
+    """
+    if _WARMING.locked() or bootstrap.workers_running():
+        return
+
+    def warm():
+        with _WARMING:
+            try:
+                bootstrap.warm_up_workers(VI_JOBS)
+            except Exception:  # noqa: BLE001 - only a head start: the bootstrap starts them itself
+                pass
+
+    threading.Thread(target=warm, name="dpci-warm-workers", daemon=True).start()
+
+
+def session_alive(grace=15.0):
+    """A callable telling a background job whether this browser session is still connected; a job
+    whose session has been gone for ``grace`` seconds stops (abandoned tabs must not keep the
+    server's cores busy). The grace period lets a page reload or a brief disconnection resume."""
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or not Runtime.exists():  # bare mode or tests: no session to watch
+        return None
+    runtime, session_id, seen = Runtime.instance(), ctx.session_id, [time.monotonic()]
+
+    def alive():
+        now = time.monotonic()
+        if runtime.is_active_session(session_id):
+            seen[0] = now
+        return now - seen[0] < grace
+
+    return alive
+
+
+def job_slot(name: str) -> JobSlot:
+    if f"slot_{name}" not in st.session_state:
+        st.session_state[f"slot_{name}"] = JobSlot(alive=session_alive())
+    return st.session_state[f"slot_{name}"]
+
+
+def current_job(name: str, key):
+    """The page's job if it was started for exactly these inputs, else None."""
+    job = job_slot(name).job
+    return job if job is not None and job.key == key else None
+
+
+class _NoJob:
+    """Stands in for a job not started yet."""
+
+    latest = None
+    error = None
+    done = False
+    key = None
+    elapsed = 0.0
+
+
+NO_JOB = _NoJob()
+
+
+def variability_key(s: Settings):
+    return (dataset_key(s), s.model, s.h, s.mech, s.priv, round(s.budget * s.split[0], 12), s.c, s.seed,
+            s.vi_replicates)
+
+
+def existing_variability_job(s: Settings):
+    """The variability job for these settings if one was started, else None."""
+    slot = st.session_state.get("slot_variability")
+    job = slot.job if slot is not None else None
+    return job if job is not None and job.key == variability_key(s) else None
+
+
+def variability_job(s: Settings, X, y):
+    """The background job computing variability intervals for these settings (kept across reruns).
+
+    The key leaves out what variability intervals do not depend on (φ2, φ3, m, the level),
+    so moving those sliders does not restart it.
+    """
+    slot = job_slot("variability")
+    key = variability_key(s)
+    kwargs = dict(mechanism=s.mech, privacy=s.priv, budget=s.budget, split=s.split, c=s.c, alpha=s.alpha,
+                  n_replicates=s.vi_replicates, random_state=s.seed)
+    return slot.ensure(key, lambda: iter_variability(X, y, s.loss, n_jobs=VI_JOBS, low_priority=True, **kwargs))
+
+
+MILESTONES = (50, 100, 200, 500, 1_000, 2_000, 3_000, 5_000, 7_500, 10_000)
+
+
+FIRST_PREVIEW_WAIT = 0.4  # seconds; a warm worker pool yields its first replicates within about 0.15 s
+
+
+def first_preview(job):
+    """The job's latest state. A job started less than a second ago is given up to
+    FIRST_PREVIEW_WAIT to reach the first drawn milestone, so the first variability interval is
+    drawn now rather than at the next tick, a second later."""
+    if job is NO_JOB:
+        return None
+    deadline = time.monotonic() + FIRST_PREVIEW_WAIT
+    while (job.elapsed < 1.0 and not job.done and time.monotonic() < deadline
+           and (job.latest is None or job.latest.done < MILESTONES[0])):
+        time.sleep(0.02)
+    return job.latest
+
+
+def shown_variability(state, alpha):
+    """Variability bounds at level 1 - alpha to draw, refreshed only at milestones of the replicate
+    count: between them the chart stays identical, so browsers are not asked to redraw it twice a
+    second. The job does not depend on the level, so alpha is the page's current one."""
+    if state is None or state.done < MILESTONES[0]:
+        return None
+    reached = max([m for m in MILESTONES if m <= state.done] + ([state.done] if state.finished else []))
+    return column_bounds(state.estimates[:reached], alpha)
+
+
+def column_bounds(estimates, alpha):
+    from dpci.intervals import column_quantiles
+
+    return column_quantiles(estimates, [alpha / 2, 1 - alpha / 2]).T
+
+
+def sweep_progress(job):
+    """Show a sweep job's progress and error; return its latest state (or None)."""
+    if job is None:
+        return None
+    state = job.latest
+    if job.error:
+        st.error(job.error)
+    elif state is None:
+        st.progress(0.0, text="Starting…")
+    elif not state.finished:
+        inner = state.replicates_done / state.replicates_total if state.replicates_total else 0.0
+        frac = (state.settings_done + inner) / max(state.settings_total, 1)
+        st.progress(min(frac, 1.0), text=f"Setting {state.settings_done + 1} of {state.settings_total}: "
+                                          f"{state.replicates_done} / {state.replicates_total} repetitions, "
+                                          f"{job.elapsed:.0f} s")
+    else:
+        st.success(f"Done: {state.settings_total} settings in {job.elapsed:.0f} s.")
+    return state
+
+
+def poll_interval(job, first=False, first_paint=False):
+    """How often a results fragment redraws: once a second while ``job`` runs; ``first`` asks for
+    one tick a second after the first draw, which starts the job once the browser has had time to
+    draw the chart (started at once, it slowed the first chart from under 3 s to 5 s here). After a
+    session's first paint (see :func:`first_paint`) that tick comes after two seconds: the browser is
+    still loading the chart's code, and the settings widgets that the tick brings would slow it."""
+    if first:
+        return 2.0 if first_paint else 1.0
+    return 1.0 if job is not None and not job.done else None
+
+
+def rerun_once_when_done(job, name):
+    """After a job ends, one full rerun so the polling fragment stops."""
+    if job is not None and job.done and st.session_state.get(f"_done_{name}") != job.key:
+        st.session_state[f"_done_{name}"] = job.key
+        st.rerun()

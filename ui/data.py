@@ -1,0 +1,123 @@
+"""The data and the cached computations the pages draw (built-in datasets or an upload, private
+and non-private releases, the bound on c), and how their errors are shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import streamlit as st
+
+import dpci
+from dpci.data import load_adult, make_synthetic_logistic, population_theta0
+from dpci.exceptions import DataValidationError
+from dpci.experiments.sweeps import subsample
+from dpci.mechanisms import smallest_valid_c
+from ui.settings import C_VALUES, DATASETS, MODELS, Settings, _fmt_c
+from ui.upload import _upload_dataset
+
+SYNTHETIC_THETA = (1.5, -1.0, 0.5, -0.3, 0.8, 0.2, -0.6, 1.0, -1.2, 0.4)  # the truth, repeated as needed (+ const 0.3)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _load_builtin(dataset: str, d: int, c, loss_name, h):
+    """(X, y, feature names, truth or None) for a built-in dataset (c, loss and h: synthetic only)."""
+    if dataset == DATASETS[0]:
+        ds = load_adult(d=d)
+        return ds.X, ds.y, list(ds.feature_names), None
+    theta = np.append(np.resize(SYNTHETIC_THETA, d), 0.3)
+    X, y = make_synthetic_logistic(50_000, theta, random_state=20261122)
+    truth = population_theta0(theta, c, loss=loss_name, h=h if loss_name == "huber" else None)
+    return X, y, [f"x{j + 1}" for j in range(d)] + ["const"], truth
+
+
+def dataset_key(s: Settings) -> str:
+    """A short key naming the rows in use (for caches and job keys)."""
+    upload = st.session_state.get("upload_digest", "") if s.dataset == DATASETS[2] else ""
+    return f"{s.dataset}|{s.d}|{s.n}|{upload}"
+
+
+def load_data(s: Settings):
+    """(X, y, names, truth) for the settings, or raise DataValidationError with a message."""
+    if s.dataset == DATASETS[2]:
+        upload = st.session_state.get("upload_result")
+        if upload is None:
+            raise DataValidationError("No CSV uploaded yet: upload one above, or pick Adult or Synthetic.")
+        ds = _upload_dataset(st.session_state["upload_digest"], s.d)
+        X, y, names, truth = ds.X, ds.y, list(ds.feature_names), None
+    else:
+        try:
+            # Only the synthetic truth depends on c and the loss: Adult's cache entry ignores them.
+            synthetic = s.dataset == DATASETS[1]
+            X, y, names, truth = _load_builtin(s.dataset, s.d, s.c if synthetic else None,
+                                               MODELS[s.model] if synthetic else None, s.h if synthetic else None)
+        except FileNotFoundError as err:  # a broken installation: say which file is missing
+            raise DataValidationError(f"{err} Reinstall dpci, or pick another dataset.") from None
+    if s.n and s.n < len(X):
+        if s.n < 100:
+            raise DataValidationError(f"n = {s.n} is too small: use at least 100 rows (or 0 for all).")
+        X, y = subsample(X, y, s.n, seed=0)
+    return X, y, names, truth
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_release(key: str, s: Settings):
+    """One private release (Algorithm 3 or 5) for the settings; key names the data."""
+    X, y, _, _ = load_data(s)
+    rel = dpci.private_confidence_intervals(X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m,
+                                            random_state=s.seed)
+    return rel
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_walkthrough(key: str, s: Settings):
+    """The release taken apart for the How it works page (dpci.teaching); key names the data."""
+    from dpci.teaching import walkthrough
+
+    X, y, _, _ = load_data(s)
+    return walkthrough(X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=s.seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_nonprivate(key: str, s: Settings):
+    X, y, _, _ = load_data(s)
+    return dpci.nonprivate_confidence_intervals(X, y, s.loss, c=s.c, alpha=s.alpha)
+
+
+def c_bound(s: Settings, n: int):
+    """The smallest valid c of Algorithm 1 for these settings and n (None for output perturbation)."""
+    if s.mech != "objective":
+        return None
+    alloc = dpci.allocate(s.budget, s.split, s.mech, s.priv)
+    return smallest_valid_c(alloc.coef_epsilon, n, s.loss.t)
+
+
+def c_problem(s: Settings, n: int):
+    """(message, suggested c or None) when objective perturbation cannot run with this c, else None."""
+    bound = c_bound(s, n)
+    if bound is None or s.c > bound:
+        return None
+    eps1 = dpci.allocate(s.budget, s.split, s.mech, s.priv).coef_epsilon
+    message = (f"c = {_fmt_c(s.c)} is too small for objective perturbation with n = {n:,} and ε₁ = {eps1:.3g}: "
+               f"Algorithm 1 needs c > {bound:.3g}.")
+    suggestion = next((v for v in C_VALUES if v > bound * 1.01), None)
+    if suggestion is None:
+        message += (" No c on the slider (at most 1) is large enough: give the coefficients more budget (a larger "
+                    "total or φ1), use more rows, or switch to output perturbation.")
+    return message, suggestion
+
+
+def loader(s: Settings):
+    """d -> (X, y, names) for the settings' dataset (all rows), as the sweeps expect."""
+
+    def load(d):
+        X, y, names, _ = load_data(replace(s, d=int(d), n=0))
+        return X, y, names
+
+    return load
+
+
+def explain_error(err: Exception):
+    """Show a user-facing message for an exception, never a traceback."""
+    st.error(str(err) if isinstance(err, ValueError) else f"Something went wrong: {type(err).__name__}: {err}")

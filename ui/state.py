@@ -1,0 +1,132 @@
+"""The session's settings store and the widgets that mirror it, kept across pages and reruns,
+and the flags of a session's first paint.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import streamlit as st
+
+from dpci.accounting import default_split
+from ui.settings import FIELDS, MECHANISMS, PRIVACY, Settings, changed_settings, settings_values
+
+STORE = "dpci_settings"  # session_state key of the settings dict; it outlives the widgets
+WIDGET = "w_"  # session_state prefix of the settings widgets (Streamlit drops a widget's state when a
+# page does not draw it, so the widgets only mirror the store)
+
+
+def settings_store() -> dict:
+    """The session's settings, filled once from the URL's query parameters, else the defaults."""
+    if STORE not in st.session_state:
+        raw = {k: st.query_params[k] for k in st.query_params}
+        values, _ = settings_values(raw)
+        changed = changed_settings(raw, values)
+        if changed:
+            st.session_state["_url_warning"] = ("The address asked for settings the app cannot use; it uses the "
+                                                f"nearest it can: {'; '.join(changed)}.")
+        st.session_state[STORE] = values
+    return st.session_state[STORE]
+
+
+def load_settings_file(data: bytes):
+    """Replace the session's settings by those of a downloaded settings file; ValueError if unusable."""
+    try:
+        raw = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"This is not a dpci settings file (JSON): {err}.") from None
+    if not isinstance(raw, dict) or not set(raw) & set(FIELDS):
+        raise ValueError("This JSON file holds no dpci settings; download one with 'Download these settings'.")
+    values, _ = settings_values(raw)
+    for name, value in values.items():
+        set_setting(name, value)
+    return changed_settings(raw, values)
+
+
+def current_settings() -> Settings:
+    return Settings(**settings_store())
+
+
+def share_settings(settings: Settings):
+    """Mirror the settings in the URL so a teacher can reopen or share the same configuration."""
+    st.query_params.from_dict({k: str(v) for k, v in asdict(settings).items()})
+
+
+def set_setting(name, value):
+    """Set a setting and the widget showing it (usable as a button callback)."""
+    settings_store()[name] = value
+    st.session_state[WIDGET + name] = value
+
+
+def _restore_table2():
+    store = settings_store()
+    phi1, phi2, phi3 = default_split(MECHANISMS[store["mechanism"]], PRIVACY[store["privacy"]])
+    set_setting("phi1", phi1)
+    set_setting("phi2_rest", round(phi2 / (phi2 + phi3), 3))
+
+
+def _store_widget(name):
+    settings_store()[name] = st.session_state[WIDGET + name]
+
+
+def _widget(factory, label, name, *args, **kwargs):
+    """Draw a settings widget that shows the store and writes to it only when the user changes it.
+
+    The widget's state is set from the store on every run: Streamlit may drop or reset the state of
+    a widget that a page switch interrupted, and reading the widget back unconditionally once
+    reset every slider to its minimum (settings lost on the way to another page).
+    """
+    key = WIDGET + name
+    st.session_state[key] = settings_store()[name]
+    return factory(label, *args, key=key, on_change=_store_widget, args=(name,), **kwargs)
+
+
+CONTROLS_DRAWN = "_controls_drawn"  # session_state flag: this session's browser has the settings widgets
+
+
+def first_paint() -> bool:
+    """True on a session's first Explorer run: the chart is drawn before the settings widgets.
+
+    A browser that loads the widgets' code together with the chart's draws the chart about half a
+    second later (measured in bench/bench_app.py), so the first run sends the chart alone and its
+    results fragment asks for the full page a tick later (:func:`controls_follow`).
+    """
+    return not st.session_state.get(CONTROLS_DRAWN) and not st.session_state.get("_chart_sent")
+
+
+def waiting_sidebar():
+    """A note in the sidebar where the widgets will be (see :func:`first_paint`); returns its slot,
+    for a run that draws the widgets after all to clear."""
+    slot = st.sidebar.empty()
+    slot.caption("Loading the settings…")
+    return slot
+
+
+def chart_sent():
+    """Note that this session's first chart has been sent to the browser."""
+    st.session_state["_chart_sent"] = True
+
+
+def controls_follow():
+    """At a results fragment's tick after a first paint: rerun the whole page, with the settings widgets."""
+    if st.session_state.get("_chart_sent") and not st.session_state.get(CONTROLS_DRAWN):
+        st.rerun(scope="app")
+
+
+def _keep(key):
+    st.session_state["kept_" + key] = st.session_state[key]
+
+
+def kept_widget(factory, label, options, key, default=None, **kwargs):
+    """A choice widget (radio, selectbox, multiselect, select_slider) whose choice survives a visit
+    to another page: Streamlit drops the state of widgets a page does not draw, so the choice is
+    also kept under another key and given back on every run. A kept choice no longer among the
+    options gives way to ``default`` (else the first option)."""
+    kept = st.session_state.get("kept_" + key)
+    valid = kept is not None and (set(kept) <= set(options) if isinstance(kept, list) else kept in options)
+    if not valid:
+        kept = default if default is not None else options[0]
+        st.session_state["kept_" + key] = kept
+    st.session_state[key] = kept
+    return factory(label, options, key=key, on_change=_keep, args=(key,), **kwargs)

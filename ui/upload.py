@@ -1,0 +1,156 @@
+"""The upload workflow: a CSV file, its target, positive class, features and public bounds, kept
+for the session, and whether the resulting intervals are private.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from ui.settings import DATASETS, Settings
+from ui.state import kept_widget
+
+
+def _read_upload(data: bytes, sep, target, positive, features, bounds):
+    """read_uploaded_csv, its warnings collected as text instead of printed."""
+    import warnings
+
+    from dpci.data import read_uploaded_csv
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = read_uploaded_csv(data, target, positive_class=positive, features=features, bounds=bounds or None,
+                                   sep=sep)
+    return result, [str(w.message) for w in caught]
+
+
+def _uploaded_bytes():
+    """(name, bytes) of the CSV in use: a new upload, else the one kept from earlier in this session."""
+    file = st.file_uploader("A CSV file with a header row (at most 50 MB)", type=["csv", "txt"], key="upload_file")
+    if file is not None:
+        previous = st.session_state.get("upload_kept")
+        if previous is None or previous[1] != file.getvalue():
+            st.session_state.pop("kept_bounds", None)  # bounds belong to the file they were given for
+        st.session_state["upload_kept"] = (file.name, file.getvalue())
+        return st.session_state["upload_kept"]
+    kept = st.session_state.get("upload_kept")
+    if kept is not None:
+        c1, c2 = st.columns([3, 1])
+        c1.caption(f"Using {kept[0]} ({len(kept[1]) / 1e3:,.0f} kB), uploaded earlier in this session.")
+        if c2.button("Forget this file"):
+            for name in ("upload_kept", "upload_result", "upload_digest"):
+                st.session_state.pop(name, None)
+            st.rerun()
+    return kept
+
+
+def _bounds_editor(numeric, data_key):
+    """Public bounds of the numeric features, starting from the observed range (flagged as not
+    private); returns the bounds the user changed, kept across pages."""
+    import pandas as pd
+
+    kept = st.session_state.setdefault("kept_bounds", {})
+    st.markdown("**Bounds of the numeric features.** Use bounds known *before* seeing the data (for example "
+                "from a codebook: age 0 to 120). The defaults are the observed minimum and maximum, which "
+                "are **not private**.")
+    start = pd.DataFrame({"column": [c.name for c in numeric],
+                          "lower": [kept.get(c.name, (c.lower, c.upper))[0] for c in numeric],
+                          "upper": [kept.get(c.name, (c.lower, c.upper))[1] for c in numeric]})
+    key = "upload_bounds_" + upload_digest((data_key + start.to_json()).encode())
+    edited = st.data_editor(start, key=key, hide_index=True, disabled=["column"], width="stretch")
+    bounds = dict(kept)
+    for col, (_, row) in zip(numeric, edited.iterrows()):
+        try:
+            low, high = float(row["lower"]), float(row["upper"])
+        except (TypeError, ValueError):
+            raise ValueError(f"Give both bounds of {col.name!r} as numbers.") from None
+        if (low, high) != (col.lower, col.upper):
+            bounds[col.name] = (low, high)
+    st.session_state["kept_bounds"] = bounds
+    return {name: b for name, b in bounds.items() if name in {c.name for c in numeric}}
+
+
+def _not_private_reason(result) -> str | None:
+    """Why an uploaded dataset's intervals are not private, in the app's words (the library's
+    warning names its Python arguments); None when nothing was taken from the data."""
+    if not result.data_derived:
+        return None
+    numeric = {c.name for c in result.schema.numeric_columns}
+    bounds = [c for c in result.data_derived if c in numeric]
+    levels = [c for c in result.data_derived if c not in numeric]
+    parts = []
+    if bounds:
+        parts.append(f"the bounds of {', '.join(bounds)} are the data's own minimum and maximum (type public "
+                     "bounds into the table of the Explorer's upload panel)")
+    if levels:
+        parts.append(f"the categories of {', '.join(levels)} are the values seen in the data (leave these columns "
+                     "out of the features here; in Python, dpci.data.read_uploaded_csv takes public category lists)")
+    return "; ".join(parts) + ". Values taken from the data reveal something about individual rows."
+
+
+def upload_not_private(s: Settings) -> str | None:
+    """Why the intervals of the settings' dataset are not private (only an upload can be so), or None."""
+    result = st.session_state.get("upload_result")
+    return _not_private_reason(result) if s.dataset == DATASETS[2] and result is not None else None
+
+
+def upload_panel() -> bool:
+    """Upload a CSV, choose target, positive class, features and public bounds; stores the result.
+    The file and the choices are kept for the session, so a visit to another page loses nothing.
+
+    Returns True when a usable dataset is ready.
+    """
+    from dpci.data import guess_separator, inspect_uploaded_csv
+
+    st.subheader("Your data")
+    uploaded = _uploaded_bytes()
+    if uploaded is None:
+        st.session_state.pop("upload_result", None)
+        st.info("Upload a CSV to see private intervals for your own data, or pick Adult or Synthetic in the sidebar.")
+        return False
+    name, data = uploaded
+    try:
+        sep = guess_separator(data)
+        summary = inspect_uploaded_csv(data, sep=sep)
+        candidates = summary.binary_columns or summary.columns
+        c1, c2, c3 = st.columns(3)
+        target = kept_widget(c1.selectbox, "Target column (two values)", candidates, "upload_target",
+                             help="Columns with exactly two values are listed first.")
+        others = [c for c in summary.columns if c != target]
+        features = kept_widget(c3.multiselect, "Features", others, "upload_features", default=others)
+        result, warnings_ = _read_upload(data, sep, target, None, features, None)
+        classes = [result.schema.positive_class, result.schema.negative_class]
+        positive = kept_widget(c2.selectbox, "Positive class (+1)", classes, "upload_positive",
+                               help="The label the model predicts as +1; the other is -1.")
+        numeric = [col for col in result.schema.numeric_columns if col.name in features]
+        bounds = _bounds_editor(numeric, name + repr((target, features))) if numeric else {}
+        if bounds or positive != classes[0]:
+            result, warnings_ = _read_upload(data, sep, target, positive, features, bounds)
+    except ValueError as err:
+        st.error(str(err))
+        st.session_state.pop("upload_result", None)
+        return False
+    for text in warnings_:
+        st.warning(f"Not private: {_not_private_reason(result)}" if text.startswith("Not private") else text)
+    for note in result.notes:
+        # the positive class has its own selector here, and warnings are already shown above
+        if note not in warnings_ and not note.startswith("positive_class not given"):
+            st.info(note)
+    st.session_state["upload_result"] = result
+    choices = (target, positive, features, sorted(bounds.items()))
+    st.session_state["upload_digest"] = upload_digest(data + repr(choices).encode())
+    st.caption(f"{len(result.frame):,} usable rows ({result.n_dropped:,} dropped for missing values); "
+               f"positive class: {result.schema.positive_class!r}.")
+    return True
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _upload_dataset(digest: str, d: int):
+    """The uploaded file preprocessed with its first d features (digest names the upload)."""
+    result = st.session_state["upload_result"]
+    return result.to_dataset(d=min(d, len(result.schema.feature_names())))
+
+
+def upload_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
