@@ -1,19 +1,22 @@
-"""Resident memory of a process tree (Linux /proc), for benchmarks and tests that bound the
-memory of a server or of joblib workers; no UI code and no dependency."""
+"""Resident memory of a process tree (psutil), for benchmarks and tests that bound the memory of
+a server or of the bootstrap's workers."""
 
 from __future__ import annotations
 
+import psutil
+
 
 def tree_rss_mb(pid: int) -> float:
-    """Resident memory of process ``pid`` and all its descendants, in MB (0 where /proc is absent)."""
-    total, stack = 0, [pid]
-    while stack:
-        p = stack.pop()
+    """Resident memory of process ``pid`` and all its descendants, in MB (0 if it has gone)."""
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0.0
+    total = 0
+    for proc in procs:
         try:
-            with open(f"/proc/{p}/status") as f:
-                total += next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
-            with open(f"/proc/{p}/task/{p}/children") as f:
-                stack += [int(c) for c in f.read().split()]
-        except (OSError, StopIteration):
+            total += proc.memory_info().rss
+        except psutil.Error:  # ended while we looked
             continue
-    return total / 1024
+    return total / 2**20

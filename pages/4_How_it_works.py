@@ -52,8 +52,7 @@ else:
                 "to each coefficient (the Gaussian mechanism).")
 
 st.header("3. Train with the noise")
-how = ("adds β·θ/n to the training objective and takes its exact minimiser" if settings.mech == "objective"
-       else "trains normally and adds the noise to the result")
+how = dpci.methods.get(settings.mech).how_it_trains
 shift = np.abs(w.theta_private - w.theta_hat)
 st.markdown(f"{settings.mechanism} {how}. The private estimate moved by {shift.mean():.3g} on average per "
             "coefficient: this is the privacy noise an interval must account for, on top of sampling noise.")

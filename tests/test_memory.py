@@ -1,14 +1,9 @@
 """Process-tree memory (used to bound the app server's and the workers' memory)."""
 
-import os
 import subprocess
 import sys
 
-import pytest
-
 from bench.memory import tree_rss_mb
-
-pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux /proc")
 
 HOLD = "import numpy as np, sys, time; a = np.ones({mb} * 125_000); print({extra}, flush=True); time.sleep(60)"
 

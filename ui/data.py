@@ -11,9 +11,9 @@ import streamlit as st
 
 import dpci
 from dpci.data import load_adult, make_synthetic_logistic, population_theta0
-from dpci.exceptions import DataValidationError
+from dpci.exceptions import DataValidationError, RegularisationTooSmall
 from dpci.experiments.sweeps import subsample
-from dpci.mechanisms import smallest_valid_c
+from dpci import methods as registry
 from ui.settings import C_VALUES, DATASETS, MODELS, Settings, _fmt_c
 from ui.upload import _upload_dataset
 
@@ -86,21 +86,24 @@ def cached_nonprivate(key: str, s: Settings):
 
 
 def c_bound(s: Settings, n: int):
-    """The smallest valid c of Algorithm 1 for these settings and n (None for output perturbation)."""
-    if s.mech != "objective":
-        return None
-    alloc = dpci.allocate(s.budget, s.split, s.mech, s.priv)
-    return smallest_valid_c(alloc.coef_epsilon, n, s.loss.t)
+    """The bound c must exceed for the settings' method and n (None when any c > 0 works)."""
+    method = registry.get(s.mech)
+    return method.smallest_c(method.allocate(s.budget, s.split, s.priv), n, s.loss)
 
 
 def c_problem(s: Settings, n: int):
-    """(message, suggested c or None) when objective perturbation cannot run with this c, else None."""
-    bound = c_bound(s, n)
-    if bound is None or s.c > bound:
+    """(message, suggested c or None) when the method cannot run with this c (the library's
+    RegularisationTooSmall, e.g. objective perturbation's Algorithm 1), else None."""
+    method = registry.get(s.mech)
+    alloc = method.allocate(s.budget, s.split, s.priv)
+    try:
+        method.coefficient_noise_law(alloc, n, s.c, s.loss)
         return None
-    eps1 = dpci.allocate(s.budget, s.split, s.mech, s.priv).coef_epsilon
-    message = (f"c = {_fmt_c(s.c)} is too small for objective perturbation with n = {n:,} and ε₁ = {eps1:.3g}: "
-               f"Algorithm 1 needs c > {bound:.3g}.")
+    except RegularisationTooSmall as err:
+        bound = err.smallest_c
+    eps1 = f" and ε₁ = {alloc.coef_epsilon:.3g}" if alloc.coef_epsilon is not None else ""
+    message = (f"c = {_fmt_c(s.c)} is too small for {method.label} with n = {n:,}{eps1}: "
+               f"it needs c > {bound:.3g}.")
     suggestion = next((v for v in C_VALUES if v > bound * 1.01), None)
     if suggestion is None:
         message += (" No c on the slider (at most 1) is large enough: give the coefficients more budget (a larger "

@@ -8,11 +8,20 @@ import json
 import math
 from dataclasses import asdict, dataclass
 
+from dpci import methods as registry
+from dpci.accounting import Split
 from dpci.losses import get_loss
 
 DATASETS = ("Adult (UCI census)", "Synthetic (known truth)", "Uploaded CSV")
 MODELS = {"Logistic regression": "logistic", "Huberized SVM": "huber"}
-MECHANISMS = {"Objective perturbation": "objective", "Output perturbation": "output"}
+
+
+def mechanisms() -> dict[str, str]:
+    """The method choices, label -> registered name: every method of dpci.methods, read at each call
+    (a method registered after the app started is offered too)."""
+    return {m.label[:1].upper() + m.label[1:]: m.name for m in map(registry.get, registry.available())}
+
+
 PRIVACY = {"Pure ε-DP": "pure", "ρ-zCDP": "zcdp"}
 EPSILONS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
 RHOS = (0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 5.0)
@@ -47,7 +56,7 @@ class Settings:
 
     @property
     def mech(self):
-        return MECHANISMS[self.mechanism]
+        return mechanisms()[self.mechanism]
 
     @property
     def priv(self):
@@ -62,9 +71,8 @@ class Settings:
         return self.epsilon if self.priv == "pure" else self.rho
 
     @property
-    def split(self):
-        rest = 1.0 - self.phi1
-        return (self.phi1, rest * self.phi2_rest, rest * (1.0 - self.phi2_rest))
+    def split(self) -> Split:
+        return Split.from_rest(self.phi1, self.phi2_rest)
 
     @property
     def alpha(self):
@@ -112,7 +120,7 @@ def settings_values(raw) -> tuple[dict, list[str]]:
                 ignored.append(name)
     for name, choices in CHOICES.items():
         values[name] = _nearest(values[name], choices)
-    for name, choices in (("dataset", DATASETS), ("model", MODELS), ("mechanism", MECHANISMS),
+    for name, choices in (("dataset", DATASETS), ("model", MODELS), ("mechanism", mechanisms()),
                           ("privacy", PRIVACY)):
         if values[name] not in choices:
             values[name] = next(iter(choices))

@@ -11,7 +11,6 @@ from ui.settings import (
     EPSILONS,
     LEVELS,
     MC_SAMPLES,
-    MECHANISMS,
     MODELS,
     PRIVACY,
     RANGES,
@@ -19,6 +18,7 @@ from ui.settings import (
     VI_REPLICATES,
     Settings,
     _fmt_c,
+    mechanisms,
     settings_json,
 )
 from ui.state import CONTROLS_DRAWN, _restore_table2, _widget, current_settings, load_settings_file, settings_store
@@ -45,7 +45,7 @@ def sidebar(show_vi=True):
     model = _widget(sb.radio, "Model", "model", list(MODELS), horizontal=True, label_visibility="collapsed")
     if MODELS[model] == "huber":
         _widget(sb.slider, "Huber width h", "h", *RANGES["h"], step=0.05)
-    _widget(sb.radio, "Mechanism", "mechanism", list(MECHANISMS),
+    _widget(sb.radio, "Mechanism", "mechanism", list(mechanisms()),
             help="Objective perturbation adds noise to the training objective (Algorithm 1); output "
                  "perturbation adds it to the trained coefficients (Algorithm 4).")
     sb.header("Privacy")

@@ -10,7 +10,7 @@ from dataclasses import asdict
 import streamlit as st
 
 from dpci.accounting import default_split
-from ui.settings import FIELDS, MECHANISMS, PRIVACY, Settings, changed_settings, settings_values
+from ui.settings import FIELDS, PRIVACY, Settings, changed_settings, mechanisms, settings_values
 
 STORE = "dpci_settings"  # session_state key of the settings dict; it outlives the widgets
 WIDGET = "w_"  # session_state prefix of the settings widgets (Streamlit drops a widget's state when a
@@ -61,9 +61,9 @@ def set_setting(name, value):
 
 def _restore_table2():
     store = settings_store()
-    phi1, phi2, phi3 = default_split(MECHANISMS[store["mechanism"]], PRIVACY[store["privacy"]])
-    set_setting("phi1", phi1)
-    set_setting("phi2_rest", round(phi2 / (phi2 + phi3), 3))
+    split = default_split(mechanisms()[store["mechanism"]], PRIVACY[store["privacy"]])
+    set_setting("phi1", split.phi1)
+    set_setting("phi2_rest", round(split.phi2_rest, 3))
 
 
 def _store_widget(name):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 import numpy as np
 
@@ -75,22 +74,21 @@ def _ints(text):
 
 
 class ProgressBar:
-    """A one-line text progress bar on stderr."""
+    """A progress bar on stderr (tqdm: rate, elapsed and remaining time), fed fractions of 0..1."""
 
-    def __init__(self, stream=None, width=30):
-        self.stream, self.width, self.start = stream or sys.stderr, width, time.perf_counter()
+    def __init__(self, stream=None, width=None):
+        from tqdm import tqdm
+
+        self._bar = tqdm(total=1.0, file=stream or sys.stderr, ncols=width, unit="run", dynamic_ncols=width is None,
+                         bar_format="{desc} {percentage:5.1f}% |{bar}| {elapsed}<{remaining}")
 
     def update(self, fraction, label=""):
-        fraction = min(max(fraction, 0.0), 1.0)
-        filled = int(round(self.width * fraction))
-        elapsed = time.perf_counter() - self.start
-        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {100 * fraction:5.1f}% "
-                          f"{elapsed:7.1f}s {label[:60]:<60}")
-        self.stream.flush()
+        self._bar.n = min(max(fraction, 0.0), 1.0)
+        self._bar.set_description_str(label[:60], refresh=False)
+        self._bar.refresh()
 
     def close(self):
-        self.stream.write("\n")
-        self.stream.flush()
+        self._bar.close()
 
 
 def _sweep_fraction(p):

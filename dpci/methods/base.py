@@ -69,6 +69,7 @@ class Method:
     colors: ClassVar[dict[str, str]] = {}  # notion -> colour in figures
     splits: ClassVar[dict[str, tuple[float, float, float]]] = {}  # notion -> default shares (phi1, phi2, phi3)
     description: ClassVar[str] = ""
+    how_it_trains: ClassVar[str] = ""  # completes "<Label> ...", for teaching pages
     #: Which steps are pure-DP mechanisms whatever the notion (their zCDP cost is epsilon^2/2).
     pure_steps: ClassVar[tuple[bool, bool, bool]] = (False, False, False)
 
@@ -89,6 +90,10 @@ class Method:
         coef_epsilon = steps[0].epsilon
         return Allocation(privacy, self.name, total, tuple(shares), phi, coef_epsilon,
                           PrivacySpend(privacy, self.name, steps))
+
+    def smallest_c(self, alloc: Allocation, n: int, loss) -> float | None:
+        """The bound the regularisation c must exceed for this method to run (None: any c > 0)."""
+        return None
 
     # --- releasing -----------------------------------------------------------------------------
     def coefficient_noise_law(self, alloc: Allocation, n: int, c: float, loss) -> NoiseLaw:

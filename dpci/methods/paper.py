@@ -55,10 +55,6 @@ class PaperMethod(Method):
     """What Algorithms 3 and 5 share: coefficients first, then the private matrices at them, then
     the interval. A subclass gives the coefficient mechanism and the interval's last step."""
 
-    def smallest_c(self, alloc, n: int, loss) -> float | None:
-        """The bound c must exceed for this method to run (None: any c > 0)."""
-        return None
-
     def perturb(self, A, loss, c, alloc, rng):
         """The coefficient mechanism (Algorithm 1 or 4): a :class:`~dpci.mechanisms.PerturbedFit`."""
         raise NotImplementedError
@@ -105,6 +101,7 @@ class ObjectivePerturbation(PaperMethod):
     pure_steps = (True, False, False)
     splits = {p: TABLE2_SPLITS[(p, "objective")] for p in ("pure", "zcdp")}  # Table 2 (see dpci.accounting)
     description = "Noise added to the training objective (Algorithm 1); interval by Monte Carlo (Algorithm 3)."
+    how_it_trains = "adds β·θ/n to the training objective and takes its exact minimiser"
 
     def smallest_c(self, alloc, n, loss):
         return smallest_valid_c(alloc.coef_epsilon, n, loss.t)
@@ -133,6 +130,7 @@ class OutputPerturbation(PaperMethod):
     colors = {"pure": "#56B4E9", "zcdp": "#0072B2"}
     splits = {p: TABLE2_SPLITS[(p, "output")] for p in ("pure", "zcdp")}  # Table 2
     description = "Noise added to the trained coefficients (Algorithm 4); interval by Algorithm 5."
+    how_it_trains = "trains normally and adds the noise to the result"
 
     def coefficient_noise_law(self, alloc, n, c, loss):
         return output_noise_law(n, c, alloc.phi[0], alloc.privacy)
