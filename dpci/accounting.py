@@ -169,7 +169,7 @@ class PrivacySpend:
         """Total pure epsilon (Proposition 4), or None when some step is not pure DP."""
         if any(s.epsilon is None for s in self.steps):
             return None
-        return math.fsum(s.epsilon for s in self.steps)
+        return math.fsum(s.epsilon for s in self.steps if s.epsilon is not None)
 
     @property
     def rho(self) -> float:

@@ -47,7 +47,7 @@ class PerturbedFit:
     noise_law: NoiseLaw
     epsilon_prime: float | None = None  # Algorithm 1 only
     n_iter: int = 0
-    noise: np.ndarray = field(default=None, repr=False)  # secret: releasing it voids the guarantee
+    noise: np.ndarray | None = field(default=None, repr=False)  # secret: releasing it voids the guarantee
 
 
 def smallest_valid_c(epsilon: float, n: int, t: float) -> float:

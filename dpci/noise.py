@@ -19,7 +19,7 @@ def check_random_state(random_state) -> np.random.Generator:
     if random_state is None or (
         isinstance(random_state, (numbers.Integral, np.integer)) and not isinstance(random_state, bool)
     ):
-        return np.random.default_rng(random_state)
+        return np.random.default_rng(None if random_state is None else int(random_state))
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.SeedSequence):

@@ -59,6 +59,7 @@ def walkthrough(X, y, loss, mechanism="objective", privacy="pure", budget=1.0, s
     H_noisy = noisy_symmetric(H, sens[0], alloc.phi[1], privacy, replay)
     S_noisy = noisy_symmetric(S, sens[1], alloc.phi[2], privacy, replay)
     release = method.interval_at(A, loss, theta, c, alloc, fit.noise_law, alpha, n_samples, rng, closed_form=False)
+    assert release.hessian is not None and release.covariance is not None and release.offsets is not None
     np.testing.assert_allclose(floor_eigenvalues(H_noisy, c), release.hessian)  # same draws as the release
     return Walkthrough(theta_hat, theta, fit.noise, fit.noise_law, H, H_noisy, release.hessian, S, S_noisy,
                        release.covariance, release.offsets, quantile_interval(theta, release.offsets, alpha), c, sens)

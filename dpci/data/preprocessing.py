@@ -367,7 +367,7 @@ class UnitBallPreprocessor(TransformerMixin, BaseEstimator):
                 except (ValueError, TypeError):
                     raise DataValidationError(f"Numeric column {name!r} contains non-numeric values.") from None
                 try:
-                    out[:, positions[0]] = scale_numeric(raw, col.lower, col.upper, col.log1p)
+                    out[:, positions[0]] = scale_numeric(raw, col.lower, col.upper, col.log1p)  # type: ignore[arg-type]
                 except DataValidationError as exc:
                     raise DataValidationError(f"Column {name!r}: {exc}") from None
             else:

@@ -171,7 +171,7 @@ class Schema:
     positive_class: str
     negative_class: str
     source: str = ""
-    _by_name: dict = field(default=None, init=False, repr=False, compare=False)
+    _by_name: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         cols = tuple(self.columns)
@@ -235,4 +235,4 @@ class Schema:
 
     def bounds(self) -> dict[str, tuple[float, float]]:
         """Public bounds ``{name: (lower, upper)}`` of the numeric columns."""
-        return {c.name: (c.lower, c.upper) for c in self.numeric_columns}
+        return {c.name: (c.lower, c.upper) for c in self.numeric_columns}  # type: ignore[misc]  # numeric: both set

@@ -253,7 +253,7 @@ class _ReducedDesign:
 
     def nodes(self, theta_r, n: int, loss: str, h: float | None):
         """Reduced points Z (K, q), probability weights W (K,), p(x) P (K,)."""
-        kinks = () if loss == "logistic" else (1 - h, 1 + h, -(1 - h), -(1 + h))
+        kinks = () if h is None or loss == "logistic" else (1 - h, 1 + h, -(1 - h), -(1 + h))
         m = self.m
         r, wr = _gl_panels(self._r_breaks(theta_r, kinks), n)
         wr = wr * m * r ** (m - 1)  # density of ||u|| for u uniform in the ball

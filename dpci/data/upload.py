@@ -348,14 +348,14 @@ def read_uploaded_csv(
     PrivacyLeakWarning
         When bounds or category lists are derived from the data.
     """
-    for label, v, lo in (
+    for label, v, least in (
         ("max_rows", max_rows, 1),
         ("max_bytes", max_bytes, 1),
         ("min_rows", min_rows, 1),
         ("max_categories", max_categories, 2),
     ):
-        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < lo:
-            raise DataValidationError(f"{label} must be an integer >= {lo}, got {v!r}.")
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < least:
+            raise DataValidationError(f"{label} must be an integer >= {least}, got {v!r}.")
     frame, notes = _parse(data, sep=sep, encoding=encoding, max_bytes=max_bytes, max_rows=max_rows)
     n_read = len(frame)
     columns = list(frame.columns)

@@ -33,6 +33,8 @@ import numpy as np
 import pandas as pd
 
 from .. import methods
+from ..accounting import Allocation
+from ..methods import Method
 from ..batch import batch_start
 from ..intervals import check_alpha, column_quantiles
 from ..methods.paper import solve_replicates
@@ -44,7 +46,7 @@ NONPRIVATE = "none"  # mechanism name for the non-private bootstrap (a baseline 
 def stream_entropy(random_state) -> int:
     """The entropy all replicate streams derive from (None: fresh; int; or drawn from a Generator)."""
     if random_state is None:
-        return int(np.random.SeedSequence().entropy)
+        return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]  # an int when drawn fresh
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(2**63))
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
@@ -93,8 +95,8 @@ class _Population:
     A: np.ndarray
     loss: object
     c: float
-    method: object  # a registered Method, or None for the non-private bootstrap
-    alloc: object  # its Allocation (None for the non-private bootstrap)
+    method: Method | None  # a registered method, or None for the non-private bootstrap
+    alloc: Allocation | None  # its allocation (None for the non-private bootstrap)
     theta0: np.ndarray
     token: str  # identifies the population, so each worker builds its BatchStart once
 

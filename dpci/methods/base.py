@@ -80,7 +80,7 @@ class Method:
     def check_notion(self, privacy) -> Notion:
         return check_choice(f"privacy (for method {self.name!r})", privacy, self.notions)
 
-    def allocate(self, budget, split, privacy: Notion) -> Allocation:
+    def allocate(self, budget, split, privacy: str) -> Allocation:
         """The budget split into the three steps and what each spends (Proposition 4 composes them)."""
         privacy = self.check_notion(privacy)
         total = check_budget(budget, privacy)
