@@ -18,6 +18,7 @@ from dataclasses import dataclass
 MECHANISMS = ("objective", "output")
 PRIVACY_NOTIONS = ("pure", "zcdp")
 STEP_NAMES = ("coefficients", "hessian", "covariance")
+MIN_BUDGET = 1e-9  # below it the noise scales (1/budget and more) overflow the intervals' arithmetic
 
 # Table 2 of the paper (Section 7.3). For zCDP + objective perturbation the text of
 # Section 7.3.2 says 0.8 but Table 2 and Figure 6 (rho1 = 0.45 of rho = 0.5) say 0.9;
@@ -44,6 +45,9 @@ def check_budget(budget, privacy="pure") -> float:
         raise ValueError(f"budget ({symbol}) must be a positive number, got {budget!r}.") from None
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"budget ({symbol}) must be a positive, finite number, got {budget!r}.")
+    if value < MIN_BUDGET:
+        raise ValueError(f"budget ({symbol}) = {value:.3g} is below {MIN_BUDGET:g}: the noise would be so large that "
+                         "the intervals are infinite in floating point. Use a larger budget.")
     return value
 
 

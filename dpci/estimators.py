@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from . import methods
 from .accounting import PRIVACY_NOTIONS, Split
 from .losses import HuberLoss, LogisticLoss
+from .intervals import MAX_SAMPLES, MIN_SAMPLES, check_count
 from .noise import check_random_state
 from .release import _release
 from .validation import check_data, check_features
@@ -42,13 +43,12 @@ def _open_unit(name, value):
 
 
 def _sample_count(name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 100:
-        raise ValueError(f"{name} must be an integer of at least 100 (the paper uses 10,000), got {value!r}.")
+    check_count(name, value, MIN_SAMPLES, MAX_SAMPLES, "the paper uses 10,000")
 
 
 def _any_split(name, value):
-    if value is not None:
-        Split.coerce(value)
+    if value is not None and not isinstance(value, (str, bytes)) and hasattr(value, "__len__"):
+        Split.coerce(value)  # an iterator is checked once, in fit, so that it is not used up here
 
 
 def _method_name(name, value):
@@ -101,7 +101,7 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
             mechanism=self._method().name,
             privacy=self.privacy,
             budget=self.budget,
-            split=self.split,
+            split=None if self.split is None else Split.coerce(self.split),
             c=self.c,
             alpha=self.alpha,
             n_samples=self.n_samples,

@@ -71,6 +71,22 @@ def output_zcdp_covariance(hessian, covariance, n, sigma):
     return sigma**2 * np.eye(hessian.shape[0]) + sandwich_covariance(hessian, covariance, n)
 
 
+MIN_SAMPLES = 100  # Monte Carlo draws m: fewer cannot place a 2.5% quantile
+MAX_SAMPLES = 10_000_000  # m x d floats are held at once (10^7 x 10: 800 MB)
+
+
+def check_count(name, value, least, most=None, hint="") -> int:
+    """An integer in [least, most], or a ValueError naming the parameter, the value and the range."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least:
+        raise ValueError(f"{name} must be an integer of at least {least:,}{f' ({hint})' if hint else ''}, got {value!r}.")
+    if most is not None and value > most:
+        raise ValueError(f"{name} = {value:,} is more than {most:,}, which would not fit in memory"
+                         f"{f' ({hint})' if hint else ''}.")
+    return int(value)
+
+
 def check_alpha(alpha) -> float:
     try:
         value = float(alpha)

@@ -52,6 +52,8 @@ class PerturbedFit:
 
 def smallest_valid_c(epsilon: float, n: int, t: float) -> float:
     """Algorithm 1 needs c > t / (2 n (e^epsilon - 1)); this returns that bound."""
+    if epsilon > 700.0:  # e^epsilon overflows: the same bound written with e^-epsilon (0 when it underflows)
+        return t * math.exp(-epsilon) / (2.0 * n * -math.expm1(-epsilon))
     return t / (2.0 * n * math.expm1(epsilon))
 
 

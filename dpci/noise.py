@@ -16,16 +16,19 @@ import numpy as np
 
 def check_random_state(random_state) -> np.random.Generator:
     """Turn None, an int or a Generator into a ``numpy.random.Generator``."""
-    if random_state is None or (
-        isinstance(random_state, (numbers.Integral, np.integer)) and not isinstance(random_state, bool)
-    ):
-        return np.random.default_rng(None if random_state is None else int(random_state))
+    if isinstance(random_state, (numbers.Integral, np.integer)) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be None, a non-negative int or a numpy.random.Generator, "
+                             f"got {random_state!r}.")
+        return np.random.default_rng(int(random_state))
+    if random_state is None:
+        return np.random.default_rng()
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.SeedSequence):
         return np.random.default_rng(random_state)
     raise ValueError(
-        f"random_state must be None, an int or a numpy.random.Generator, got {random_state!r}."
+        f"random_state must be None, a non-negative int or a numpy.random.Generator, got {random_state!r}."
     )
 
 

@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import methods
-from .intervals import check_alpha, hessian_and_covariance, normal_interval, sandwich_covariance
+from .intervals import (
+    MAX_SAMPLES,
+    MIN_SAMPLES,
+    check_alpha,
+    check_count,
+    hessian_and_covariance,
+    normal_interval,
+    sandwich_covariance,
+)
 from .methods import PrivateRelease
 from .noise import check_random_state
 from .solver import margin_rows, minimise_erm
@@ -53,6 +61,7 @@ def private_confidence_intervals(
 def _release(X, y, loss, mechanism, privacy, budget, split, c, alpha, n_samples, random_state, closed_form=True):
     """:func:`private_confidence_intervals` on data already validated (the estimators check theirs)."""
     alpha = check_alpha(alpha)
+    n_samples = check_count("n_samples", n_samples, MIN_SAMPLES, MAX_SAMPLES, "the paper uses 10,000")
     method = methods.get(mechanism)
     alloc = method.allocate(budget, split, privacy)
     rng = check_random_state(random_state)

@@ -14,8 +14,18 @@ NORM_TOL = 1e-9
 def check_features(X, n_features=None):
     """Return (X as a float ndarray, feature names or None); refuse NaN/inf and wrong shapes."""
     names = None
+    if hasattr(X, "tocsr") or hasattr(X, "sparse"):  # scipy.sparse matrices and arrays
+        raise DataValidationError("X is a sparse matrix; dpci needs dense rows: pass X.toarray().")
     if hasattr(X, "columns"):
         names = np.asarray([str(col) for col in X.columns], dtype=object)
+        repeated = sorted({n for n, k in zip(*np.unique(names, return_counts=True)) if k > 1})
+        if repeated:
+            raise DataValidationError(f"X has duplicate column names {repeated[:5]}; give every feature its own name.")
+        if X.isna().to_numpy().any():
+            raise DataValidationError("X contains missing values (NaN or pandas NA); drop or impute them first.")
+    if np.iscomplexobj(X) or (hasattr(X, "dtypes") and any(np.issubdtype(t, np.complexfloating)
+                                                          for t in X.dtypes if isinstance(t, np.dtype))):
+        raise DataValidationError("X holds complex numbers; dpci needs real features.")
     try:
         arr = np.asarray(X, dtype=float)
     except (TypeError, ValueError):

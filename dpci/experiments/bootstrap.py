@@ -36,9 +36,10 @@ from .. import methods
 from ..accounting import Allocation
 from ..methods import Method
 from ..batch import batch_start
-from ..intervals import check_alpha, column_quantiles
+from ..intervals import MAX_SAMPLES, MIN_SAMPLES, check_alpha, check_count, column_quantiles
 from ..methods.paper import solve_replicates
 from ..solver import margin_rows, minimise_erm, row_major_transpose
+from ..validation import check_signed_data
 
 NONPRIVATE = "none"  # mechanism name for the non-private bootstrap (a baseline and a test oracle)
 
@@ -112,6 +113,7 @@ class _Population:
 
 
 def _population(X, y, loss, mechanism, privacy, budget, split, c):
+    X, y = check_signed_data(X, y)  # the same input contract as a release (rows in the unit ball, -1/+1)
     A = margin_rows(X, y)
     method = None if mechanism == NONPRIVATE else methods.get(mechanism)
     alloc = None if method is None else method.allocate(budget, split, privacy)
@@ -389,6 +391,7 @@ def iter_variability(
     the worker processes (n_jobs != 1) at a lower scheduling priority.
     """
     alpha = check_alpha(alpha)
+    n_replicates = check_count("n_replicates", n_replicates, 1)
     pop = _population(X, y, loss, mechanism, privacy, budget, split, c)
     entropy, start, chunks = stream_entropy(random_state), time.perf_counter(), []
     n = pop.A.shape[0]
@@ -418,6 +421,8 @@ def iter_coverage(
     """Yield :class:`CoverageProgress` after each chunk of replicates: the full private interval
     (Algorithm 3 or 5) on each bootstrap replicate, checked against theta_0 (Section 7.2)."""
     alpha = check_alpha(alpha)
+    n_replicates = check_count("n_replicates", n_replicates, 1)
+    n_samples = check_count("n_samples", n_samples, MIN_SAMPLES, MAX_SAMPLES, "Monte Carlo draws per interval")
     if mechanism == NONPRIVATE:
         raise ValueError("coverage needs a private mechanism: 'objective' or 'output'.")
     pop = _population(X, y, loss, mechanism, privacy, budget, split, c)
