@@ -27,10 +27,15 @@ def _fit(X, y, **kw):
     return dpci.PrivateLogisticRegression(random_state=0, **kw).fit(X, y)
 
 
+def _with_na(X):
+    frame = pd.DataFrame(X, columns=list("abc")).astype("Float64")
+    frame.iloc[0, 0] = pd.NA
+    return frame
+
+
 @pytest.mark.parametrize("make, message", [
     (lambda X: sparse.csr_matrix(X), "sparse matrix.*toarray"),
-    (lambda X: pd.DataFrame(X, columns=list("abc")).astype("Float64").where(lambda f: f > -2, pd.NA).where(
-        lambda f: f.index > 0, pd.NA), "missing values"),
+    (lambda X: _with_na(X), "missing values"),
     (lambda X: X.astype(complex), "complex numbers"),
     (lambda X: pd.DataFrame(X, columns=["a", "a", "c"]), r"duplicate column names \['a'\]"),
 ])
