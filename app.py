@@ -45,7 +45,7 @@ def explorer():
     try:
         X, y, names, truth = ui.load_data(settings)
     except ValueError as err:
-        st.error(str(err))
+        ui.explain_error(err)
         halt()
 
     problem = ui.c_problem(settings, len(X))
@@ -109,7 +109,7 @@ def explorer():
         st.plotly_chart(forest_plot(table, title=title, level=settings.level), width="stretch",
                         key="forest", config={"displaylogo": False})
         if job.error:
-            st.warning(f"Variability intervals stopped: {job.error}")
+            st.warning(f"Variability intervals stopped: {ui.escape_markdown(job.error)}")
         elif state is None:
             st.progress(0.0, text="Variability interval: starting the bootstrap…")
         else:
@@ -120,7 +120,7 @@ def explorer():
             narrower = narrower_than_variability(table) if state.finished else []
             if narrower:
                 st.info(f"The private interval is narrower than the variability interval for {len(narrower)} of "
-                        f"{len(table)} coefficients ({', '.join(narrower[:4])}{', …' if len(narrower) > 4 else ''}). "
+                        f"{len(table)} coefficients ({ui.escape_markdown(', '.join(narrower[:4]))}{', …' if len(narrower) > 4 else ''}). "
                         "It should be wider: here it seems to claim less uncertainty than the private estimate has, "
                         "which suggests it misses the truth more often than its level says. This happens with few "
                         "rows or a small budget, when the noisy Hessian and covariance are poor; the *Coverage and "

@@ -29,7 +29,7 @@ which = "phi1" if vary.startswith("φ1") else "phi2"
 try:
     X, y, names, _ = ui.load_data(settings)
 except ValueError as err:
-    st.error(str(err))
+    ui.explain_error(err)
     st.stop()
 problem = ui.c_problem(settings, len(X))
 if problem is not None:

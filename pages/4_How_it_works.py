@@ -24,7 +24,7 @@ try:
         raise ValueError(problem[0])
     w = ui.cached_walkthrough(ui.dataset_key(settings), settings)
 except ValueError as err:
-    st.error(str(err))
+    ui.explain_error(err)
     st.stop()
 alloc = dpci.allocate(settings.budget, settings.split, settings.mech, settings.priv)
 n, d = X.shape

@@ -5,7 +5,7 @@ from dataclasses import asdict
 import streamlit as st
 
 import ui
-from dpci.presentation.tables import interval_table, plain_summary
+from dpci.presentation.tables import csv_safe, interval_table, plain_summary
 from dpci.presentation.figures import forest_plot, ledger_plot
 from dpci.presentation.report import report_html
 
@@ -19,7 +19,7 @@ try:
     key = ui.dataset_key(settings)
     release = ui.cached_release(key, settings)
 except ValueError as err:
-    st.error(str(err))
+    ui.explain_error(err)
     st.stop()
 
 title = f"What the private model says, with {100 * settings.level:g}% confidence"
@@ -39,14 +39,14 @@ else:
     table = interval_table(names, release, alpha=settings.alpha)
 not_private = ui.upload_not_private(settings)
 if not_private:
-    st.error(f"Not private: {not_private}")
+    st.error(f"Not private: {ui.escape_markdown(not_private)}")
 
 sentences = plain_summary(table, release.spend, settings.priv, settings.level, len(X), settings.delta,
                           seed=settings.seed, not_private=not_private)
 if internal:
     sentences.insert(0, "Internal: this page shows non-private comparisons; do not publish it.")
 for line in sentences:
-    st.markdown(f"- {line}")
+    st.markdown(f"- {ui.escape_markdown(line)}")  # plain sentences; an upload's column names among them
 chart = forest_plot(table, level=settings.level)
 big = dict(size=17)
 chart.update_layout(height=max(420, 90 + 60 * len(names)), font=big, legend_font=big)
@@ -65,7 +65,7 @@ else:
     name = "private-intervals"
 c1, c2, c3 = st.columns(3)
 # on_click="ignore": a download does not rerun the page, so a second click right after is not cancelled
-c1.download_button("Intervals (CSV)", table.to_csv(index=False), f"{name}.csv", "text/csv", width="stretch",
+c1.download_button("Intervals (CSV)", csv_safe(table).to_csv(index=False), f"{name}.csv", "text/csv", width="stretch",
                    on_click="ignore")
 # The HTML files embed plotly.js (about 5 MB each): built when clicked, not on every run of the page.
 c2.download_button("Chart (HTML)", lambda: chart.to_html(include_plotlyjs=True), f"{name}-chart.html",

@@ -2,6 +2,7 @@
 changed settings, shows no exception, and shows the core library's numbers for the same seed."""
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -29,6 +30,11 @@ def _explorer(query=None):
     at.query_params.update(query or {})
     at.run()
     return at.run()
+
+
+def _shown(markdown):
+    """What a browser shows of escaped Markdown (the app escapes text from addresses and files)."""
+    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def _no_errors(at):
@@ -182,7 +188,7 @@ def test_bad_url_parameters_are_clipped_or_ignored_not_a_traceback():
     store = at.session_state["dpci_settings"]
     assert (store["d"], store["phi1"], store["phi2_rest"], store["h"]) == (20, 0.99, 0.05, 2.0)
     assert store["epsilon"] == 0.05 and store["n"] == 0 and store["c"] == 1e-3  # smallest ε; n, c ignored
-    said = at.sidebar.warning[0].value
+    said = _shown(at.sidebar.warning[0].value)
     for change in ("n = inf → 0", "c = abc → 0.001", "d = 50 → 20", "epsilon = 0 → 0.05", "h = 5 → 2.0"):
         assert change in said
     assert "model" not in said  # a usable value is not mentioned
@@ -410,3 +416,11 @@ def test_present_states_no_guarantee_for_an_upload_with_data_derived_bounds():
     assert "bounds of age, hours" in at.error[0].value
     shown = " ".join(m.value for m in at.markdown)
     assert "No privacy guarantee" in shown and "guarantees" not in shown
+
+
+def test_an_address_cannot_inject_a_link_or_an_image():
+    at = _explorer({"dataset": "[Log in again](http://evil.example/login)", "model": "![b](http://host/x.png)"})
+    _no_errors(at)
+    said = at.sidebar.warning[0].value
+    assert not re.findall(r"(?<!\\)[\[\]()!:]", said.split("it can")[1]), said  # every bracket escaped
+    assert "[Log in again](http://evil.example/login)" in _shown(said)  # shown as the text it is

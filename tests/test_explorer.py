@@ -1,7 +1,10 @@
 """Tables and sentences shown by the app are built from the release's numbers."""
 
+import re
+
 import numpy as np
 import pandas as pd
+import pytest
 
 from dpci.accounting import allocate
 from dpci.presentation.tables import markdown_table, method_verdict, narrower_than_variability, plain_summary
@@ -32,7 +35,7 @@ def test_markdown_table_keeps_every_number_and_leaves_missing_ones_blank():
                          index=pd.Index(["φ1: a|b", "total"], name="step"))
     lines = markdown_table(frame, fmt=lambda v: f"{v:.3f}").splitlines()
     assert lines[0] == "| step | share | rho |" and set(lines[1]) == {"|", "-"}
-    assert lines[2] == "| φ1: a\\|b | 0.650 | 0.325 |"  # a pipe in a cell cannot split it
+    assert lines[2] == "| φ1\\: a\\|b | 0.650 | 0.325 |"  # a pipe in a cell cannot split it (all escaped)
     assert lines[3] == "| total | 0.350 |  |"
 
 
@@ -73,3 +76,25 @@ def test_intervals_narrower_than_their_variability_interval_are_named():
     assert narrower_than_variability(table) == []  # no variability intervals yet
     table["variability_lower"], table["variability_upper"] = [0.2, -0.5], [0.8, 0.6]  # widths 0.6 and 1.1
     assert narrower_than_variability(table) == ["b"]  # private widths 0.8 and 0.8
+
+
+@pytest.mark.parametrize("hostile", ["![b](http://host/x.png)", "[Log in again](http://evil.example/login)",
+                                     "<http://evil.example>", "www.evil.example", "**bold** :red[x] $x$"])
+def test_escaped_text_renders_literally_as_markdown(hostile):
+    """Every character that could open a link, an image, an autolink, emphasis, LaTeX or a Streamlit
+    directive is backslash-escaped (CommonMark then shows it as itself)."""
+    from dpci.presentation.tables import escape_markdown
+
+    escaped = escape_markdown(hostile)
+    assert not re.findall(r"(?<!\\)[\[\]()<>*$!:_`.]", escaped), escaped
+    assert re.sub(r"\\(.)", r"\1", escaped) == hostile  # what a reader sees is the text itself
+
+
+def test_csv_cells_cannot_run_as_formulas():
+    from dpci.presentation.tables import csv_safe
+
+    frame = pd.DataFrame({"feature": ['=HYPERLINK("http://x","click")', "+1", "-x", "@s", "\tz", "age"],
+                          "lower": [-1.5, 0.0, 1.0, 2.0, 3.0, 4.0]})
+    out = csv_safe(frame)
+    assert list(out["feature"]) == ["'" + v for v in frame["feature"][:5]] + ["age"]
+    assert out["lower"].tolist() == frame["lower"].tolist()  # numbers stay numbers, negatives too

@@ -6,6 +6,7 @@ tests use, so ``import ui; ui.sidebar()`` works. Imports run one way: settings <
 <- data <- background, and settings, state <- sidebar.
 """
 
+from dpci.presentation.tables import escape_markdown
 from ui.background import (
     _WARMING,
     NO_JOB,
@@ -51,7 +52,8 @@ from ui.upload import _not_private_reason, upload_not_private, upload_panel
 __all__ = [
     "DATASETS", "NO_JOB", "VI_JOBS", "_WARMING", "Settings", "_fmt_c", "_not_private_reason", "c_bound", "c_problem",
     "cached_nonprivate", "cached_release", "cached_walkthrough", "changed_settings", "chart_sent", "controls_follow",
-    "current_job", "current_settings", "dataset_key", "existing_variability_job", "explain_error", "first_paint",
+    "current_job", "current_settings", "dataset_key", "escape_markdown", "existing_variability_job", "explain_error",
+    "first_paint",
     "first_preview", "job_slot", "kept_widget", "load_data", "loader", "poll_interval", "rerun_once_when_done",
     "session_alive", "set_setting", "settings_file_panel", "settings_values", "share_settings", "shown_variability",
     "sidebar", "sweep_progress", "upload_not_private", "upload_panel", "variability_job", "variability_key",

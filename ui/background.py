@@ -12,6 +12,7 @@ from threadpoolctl import threadpool_limits
 
 from dpci.experiments import bootstrap
 from dpci.experiments.bootstrap import iter_variability
+from dpci.presentation.tables import escape_markdown
 from ui.data import dataset_key
 from ui.jobs import JobSlot
 from ui.settings import Settings
@@ -162,7 +163,7 @@ def sweep_progress(job):
         return None
     state = job.latest
     if job.error:
-        st.error(job.error)
+        st.error(escape_markdown(job.error))
     elif state is None:
         st.progress(0.0, text="Starting…")
     elif not state.finished:

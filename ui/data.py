@@ -13,6 +13,7 @@ import dpci
 from dpci.data import load_adult, make_synthetic_logistic, population_theta0
 from dpci.exceptions import DataValidationError, RegularisationTooSmall
 from dpci.experiments.sweeps import subsample
+from dpci.presentation.tables import escape_markdown
 from dpci import methods as registry
 from ui.settings import C_VALUES, DATASETS, MODELS, Settings, _fmt_c
 from ui.upload import _upload_dataset
@@ -123,4 +124,5 @@ def loader(s: Settings):
 
 def explain_error(err: Exception):
     """Show a user-facing message for an exception, never a traceback."""
-    st.error(str(err) if isinstance(err, ValueError) else f"Something went wrong: {type(err).__name__}: {err}")
+    text = str(err) if isinstance(err, ValueError) else f"Something went wrong: {type(err).__name__}: {err}"
+    st.error(escape_markdown(text))  # messages quote column names and values from the user's file

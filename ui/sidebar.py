@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dpci.presentation.tables import escape_markdown
+
 from ui.settings import (
     C_VALUES,
     DATASETS,
@@ -30,7 +32,7 @@ def sidebar(show_vi=True):
     st.session_state[CONTROLS_DRAWN] = True
     sb = st.sidebar
     if "_url_warning" in st.session_state:
-        sb.warning(st.session_state.pop("_url_warning"))
+        sb.warning(escape_markdown(st.session_state.pop("_url_warning")))  # quotes the address's own text
     sb.header("Data")
     dataset = _widget(sb.selectbox, "Dataset", "dataset", DATASETS,
                       help="Adult: 30,162 people from the 1994 US census, predicting income > $50K.")

@@ -8,6 +8,8 @@ import hashlib
 
 import streamlit as st
 
+from dpci.presentation.tables import escape_markdown
+
 from ui.settings import DATASETS, Settings
 from ui.state import kept_widget
 
@@ -37,7 +39,7 @@ def _uploaded_bytes():
     kept = st.session_state.get("upload_kept")
     if kept is not None:
         c1, c2 = st.columns([3, 1])
-        c1.caption(f"Using {kept[0]} ({len(kept[1]) / 1e3:,.0f} kB), uploaded earlier in this session.")
+        c1.caption(f"Using {escape_markdown(kept[0])} ({len(kept[1]) / 1e3:,.0f} kB), uploaded earlier in this session.")
         if c2.button("Forget this file"):
             for name in ("upload_kept", "upload_result", "upload_digest"):
                 st.session_state.pop(name, None)
@@ -128,20 +130,21 @@ def upload_panel() -> bool:
         if bounds or positive != classes[0]:
             result, warnings_ = _read_upload(data, sep, target, positive, features, bounds)
     except ValueError as err:
-        st.error(str(err))
+        st.error(escape_markdown(err))
         st.session_state.pop("upload_result", None)
         return False
     for text in warnings_:
-        st.warning(f"Not private: {_not_private_reason(result)}" if text.startswith("Not private") else text)
+        st.warning(escape_markdown(f"Not private: {_not_private_reason(result)}" if text.startswith("Not private")
+                                   else text))
     for note in result.notes:
         # the positive class has its own selector here, and warnings are already shown above
         if note not in warnings_ and not note.startswith("positive_class not given"):
-            st.info(note)
+            st.info(escape_markdown(note))
     st.session_state["upload_result"] = result
     choices = (target, positive, features, sorted(bounds.items()))
     st.session_state["upload_digest"] = upload_digest(data + repr(choices).encode())
     st.caption(f"{len(result.frame):,} usable rows ({result.n_dropped:,} dropped for missing values); "
-               f"positive class: {result.schema.positive_class!r}.")
+               f"positive class: {escape_markdown(repr(result.schema.positive_class))}.")
     return True
 
 

@@ -3,8 +3,37 @@ HTML report (no UI code)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
+
+# ASCII punctuation that Markdown, GitHub-flavoured autolinks, LaTeX ($) or Streamlit's directives
+# (:red[...], :material/...:) read; CommonMark lets any of it be backslash-escaped.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:/&])")
+# Cells a spreadsheet would read as a formula (OWASP CSV injection): = + - @ and tab/CR first.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def escape_markdown(text) -> str:
+    """``text`` (a column name, a file name, an address value, an error quoting either) shown
+    literally where Streamlit renders Markdown: no link, image, emphasis or directive can be
+    injected, and line breaks become spaces."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text)).replace("\r", " ").replace("\n", " ")
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose text cells (and column names) cannot run as spreadsheet formulas: those starting
+    with = + - @, tab or CR get a leading apostrophe (OWASP). Numbers are left as numbers."""
+    def cell(v):
+        return "'" + v if isinstance(v, str) and v.startswith(_FORMULA_START) else v
+
+    out = frame.copy()
+    for col in out.columns:
+        if pd.api.types.is_object_dtype(out[col]) or pd.api.types.is_string_dtype(out[col]):
+            out[col] = out[col].map(cell)
+    out.columns = [cell(str(c)) for c in out.columns]
+    return out
 
 
 def interval_table(names, release, nonprivate=None, variability=None, truth=None, alpha=None) -> pd.DataFrame:
@@ -34,10 +63,11 @@ def markdown_table(frame: pd.DataFrame, fmt=lambda v: f"{v:.4g}") -> str:
     def cell(v):
         if isinstance(v, (float, np.floating)) and np.isnan(v):
             return ""
-        text = fmt(v) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool) else str(v)
-        return text.replace("|", "\\|")
+        if isinstance(v, (int, float, np.number)) and not isinstance(v, bool):
+            return fmt(v)
+        return escape_markdown(v)  # names come from files and addresses: shown, never interpreted
 
-    header = [str(frame.index.name or "")] + [str(c) for c in frame.columns]
+    header = [escape_markdown(frame.index.name or "")] + [escape_markdown(c) for c in frame.columns]
     rows = [[cell(i)] + [cell(v) for v in row] for i, row in zip(frame.index, frame.itertuples(index=False))]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
