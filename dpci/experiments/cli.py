@@ -1,18 +1,32 @@
 """Command line: ``python -m dpci sweep NAME --dataset adult --out results.csv``.
 
-Runs a named experiment of Section 7 on a named dataset, writes the tidy CSV and
-shows a progress bar on stderr.
+Runs a named experiment of Section 7 on a named dataset (or ``--data FILE.csv --target COL
+--bounds FILE.json``), writes the tidy CSV atomically and shows a progress bar on stderr.
+Arguments and the output file are checked before any work; Ctrl-C or SIGTERM stops the sweep
+and writes what finished, marked ``partial``; ``--scheduler`` sends the work to Dask.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 import numpy as np
 
-from .bootstrap import iter_coverage, iter_variability
 from .. import methods as registry
+from .bootstrap import iter_coverage, iter_variability
+from .cli_io import (
+    check_out,
+    file_loader,
+    int_at_least,
+    open_unit,
+    positive_float,
+    scheduler,
+    sigterm_as_interrupt,
+    worker_count,
+    write_atomically,
+)
 from ..losses import LOSSES, get_loss
 from .sweeps import (
     METHODS,
@@ -103,38 +117,65 @@ def build_parser():
     sw = sub.add_parser("sweep", help="run a named experiment and write a CSV")
     sw.add_argument("name", choices=SWEEPS)
     sw.add_argument("--dataset", choices=DATASETS, default="adult")
-    sw.add_argument("--out", required=True, help="CSV file to write")
+    sw.add_argument("--data", default=None, help="your own CSV file instead of --dataset (with --target)")
+    sw.add_argument("--target", default=None, help="the label column of --data (two values)")
+    sw.add_argument("--positive", default=None, help="the label of --target taken as +1")
+    sw.add_argument("--bounds", default=None,
+                    help='public bounds of the numeric columns of --data, a JSON file {"age": [17, 90], ...}; '
+                         "without it the data's own range is used and the result is NOT private")
+    sw.add_argument("--out", required=True, help="CSV file to write (checked before any work)")
+    sw.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    sw.add_argument("--scheduler", default=None, help="address of a Dask distributed scheduler to run on")
     sw.add_argument("--loss", choices=tuple(LOSSES), default="logistic")
-    sw.add_argument("--h", type=float, default=0.5, help="Huber width")
+    sw.add_argument("--h", type=positive_float, default=0.5, help="Huber width")
     sw.add_argument("--mechanism", "--method", dest="mechanism", choices=registry.available(), default="objective",
                     help="a registered method (dpci.methods.available())")
     sw.add_argument("--privacy", choices=("pure", "zcdp"), default="pure")
     sw.add_argument("--methods", type=_method_pairs, default=None,
                     help="methods of grid, comparison and sample-size sweeps, as NAME:NOTION,... "
                          "(default: the paper's four, objective:pure,output:pure,objective:zcdp,output:zcdp)")
-    sw.add_argument("--budget", type=float, default=None, help="epsilon (pure) or rho (zcdp); default 1 or 0.5")
-    sw.add_argument("--epsilon", type=float, default=1.0, help="epsilon of grid and comparison sweeps (rho = eps^2/2)")
-    sw.add_argument("--c", type=float, default=1e-3)
-    sw.add_argument("--alpha", type=float, default=0.05)
-    sw.add_argument("--d", type=int, default=10, help="features before the constant")
-    sw.add_argument("--n", type=int, default=15_000, help="rows, where the sweep fixes n")
+    sw.add_argument("--budget", type=positive_float, default=None,
+                    help="epsilon (pure) or rho (zcdp); default 1 or 0.5")
+    sw.add_argument("--epsilon", type=positive_float, default=1.0,
+                    help="epsilon of grid and comparison sweeps (rho = eps^2/2)")
+    sw.add_argument("--c", type=positive_float, default=1e-3)
+    sw.add_argument("--alpha", type=open_unit, default=0.05)
+    sw.add_argument("--d", type=int_at_least(1), default=10, help="features before the constant")
+    sw.add_argument("--n", type=int_at_least(100), default=15_000, help="rows, where the sweep fixes n")
     sw.add_argument("--values", default=None, help="comma-separated values of the swept quantity")
     sw.add_argument("--ns", default="500,1000,2000,4000,8000,15000", help="comma-separated n values of grid sweeps")
-    sw.add_argument("--replicates", type=int, default=1_000, help="k: private intervals per setting")
-    sw.add_argument("--samples", type=int, default=10_000, help="m: Monte Carlo samples per interval")
-    sw.add_argument("--vi-replicates", type=int, default=10_000, help="bootstrap replicates of variability intervals")
-    sw.add_argument("--jobs", type=int, default=1, help="joblib workers (-1: all cores)")
-    sw.add_argument("--seed", type=int, default=0)
+    sw.add_argument("--replicates", type=int_at_least(1), default=1_000, help="k: private intervals per setting")
+    sw.add_argument("--samples", type=int_at_least(100), default=10_000, help="m: Monte Carlo samples per interval")
+    sw.add_argument("--vi-replicates", type=int_at_least(1), default=10_000,
+                    help="bootstrap replicates of variability intervals")
+    sw.add_argument("--jobs", type=worker_count, default=1, help="worker processes (-1: all cores)")
+    sw.add_argument("--seed", type=int_at_least(0), default=0)
     from .reproduce import add_arguments as _reproduce_arguments
 
     _reproduce_arguments(sub.add_parser("reproduce", help="rerun Section 7 and write docs/figures (see dpci.experiments.reproduce)"))
     return parser
 
 
-def run_sweep(args, bar=None):
+def run_sweep(args, bar=None, load=None):
     """Run the sweep described by parsed ``args``; return the tidy DataFrame."""
+    frame = None
+    for frame in iter_sweep(args, bar, load):
+        pass
+    return frame
+
+
+def _loader(args):
+    if args.data:
+        if not args.target:
+            raise ValueError("--data needs --target, the name of its label column.")
+        return file_loader(args.data, args.target, args.bounds, args.positive)
+    return dataset_loader(args.dataset, args.seed)
+
+
+def iter_sweep(args, bar=None, load=None):
+    """Yield the tidy DataFrame of what has finished so far, after every chunk; the last is complete."""
     loss = get_loss(args.loss, args.h)
-    load = dataset_loader(args.dataset, args.seed)
+    load = load or _loader(args)
     budget = args.budget if args.budget is not None else (1.0 if args.privacy == "pure" else 0.5)
     common = dict(c=args.c, alpha=args.alpha, random_state=args.seed, n_jobs=args.jobs)
     method = dict(mechanism=args.mechanism, privacy=args.privacy, budget=budget)
@@ -148,8 +189,9 @@ def run_sweep(args, bar=None):
             gen = iter_variability(X, y, loss, n_replicates=args.vi_replicates, **method, **common)
         for p in gen:
             bar.update(p.done / p.total, f"{name}: {p.done}/{p.total} replicates")
+            yield p.to_frame(names).assign(sweep=name, **method, n=len(X), d=X.shape[1] - 1)
         bar.close()
-        return p.to_frame(names).assign(sweep=name, **method, n=len(X), d=args.d)
+        return
     sweep_kw = dict(common, n_samples=args.samples, n_replicates=args.replicates)
     pairs = dict(methods=args.methods) if args.methods else {}
     if name.startswith("split-"):
@@ -173,24 +215,48 @@ def run_sweep(args, bar=None):
         gen = iter_sample_size_match(load, loss, values, d=args.d, epsilon=args.epsilon, **pairs, **sweep_kw)
     for p in gen:
         label = "" if p.current is None else f"{p.current.get('mechanism')}/{p.current.get('privacy')}"
-        bar.update(_sweep_fraction(p), f"{name}: setting {min(p.settings_done + 1, p.settings_total)}/{p.settings_total} {label}")
+        bar.update(_sweep_fraction(p), f"{name}: setting {min(p.settings_done + 1, p.settings_total)}/"
+                                       f"{p.settings_total} {label}")
+        yield p.frame
     bar.close()
-    return p.frame
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)  # bad arguments end here (exit 2), before any work
     if args.command == "reproduce":
         from .reproduce import cli_main
 
         return cli_main(args)
+    last, partial = None, False
     try:
-        frame = run_sweep(args)
+        out = check_out(args.out, args.force)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # a PrivacyLeakWarning (bounds from the data) is shown every time
+            load = _loader(args)
+        for warning in caught:
+            print(f"warning: {warning.message}", file=sys.stderr)
+        if args.scheduler and args.jobs == 1:
+            args.jobs = -1  # one chunk at a time would leave the cluster idle
+        frames = iter_sweep(args, load=load)
+        with sigterm_as_interrupt(), scheduler(args.scheduler):
+            try:
+                for last in frames:
+                    pass
+            except KeyboardInterrupt:
+                partial = True
+                frames.close()  # stops between chunks and releases the workers
     except (ValueError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    frame.to_csv(args.out, index=False)
-    print(f"wrote {len(frame)} rows to {args.out}", file=sys.stderr)
+    if last is None or last.empty:
+        print("stopped before any result; nothing written", file=sys.stderr)
+        return 130 if partial else 2
+    frame = last.assign(partial=partial)
+    write_atomically(frame, out)
+    if partial:
+        print(f"stopped: wrote the {len(frame)} rows that finished to {out} (marked partial)", file=sys.stderr)
+        return 130
+    print(f"wrote {len(frame)} rows to {out}", file=sys.stderr)
     if args.name.startswith("split-"):
         best = recommend_split(frame, args.alpha)
         print(f"recommended split: phi = ({best['phi1']:.3g}, {best['phi2']:.3g}, {best['phi3']:.3g}), "
