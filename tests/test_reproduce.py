@@ -12,6 +12,7 @@ from conftest import logistic_labels, unit_ball_rows
 from dpci import LogisticLoss
 from dpci.experiments import reproduce as rp
 from dpci.experiments.cli import build_parser, main
+from dpci.experiments.reproduce.grids import grid_cells
 from dpci.experiments.sweeps import iter_sample_size_match
 
 
@@ -57,6 +58,19 @@ def test_bisection_matching_equals_the_sweeps_incremental_search():
         np.testing.assert_allclose(ours["nonprivate_length"], theirs["nonprivate_length"])
         reached = ours.dropna(subset=["n_private"])
         assert len(reached) and len(curve) < 12  # fewer evaluations than walking the whole lattice
+
+
+def test_undefined_cells_are_recorded_not_fatal():
+    """Objective perturbation with c = 0.001 is undefined at n = 100 (Algorithm 1 needs c > 0.0014 there):
+    the grid records the cell with NaN coverage and a note, and runs the next one."""
+    lines = []
+    ctx = rp.Context(replace(rp.QUICK, m=200, k=16), n_jobs=1, log=lines.append)
+    frame = grid_cells(ctx, _synthetic_load, [100, 2000], "d", (2,), "t", "synthetic", methods=[("objective", "pure")])
+    undefined, ran = frame.iloc[0], frame.iloc[1]
+    assert undefined["note"].startswith("undefined: c too small") and np.isnan(undefined["coverage"])
+    assert ran["note"] == "" and ran["replicates"] == 16 and np.isfinite(ran["coverage"])
+    assert list(frame["dataset"]) == ["synthetic"] * 2 and "skipped" not in frame
+    assert "t n=100 d=2 obj+DP: undefined (c too small" in lines[0] and "t n=2000 d=2 obj+DP: coverage" in lines[1]
 
 
 def _fit_result(lengths):

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpci import LogisticLoss
+from dpci import LogisticLoss, RegularisationTooSmall
 from dpci.experiments.cli import main
 from dpci.experiments.sweeps import (
     ALL,
@@ -13,6 +13,7 @@ from dpci.experiments.sweeps import (
     fit_length_vs_n,
     iter_grid_sweep,
     iter_interval_vs_variability,
+    iter_sample_size_match,
     iter_split_sweep,
     recommend_split,
     subsample,
@@ -70,6 +71,48 @@ def test_grid_and_comparison_sweeps():
     # the variability interval is a lower bound in expectation; with 16 replicates allow noise
     assert (overall["vi_length"] < 1.5 * overall["length"]).all()
     assert overall.loc[3000, "length"] < overall.loc[1000, "length"]
+
+
+def test_skip_invalid_turns_a_cell_with_c_too_small_into_a_nan_row():
+    # objective perturbation, pure DP, epsilon = 1: Algorithm 1 needs c > t / (2n(e^0.65 - 1)), about
+    # 1.4e-4 at n = 1,000 and 4.6e-5 at n = 3,000, so c = 1e-4 is invalid at the first n only
+    kw = dict(ns=[1000, 3000], ds=[1], methods=[("objective", "pure")], c=1e-4, n_replicates=16, n_samples=300)
+    with pytest.raises(RegularisationTooSmall) as err:
+        _last(iter_grid_sweep(_load, LogisticLoss(), **kw))
+    progress = list(iter_grid_sweep(_load, LogisticLoss(), skip_invalid=True, **kw))
+    frame = progress[-1].frame
+    assert progress[-1].finished and [p.settings_done for p in progress if p.current is None] == [1, 2]
+    skipped = frame[frame["n"] == 1000]
+    assert len(skipped) == 1 and skipped["feature"].iloc[0] == ALL and skipped["replicates"].iloc[0] == 0
+    assert skipped[["coverage", "coverage_se", "length", "length_se"]].isna().all(axis=None)
+    why = skipped["skipped"].iloc[0]
+    assert why.startswith("c too small") and f"c > {err.value.smallest_c:.4g}" in why
+    ran = frame[frame["n"] == 3000]
+    assert len(ran) == 3 and (ran["skipped"] == "").all() and (ran["replicates"] == 16).all()
+    assert ran[["coverage", "length"]].notna().all(axis=None) and list(frame.columns)[-1] == "skipped"
+    # a sweep without invalid settings has no skipped column unless asked for one
+    plain = _last(iter_grid_sweep(_load, LogisticLoss(), ns=[3000], ds=[1], methods=[("objective", "pure")], c=1e-4,
+                                  n_replicates=16, n_samples=300)).frame
+    assert "skipped" not in plain and plain["coverage"].notna().all()
+
+
+def test_sample_size_search_bisects_and_evaluates_each_n_once():
+    kw = dict(d=1, step=500, methods=[("output", "zcdp")], n_replicates=16, n_samples=300)
+    walk = list(iter_sample_size_match(_load, LogisticLoss(), [50, 150], **kw))
+    bisect = list(iter_sample_size_match(_load, LogisticLoss(), [50, 150], search="bisect", **kw))
+    walked = [p.evaluated for p in walk if p.evaluated is not None]
+    bisected = [p.evaluated["n"] for p in bisect if p.evaluated is not None]
+    # the walk looks at 500, 1000, ... once each, although both targets pass the first n
+    assert [e["n"] for e in walked] == list(range(500, 4001, 500))
+    frame = walk[-1].frame
+    assert frame["n_private"].notna().all() and frame["n_private"].iloc[0] < frame["n_private"].iloc[1]
+    # the length decreases along the lattice here, so bisection finds the same n in fewer evaluations
+    pd.testing.assert_frame_equal(frame, bisect[-1].frame)
+    assert len(set(bisected)) == len(bisected) < len(walked)
+    # n_max caps the lattice at 500, 1000: no n reaches the first target, reported at the largest n
+    capped = _last(iter_sample_size_match(_load, LogisticLoss(), [50], n_max=1200, **kw)).frame
+    assert capped["n_max"].iloc[0] == 1200 and capped["n_private"].isna().all()
+    assert capped["private_length"].iloc[0] == walked[1]["length"]
 
 
 def test_curve_fits_recover_known_coefficients():

@@ -7,14 +7,20 @@
 * :func:`iter_interval_vs_variability` -- private intervals against variability intervals
   over n, d or the budget (Figures 14-16).
 * :func:`iter_sample_size_match` -- the private n whose intervals are as short as the
-  non-private ones at n' (Figure 13, Section 7.5).
+  non-private ones at n' (Figure 13, Section 7.5), by walking or bisecting the lattice of n.
 * :func:`fit_length_vs_n`, :func:`fit_length_vs_budget` -- the curves of Section 7.7.
 
 Every sweep is a generator of :class:`SweepProgress` (partial results while a setting
 runs, at least once per chunk of replicates) and returns, as its last ``frame``, one
 row per setting and coordinate, plus a row ``feature == "(all)"`` per setting with the
 coverage and length averaged over coordinates (Section 7.2) and their standard errors.
-Pure DP and zCDP are compared at rho = epsilon^2 / 2 (Section 7.2).
+Pure DP and zCDP are compared at rho = epsilon^2 / 2 (Section 7.2). A progress is also yielded
+as each setting finishes (``current`` None, its rows in ``frame``).
+
+With ``skip_invalid=True`` a setting that Algorithm 1 cannot run (objective perturbation with c
+too small, :class:`~dpci.exceptions.RegularisationTooSmall`) does not stop the sweep: it gives one
+``"(all)"`` row with NaN coverage and length, ``replicates`` 0 and the reason in a ``skipped``
+column (empty for the settings that ran).
 """
 
 from __future__ import annotations
@@ -26,18 +32,20 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..accounting import default_split
-from .bootstrap import iter_coverage, iter_variability
+from .. import methods as registry
+from ..accounting import Split, default_split, rho_from_epsilon
+from ..exceptions import RegularisationTooSmall
 from ..intervals import check_alpha
 from ..release import nonprivate_confidence_intervals
+from .bootstrap import iter_coverage, iter_variability
 
-METHODS = (("objective", "pure"), ("output", "pure"), ("objective", "zcdp"), ("output", "zcdp"))
+METHODS = registry.PAPER_PAIRS  # the default methods of a sweep; any registered (method, notion) pairs can be given
 ALL = "(all)"
 
 
 def budget_for(privacy: str, epsilon: float) -> float:
     """The budget compared with epsilon-DP: epsilon itself, or rho = epsilon^2 / 2 (Section 7.2)."""
-    return float(epsilon) if privacy == "pure" else float(epsilon) ** 2 / 2.0
+    return float(epsilon) if privacy == "pure" else rho_from_epsilon(epsilon)
 
 
 def subsample(X, y, n: int, seed: int = 0):
@@ -50,7 +58,11 @@ def subsample(X, y, n: int, seed: int = 0):
 
 @dataclass(frozen=True)
 class SweepProgress:
-    """State of a sweep: finished settings' rows plus the one under way."""
+    """State of a sweep: finished settings' rows plus the one under way.
+
+    ``evaluated`` is set by :func:`iter_sample_size_match` once per newly evaluated n: that n, its
+    mean length and coverage with their standard errors, the method, and the seconds it took.
+    """
 
     settings_done: int
     settings_total: int
@@ -59,6 +71,7 @@ class SweepProgress:
     replicates_done: int
     replicates_total: int
     elapsed: float
+    evaluated: dict | None = None
 
     @property
     def finished(self) -> bool:
@@ -83,17 +96,43 @@ def _variability_rows(progress, setting: dict, names) -> pd.DataFrame:
     return frame.assign(**setting)[list(setting) + list(frame.columns)]
 
 
-def _run(settings: list[dict], runner: Callable[[dict], Iterator[tuple[pd.DataFrame, int, int]]]):
-    """Drive the settings one after another, yielding progress after every chunk."""
+def _skipped_row(setting: dict, err: RegularisationTooSmall) -> pd.DataFrame:
+    """The row of a setting Algorithm 1 cannot run: c must exceed t / (2n(e^epsilon1 - 1)) (Section 4.1)."""
+    why = (f"c too small for objective perturbation: Algorithm 1 needs c > {err.smallest_c:.4g} "
+           f"(e.g. c = {err.suggested_c:.3g})")
+    row = dict(_public(setting), feature=ALL, theta0=np.nan, coverage=np.nan, coverage_se=np.nan, length=np.nan,
+               length_se=np.nan, replicates=0, skipped=why)
+    return pd.DataFrame([row])
+
+
+def _run(settings: list[dict], runner: Callable[[dict], Iterator[tuple[pd.DataFrame, int, int]]],
+         skip_invalid: bool = False):
+    """Drive the settings one after another, yielding progress after every chunk and after every setting
+    (the last of which is the final state); ``skip_invalid``: see the module's docstring."""
     start, done_frames = time.perf_counter(), []
     for i, setting in enumerate(settings):
         partial = None
-        for partial, rep_done, rep_total in runner(setting):
-            frame = pd.concat(done_frames + [partial], ignore_index=True)
-            yield SweepProgress(i, len(settings), frame, setting, rep_done, rep_total, time.perf_counter() - start)
+        try:
+            for partial, rep_done, rep_total in runner(setting):
+                if skip_invalid:
+                    partial = partial.assign(skipped="")
+                frame = _concat(done_frames + [partial])
+                yield SweepProgress(i, len(settings), frame, setting, rep_done, rep_total, time.perf_counter() - start)
+        except RegularisationTooSmall as err:
+            if not skip_invalid:
+                raise
+            partial = _skipped_row(setting, err)
         done_frames.append(partial)
-    frame = pd.concat(done_frames, ignore_index=True) if done_frames else pd.DataFrame()
-    yield SweepProgress(len(settings), len(settings), frame, None, 0, 0, time.perf_counter() - start)
+        yield SweepProgress(i + 1, len(settings), _concat(done_frames), None, 0, 0, time.perf_counter() - start)
+    if not settings:
+        yield SweepProgress(0, 0, pd.DataFrame(), None, 0, 0, time.perf_counter() - start)
+
+
+def _concat(frames) -> pd.DataFrame:
+    frame = pd.concat(frames, ignore_index=True)
+    if "skipped" in frame:  # the reason last, whether or not the first setting was skipped
+        frame = frame[[col for col in frame.columns if col != "skipped"] + ["skipped"]]
+    return frame
 
 
 def _coverage_runner(X, y, loss, names, common):
@@ -110,8 +149,8 @@ def _public(setting: dict) -> dict:
     """Setting columns for the DataFrame (the split becomes three share columns)."""
     out = {k: v for k, v in setting.items() if k != "split"}
     if "split" in setting:
-        phi1, phi2, phi3 = setting["split"]
-        out.update(phi1=phi1, phi2=phi2, phi3=phi3, phi2_share=phi2 / (phi2 + phi3))  # phi2's share of the rest
+        split = Split.coerce(setting["split"])
+        out.update(phi1=split.phi1, phi2=split.phi2, phi3=split.phi3, phi2_share=split.phi2_rest)
     return out
 
 
@@ -123,6 +162,7 @@ def _common(c, alpha, n_samples, n_replicates, random_state, n_jobs):
 def iter_split_sweep(
     X, y, loss, mechanism="objective", privacy="pure", budget=1.0, vary="phi1", shares=None, phi1=None,
     feature_names=None, c=1e-3, alpha=0.05, n_samples=10_000, n_replicates=1_000, random_state=0, n_jobs=1,
+    skip_invalid=False,
 ):
     """Coverage and length as the split changes (Section 7.3).
 
@@ -133,17 +173,17 @@ def iter_split_sweep(
     if vary == "phi1":
         shares = shares or ((0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.8, 0.9) if privacy == "pure"
                             else (0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98))
-        splits = [(s, (1 - s) / 2, (1 - s) / 2) for s in shares]
+        splits = [Split.even_rest(s) for s in shares]
     elif vary == "phi2":
         shares = shares or (0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875)
-        first = phi1 if phi1 is not None else default_split(mechanism, privacy)[0]
-        splits = [(first, (1 - first) * s, (1 - first) * (1 - s)) for s in shares]
+        first = phi1 if phi1 is not None else default_split(mechanism, privacy).phi1
+        splits = [Split.from_rest(first, s) for s in shares]
     else:
         raise ValueError(f"vary must be 'phi1' or 'phi2', got {vary!r}.")
     settings = [dict(sweep=f"split-{vary}", mechanism=mechanism, privacy=privacy, budget=budget, n=len(X),
                      d=X.shape[1] - 1, split=sp) for sp in splits]
     common = _common(c, alpha, n_samples, n_replicates, random_state, n_jobs)
-    yield from _run(settings, _coverage_runner(X, y, loss, feature_names, common))
+    yield from _run(settings, _coverage_runner(X, y, loss, feature_names, common), skip_invalid)
 
 
 def recommend_split(frame: pd.DataFrame, alpha: float = 0.05) -> pd.Series:
@@ -161,7 +201,7 @@ def recommend_split(frame: pd.DataFrame, alpha: float = 0.05) -> pd.Series:
 def iter_grid_sweep(
     load: Callable[[int], tuple], loss, ns: Iterable[int], ds: Iterable[int] | None = None,
     epsilons: Iterable[float] | None = None, d: int = 10, epsilon: float = 1.0, methods=METHODS,
-    c=1e-3, alpha=0.05, n_samples=10_000, n_replicates=1_000, random_state=0, n_jobs=1, seed=0,
+    c=1e-3, alpha=0.05, n_samples=10_000, n_replicates=1_000, random_state=0, n_jobs=1, seed=0, skip_invalid=False,
 ):
     """Coverage and length over n x d (``ds``) or n x budget (``epsilons``) for each method
     (Section 7.4, Figures 9-12). ``load(d)`` returns (X, y, feature_names) with d features
@@ -177,7 +217,7 @@ def iter_grid_sweep(
                 settings.append(dict(sweep=f"grid-n-{name}", mechanism=mechanism, privacy=privacy, n=int(n), d=int(dd),
                                      epsilon=float(eps), budget=budget_for(privacy, eps)))
     common = _common(c, alpha, n_samples, n_replicates, random_state, n_jobs)
-    yield from _run(settings, _subsampled_runner(load, loss, common, seed, variability=0))
+    yield from _run(settings, _subsampled_runner(load, loss, common, seed, variability=0), skip_invalid)
 
 
 def _subsampled_runner(load, loss, common, seed, variability):
@@ -210,7 +250,7 @@ def _subsampled_runner(load, loss, common, seed, variability):
 def iter_interval_vs_variability(
     load: Callable[[int], tuple], loss, over: str, values: Iterable, n: int = 15_000, d: int = 10,
     epsilon: float = 1.0, methods=METHODS, c=1e-3, alpha=0.05, n_samples=10_000, n_replicates=1_000,
-    n_vi=10_000, random_state=0, n_jobs=1, seed=0,
+    n_vi=10_000, random_state=0, n_jobs=1, seed=0, skip_invalid=False,
 ):
     """Mean private-interval length against variability-interval length as n, d or epsilon
     varies (Section 7.6, Figures 14-16)."""
@@ -224,44 +264,103 @@ def iter_interval_vs_variability(
             settings.append(dict(sweep=f"ci-vs-vi-{over}", mechanism=mechanism, privacy=privacy, **base,
                                  budget=budget_for(privacy, base["epsilon"])))
     common = _common(c, alpha, n_samples, n_replicates, random_state, n_jobs)
-    yield from _run(settings, _subsampled_runner(load, loss, common, seed, variability=n_vi))
+    yield from _run(settings, _subsampled_runner(load, loss, common, seed, variability=n_vi), skip_invalid)
+
+
+def nonprivate_length(X, y, loss, n: int, c=1e-3, alpha=0.05, seed=0) -> float:
+    """Mean length of the non-private intervals on the first n rows of the fixed permutation: the
+    target that Section 7.5 asks the private intervals to match at n' = n."""
+    Xn, yn = subsample(X, y, int(n), seed)
+    ci = nonprivate_confidence_intervals(Xn, yn, loss, c=c, alpha=alpha).conf_int
+    return float(np.mean(ci[:, 1] - ci[:, 0]))
 
 
 def iter_sample_size_match(
     load: Callable[[int], tuple], loss, nonprivate_ns: Iterable[int], d: int = 10, epsilon: float = 1.0,
     methods=METHODS, step: int = 2_500, c=1e-3, alpha=0.05, n_samples=10_000, n_replicates=1_000,
-    random_state=0, n_jobs=1, seed=0,
+    random_state=0, n_jobs=1, seed=0, n_max: int | None = None, search: str = "walk",
+    nonprivate_lengths: dict | None = None,
 ):
-    """For each non-private n', the smallest private n (from ``step`` in steps of ``step``) whose
-    mean private length is at most the non-private length at n' (Section 7.5, Figure 13)."""
-    X_all, y_all, names = load(d)
+    """For each non-private n', the smallest private n on the lattice step, 2 step, ... <= ``n_max``
+    (default: all rows) whose mean private length is at most the non-private length at n'
+    (Section 7.5, Figure 13).
+
+    ``search="walk"`` walks the lattice upwards from ``step`` for every n'; ``search="bisect"`` first
+    checks that the largest n reaches the target, then bisects: the same answer whenever the mean
+    length decreases along the lattice, in fewer evaluations. Every (method, n) is evaluated once and
+    shared between the targets; each new evaluation is reported in a progress's ``evaluated`` (the
+    points of the length-vs-n curve). ``nonprivate_lengths`` maps n' to a target already computed
+    (:func:`nonprivate_length`). A target no n reaches gets ``n_private`` NaN and, as
+    ``private_length``, the length at the largest n.
+    """
+    if search not in ("walk", "bisect"):
+        raise ValueError(f"search must be 'walk' or 'bisect', got {search!r}.")
+    X_all, y_all, _ = load(d)
+    n_max = len(X_all) if n_max is None else min(int(n_max), len(X_all))
+    lattice = list(range(step, n_max + 1, step))
     common = _common(c, alpha, n_samples, n_replicates, random_state, n_jobs)
-    start, rows = time.perf_counter(), []
-    targets = []
-    for n_np in nonprivate_ns:
-        X, y = subsample(X_all, y_all, int(n_np), seed)
-        ci = nonprivate_confidence_intervals(X, y, loss, c=c, alpha=alpha).conf_int
-        targets.append((int(n_np), float(np.mean(ci[:, 1] - ci[:, 0]))))
+    known = {int(n): float(v) for n, v in (nonprivate_lengths or {}).items()}
+    targets = [(n, known[n] if n in known else nonprivate_length(X_all, y_all, loss, n, c, alpha, seed))
+               for n in map(int, nonprivate_ns)]
     total = len(targets) * len(methods)
+    start, rows, cache = time.perf_counter(), [], {}
+
+    def progress(current, done, of, evaluated=None):
+        return SweepProgress(len(rows), total, pd.DataFrame(rows), current, done, of, time.perf_counter() - start,
+                             evaluated)
+
+    def length(mechanism, privacy, i, n_np):
+        """The mean private length at the i-th n of the lattice (evaluated once), yielding progress."""
+        n = lattice[i]
+        if (mechanism, privacy, n) not in cache:
+            setting = dict(mechanism=mechanism, privacy=privacy, budget=budget_for(privacy, epsilon))
+            current, t = dict(setting, n_nonprivate=n_np, n=n), time.perf_counter()
+            X, y = subsample(X_all, y_all, n, seed)
+            for p in iter_coverage(X, y, loss, **setting, **common):
+                yield progress(current, p.done, p.total)
+            (mean, mean_se), (cov, cov_se) = p.overall_length, p.overall_coverage
+            cache[mechanism, privacy, n] = {"n": n, "length": mean, "length_se": mean_se, "coverage": cov,
+                                            "coverage_se": cov_se}
+            yield progress(current, p.done, p.total, dict(cache[mechanism, privacy, n], mechanism=mechanism,
+                                                          privacy=privacy, seconds=time.perf_counter() - t))
+        return cache[mechanism, privacy, n]["length"]
+
+    def find(mechanism, privacy, n_np, target):
+        """(index of the smallest n reaching the target or None, the length at the last n looked at)."""
+        def at(i):
+            return length(mechanism, privacy, i, n_np)
+
+        if search == "walk":
+            last = np.inf
+            for i in range(len(lattice)):
+                last = yield from at(i)
+                if last <= target:
+                    return i, last
+            return None, last
+        if not lattice:
+            return None, np.inf
+        last = yield from at(len(lattice) - 1)
+        if not last <= target:
+            return None, last
+        lo, hi = 0, len(lattice) - 1  # length(lo) > target >= length(hi), once length(0) > target is known
+        if (yield from at(0)) <= target:
+            hi = 0
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if (yield from at(mid)) <= target:
+                hi = mid
+            else:
+                lo = mid
+        return hi, (yield from at(hi))
+
     for mechanism, privacy in methods:
         for n_np, target in targets:
-            n_priv, length = step, np.inf
-            while n_priv <= len(X_all):
-                X, y = subsample(X_all, y_all, n_priv, seed)
-                setting = dict(mechanism=mechanism, privacy=privacy, budget=budget_for(privacy, epsilon))
-                for p in iter_coverage(X, y, loss, **setting, **common):
-                    yield SweepProgress(len(rows), total, pd.DataFrame(rows),
-                                        dict(setting, n_nonprivate=n_np, n=n_priv), p.done, p.total,
-                                        time.perf_counter() - start)
-                length = p.overall_length[0]
-                if length <= target:
-                    break
-                n_priv += step
+            found, last = yield from find(mechanism, privacy, n_np, target)
             rows.append(dict(sweep="sample-size", mechanism=mechanism, privacy=privacy, epsilon=epsilon, d=d,
                              n_nonprivate=n_np, nonprivate_length=target,
-                             n_private=n_priv if length <= target else np.nan, private_length=length,
-                             n_max=len(X_all)))
-    yield SweepProgress(total, total, pd.DataFrame(rows), None, 0, 0, time.perf_counter() - start)
+                             n_private=np.nan if found is None else lattice[found], private_length=last,
+                             n_max=n_max))
+    yield progress(None, 0, 0)
 
 
 @dataclass(frozen=True)
