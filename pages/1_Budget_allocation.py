@@ -6,16 +6,14 @@ import ui
 from dpci.presentation.figures import coverage_length_plot
 from dpci.experiments.sweeps import iter_split_sweep, recommend_split
 
-st.set_page_config(page_title="dpci: budget allocation", page_icon="🔒", layout="wide")
-settings = ui.sidebar(show_vi=False)
-st.title("Budget allocation")
-st.markdown(
+settings = ui.page(
+    "Budget allocation",
     "The budget pays for three things: **φ1** the coefficients, **φ2** the Hessian and **φ3** the gradient "
     "covariance. Too little for the coefficients makes them noisy; too little for the matrices makes the "
     "interval's width noisy. This page repeats the whole private release many times on resampled data and "
     "shows, for each split, how often the interval covers the true coefficient (*coverage*) and how long it is "
     "(Figures 1 to 8 of the paper). The recommended split is the shortest with coverage at least the "
-    "confidence level."
+    "confidence level.",
 )
 c1, c2, c3 = st.columns(3)
 vary = ui.kept_widget(c1.radio, "What to vary", ["φ1 (coefficients)", "φ2 (share of the rest for the Hessian)"],
@@ -37,20 +35,17 @@ if problem is not None:
     st.stop()
 key = (ui.dataset_key(settings), settings.model, settings.h, settings.mech, settings.priv, settings.budget,
        settings.c, settings.level, settings.seed, which, k, m, settings.phi1 if which == "phi2" else None)
-if st.button("Run the sweep", type="primary"):
-    ui.job_slot("split").ensure(key, lambda: iter_split_sweep(
-        X, y, settings.loss, settings.mech, settings.priv, settings.budget, vary=which,
-        phi1=settings.phi1 if which == "phi2" else None, feature_names=names, c=settings.c, alpha=settings.alpha,
-        n_samples=m, n_replicates=k, random_state=settings.seed))
-job = ui.current_job("split", key)
-if job is None:
-    st.info("Choose what to vary and press **Run the sweep**. The sweep uses the data and settings of the sidebar.")
+job = ui.sweep_job("split", key, lambda: iter_split_sweep(
+    X, y, settings.loss, settings.mech, settings.priv, settings.budget, vary=which,
+    phi1=settings.phi1 if which == "phi2" else None, feature_names=names, c=settings.c, alpha=settings.alpha,
+    n_samples=m, n_replicates=k, random_state=settings.seed), "Run the sweep",
+    "Choose what to vary and press **Run the sweep**. The sweep uses the data and settings of the sidebar.")
 
 
 @st.fragment(run_every=ui.poll_interval(job))
 def results():
-    state = ui.sweep_progress(job)
-    if state is None or state.frame.empty:
+    state = ui.sweep_state(job)
+    if state is None:
         return
     frame = state.frame
     x = "phi1" if which == "phi1" else "phi2_share"

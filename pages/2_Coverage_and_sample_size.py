@@ -8,15 +8,13 @@ from dpci.accounting import epsilon_from_rho
 from dpci.presentation.figures import heatmap_grid, sample_size_plot, short_method_label
 from dpci.experiments.sweeps import iter_grid_sweep, iter_sample_size_match
 
-st.set_page_config(page_title="dpci: coverage and sample size", page_icon="🔒", layout="wide")
-settings = ui.sidebar(show_vi=False)
-st.title("Coverage and sample size")
-st.markdown(
+settings = ui.page(
+    "Coverage and sample size",
     "A 95% interval should contain the true coefficient at least 95% of the time (**coverage**) while staying "
     "short (**length**). With few rows, privacy noise dominates and intervals can miss. These heatmaps repeat "
     "each method on resampled subsets of the data (Figures 9 to 12 of the paper); the last view asks how many "
     "rows a private interval needs to be as short as a non-private one (Figure 13). The budget axis is ε; zCDP "
-    "methods use ρ = ε²/2, the paper's comparison."
+    "methods use ρ = ε²/2, the paper's comparison.",
 )
 VIEWS = ["Heatmap: n × d", "Heatmap: n × budget", "Private vs non-private sample size"]
 view = ui.kept_widget(st.radio, "View", VIEWS, "grid_view", horizontal=True)
@@ -54,17 +52,14 @@ else:
     make = lambda: iter_sample_size_match(load, settings.loss, sorted(targets), d=settings.d,  # noqa: E731
                                           epsilon=epsilon, methods=methods, step=step, **common)
     ready = bool(targets and methods)
-if st.button("Run", type="primary", disabled=not ready):
-    ui.job_slot("grid").ensure(key, make)
-job = ui.current_job("grid", key)
-if job is None:
-    st.info("Pick the grid and press **Run**. Small grids and 50 repetitions take a minute; the paper uses 1,000.")
+job = ui.sweep_job("grid", key, make, "Run", "Pick the grid and press **Run**. Small grids and 50 repetitions take "
+                   "a minute; the paper uses 1,000.", disabled=not ready)
 
 
 @st.fragment(run_every=ui.poll_interval(job))
 def results():
-    state = ui.sweep_progress(job)
-    if state is None or state.frame.empty:
+    state = ui.sweep_state(job)
+    if state is None:
         return
     frame = state.frame
     if view.startswith("Heatmap"):

@@ -10,14 +10,12 @@ from dpci.presentation.tables import method_verdict
 from dpci.presentation.figures import ci_vs_vi_plot, curve_fit_plot, method_label, short_method_label
 from dpci.experiments.sweeps import ALL, fit_length_vs_budget, fit_length_vs_n, iter_interval_vs_variability
 
-st.set_page_config(page_title="dpci: compare methods", page_icon="🔒", layout="wide")
-settings = ui.sidebar(show_vi=False)
-st.title("Compare methods")
-st.markdown(
+settings = ui.page(
+    "Compare methods",
     "Objective or output perturbation, pure ε-DP or ρ-zCDP: which gives the shortest honest intervals? Solid "
     "lines are the private intervals' mean length; dashed lines the **variability intervals**, the true spread "
     "of each method's estimate, a lower bound no private interval can beat (Figures 14 to 16). The gap is the "
-    "cost of estimating the interval privately."
+    "cost of estimating the interval privately.",
 )
 # a row of its own: method names need the width. Every registered method is offered.
 chosen = ui.kept_widget(st.multiselect, "Methods", list(registry.pairs()), "cmp_methods",
@@ -39,20 +37,16 @@ n_fixed = ui.kept_widget(st.select_slider, "Rows n when not varied", list(range(
 epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
 key = ("cmp", ui.dataset_key(settings), tuple(chosen), over, tuple(values), k, n_vi, m, n_fixed, settings.d, epsilon, settings.c,
        settings.level, settings.seed, settings.model, settings.h)
-if st.button("Run", type="primary", disabled=not (values and chosen)):
-    ui.job_slot("cmp").ensure(key, lambda: iter_interval_vs_variability(
-        ui.loader(settings), settings.loss, over, sorted(values), methods=tuple(chosen), n=n_fixed, d=settings.d,
-        epsilon=epsilon,
-        c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, n_vi=n_vi, random_state=settings.seed))
-job = ui.current_job("cmp", key)
-if job is None:
-    st.info("Pick what to vary and press **Run**.")
+job = ui.sweep_job("cmp", key, lambda: iter_interval_vs_variability(
+    ui.loader(settings), settings.loss, over, sorted(values), methods=tuple(chosen), n=n_fixed, d=settings.d,
+    epsilon=epsilon, c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, n_vi=n_vi,
+    random_state=settings.seed), "Run", "Pick what to vary and press **Run**.", disabled=not (values and chosen))
 
 
 @st.fragment(run_every=ui.poll_interval(job))
 def results():
-    state = ui.sweep_progress(job)
-    if state is None or state.frame.empty:
+    state = ui.sweep_state(job)
+    if state is None:
         return
     frame = state.frame
     st.plotly_chart(ci_vs_vi_plot(frame, over), width="stretch", key="cmp_plot")

@@ -10,12 +10,10 @@ from dpci.presentation.tables import interval_table
 from dpci.presentation.figures import (cloud_plot, eigenvalue_plot, forest_plot, ledger_plot, matrix_plot, noise_norm_plot,
                           shift_plot)
 
-st.set_page_config(page_title="dpci: how it works", page_icon="🔒", layout="wide")
-settings = ui.sidebar(show_vi=False)
-st.title("How a private confidence interval is made")
-st.markdown(
+settings = ui.page(
+    "How a private confidence interval is made",
     "We follow one release with the settings in the sidebar. Some pictures show things a real release keeps "
-    "**secret** (the noise itself, the non-private estimate): we show them only to explain the method."
+    "**secret** (the noise itself, the non-private estimate): we show them only to explain the method.", tab="how it works",
 )
 try:
     X, y, names, truth = ui.load_data(settings)

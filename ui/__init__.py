@@ -19,7 +19,9 @@ from ui.background import (
     rerun_once_when_done,
     session_alive,
     shown_variability,
+    sweep_job,
     sweep_progress,
+    sweep_state,
     variability_job,
     variability_key,
     warm_workers,
@@ -36,7 +38,7 @@ from ui.data import (
     loader,
 )
 from ui.settings import DATASETS, Settings, _fmt_c, changed_settings, settings_values
-from ui.sidebar import settings_file_panel, sidebar
+from ui.sidebar import page, settings_file_panel, sidebar
 from ui.state import (
     chart_sent,
     controls_follow,
@@ -56,6 +58,6 @@ __all__ = [
     "first_paint",
     "first_preview", "job_slot", "kept_widget", "load_data", "loader", "poll_interval", "rerun_once_when_done",
     "session_alive", "set_setting", "settings_file_panel", "settings_values", "share_settings", "shown_variability",
-    "sidebar", "sweep_progress", "upload_not_private", "upload_panel", "variability_job", "variability_key",
+    "page", "sidebar", "sweep_job", "sweep_progress", "sweep_state", "upload_not_private", "upload_panel", "variability_job", "variability_key",
     "waiting_sidebar", "warm_workers",
 ]

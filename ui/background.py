@@ -157,6 +157,23 @@ def column_bounds(estimates, alpha):
     return column_quantiles(estimates, [alpha / 2, 1 - alpha / 2]).T
 
 
+def sweep_job(name: str, key, make, label: str = "Run", hint: str = "", disabled: bool = False):
+    """A sweep page's Run button and its background job: pressing it starts ``make()``; returns the
+    job started for exactly these inputs, else None (and shows ``hint``)."""
+    if st.button(label, type="primary", disabled=disabled):
+        job_slot(name).ensure(key, make)
+    job = current_job(name, key)
+    if job is None and hint:
+        st.info(hint)
+    return job
+
+
+def sweep_state(job):
+    """In a results fragment: show the sweep's progress; its latest state when it has rows to draw, else None."""
+    state = sweep_progress(job)
+    return None if state is None or state.frame.empty else state
+
+
 def sweep_progress(job):
     """Show a sweep job's progress and error; return its latest state (or None)."""
     if job is None:

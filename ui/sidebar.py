@@ -111,3 +111,13 @@ def settings_file_panel(settings: Settings):
     if "_settings_message" in st.session_state:
         kind, text = st.session_state["_settings_message"]
         (c2.success if kind == "success" else c2.error)(text)
+
+
+def page(title: str, intro: str | None = None, tab: str | None = None) -> Settings:
+    """Start a page: its browser tab, the settings sidebar, its title and introduction; returns the settings."""
+    st.set_page_config(page_title=f"dpci: {(tab or title).lower()}", page_icon="🔒", layout="wide")
+    settings = sidebar(show_vi=False)
+    st.title(title)
+    if intro:
+        st.markdown(intro)
+    return settings
