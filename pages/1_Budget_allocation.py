@@ -47,8 +47,8 @@ def results():
     state = ui.sweep_state(job)
     if state is None:
         return
-    frame = state.frame
     x = "phi1" if which == "phi1" else "phi2_share"
+    frame = state.frame
     rec = recommend_split(frame, settings.alpha)
     x_title = "φ1 share" if which == "phi1" else "φ2's share of what φ1 leaves"
     st.plotly_chart(coverage_length_plot(frame, x, settings.alpha, recommended=rec[x] if state.finished else None,

@@ -61,8 +61,8 @@ def results():
     state = ui.sweep_state(job)
     if state is None:
         return
-    frame = state.frame
-    if view.startswith("Heatmap"):
+    frame, heatmap = state.frame, view.startswith("Heatmap")
+    if heatmap:
         x = "d" if view.endswith("d") else "epsilon"
         st.plotly_chart(heatmap_grid(frame, x, "coverage", title="Coverage (share of intervals holding θ₀)",
                                      zmin=0.8, zmax=1.0), width="stretch", key="cov_map")

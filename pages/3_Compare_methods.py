@@ -48,8 +48,8 @@ def results():
     state = ui.sweep_state(job)
     if state is None:
         return
+    st.plotly_chart(ci_vs_vi_plot(state.frame, over), width="stretch", key="cmp_plot")
     frame = state.frame
-    st.plotly_chart(ci_vs_vi_plot(frame, over), width="stretch", key="cmp_plot")
     if state.finished:
         lines = method_verdict(frame, over, settings.alpha)
         st.markdown("**Shortest intervals that keep their coverage:**\n" + "\n".join(f"- {x}" for x in lines))

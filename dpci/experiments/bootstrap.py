@@ -270,19 +270,25 @@ def _feature_names(names, d):
 
 
 @dataclass(frozen=True)
-class VariabilityProgress:
-    """The variability intervals after ``done`` of ``total`` replicates."""
+class _Progress:
+    """What every bootstrap run reports: ``done`` of ``total`` replicates, against theta_0."""
 
     done: int
     total: int
     theta0: np.ndarray
-    estimates: np.ndarray = field(repr=False)  # (done, d) private estimates so far
-    alpha: float
-    elapsed: float
 
     @property
     def finished(self) -> bool:
         return self.done >= self.total
+
+
+@dataclass(frozen=True)
+class VariabilityProgress(_Progress):
+    """The variability intervals after ``done`` of ``total`` replicates."""
+
+    estimates: np.ndarray = field(repr=False)  # (done, d) private estimates so far
+    alpha: float
+    elapsed: float
 
     @property
     def bounds(self) -> np.ndarray:
@@ -304,19 +310,12 @@ class VariabilityProgress:
 
 
 @dataclass(frozen=True)
-class CoverageProgress:
+class CoverageProgress(_Progress):
     """Coverage of theta_0 and interval length after ``done`` of ``total`` replicates."""
 
-    done: int
-    total: int
-    theta0: np.ndarray
     bounds: np.ndarray = field(repr=False)  # (done, d, 2) private intervals so far
     alpha: float
     elapsed: float
-
-    @property
-    def finished(self) -> bool:
-        return self.done >= self.total
 
     @property
     def covered(self) -> np.ndarray:
