@@ -9,8 +9,8 @@ import time
 import streamlit as st
 
 import ui
-from dpci.presentation.tables import interval_table, markdown_table, narrower_than_variability
 from dpci.presentation.figures import forest_plot
+from dpci.presentation.tables import interval_table, markdown_table, narrower_than_variability
 
 # An emoji icon: a Material one is fetched from fonts.gstatic.com, which fails offline.
 st.set_page_config(page_title="dpci: private confidence intervals", page_icon="🔒", layout="wide")
@@ -61,7 +61,7 @@ def explorer():
         key = ui.dataset_key(settings)
         release = ui.cached_release(key, settings)
         nonprivate = ui.cached_nonprivate(key, settings)
-    except Exception as err:  # noqa: BLE001 - shown as a message, never a traceback
+    except Exception as err:
         ui.explain_error(err)
         halt()
     st.session_state["last_release_seconds"] = time.perf_counter() - started
@@ -129,7 +129,7 @@ def explorer():
         if numbers.open:  # drawn only when opened: an interactive grid is slow to load in the browser
             shown = table.set_index("feature").rename(columns=lambda c: c.replace("_", " "))
             numbers.dataframe(shown.style.format("{:.4f}"), width="stretch")
-        if job.done and not st.session_state.get("_vi_done_drawn") == job.key:
+        if job.done and st.session_state.get("_vi_done_drawn") != job.key:
             st.session_state["_vi_done_drawn"] = job.key
             st.rerun()  # one full rerun so the fragment stops polling
 

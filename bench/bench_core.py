@@ -21,8 +21,8 @@ from sklearn.linear_model import LogisticRegression
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dpci import HuberLoss, LogisticLoss, private_confidence_intervals  # noqa: E402
-from dpci.data import load_adult, load_kddcup  # noqa: E402
+from dpci import HuberLoss, LogisticLoss, private_confidence_intervals
+from dpci.data import load_adult, load_kddcup
 
 METHODS = [("objective", "pure", 1.0), ("output", "pure", 1.0), ("objective", "zcdp", 0.5), ("output", "zcdp", 0.5)]
 PAPER_TABLE3 = {  # seconds, Section 7.8 (laptop, Python, L-BFGS)
@@ -53,7 +53,8 @@ def bench(name, X, y, c, repeats):
         for mechanism, privacy, budget in METHODS:
             rng = np.random.default_rng(0)
             t = median_time(
-                lambda: private_confidence_intervals(X, y, loss, mechanism, privacy, budget, c=c, random_state=rng),
+                lambda loss=loss, mechanism=mechanism, privacy=privacy, budget=budget, rng=rng:
+                private_confidence_intervals(X, y, loss, mechanism, privacy, budget, c=c, random_state=rng),
                 repeats,
             )
             paper = PAPER_TABLE3[name][(mechanism, privacy)][0 if loss.name == "logistic" else 1]

@@ -30,10 +30,10 @@ from sklearn.linear_model import LogisticRegression
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dpci.experiments.bootstrap import iter_coverage, iter_variability, warm_up_workers  # noqa: E402
-from dpci.data import load_adult, load_kddcup  # noqa: E402
-from dpci.losses import get_loss  # noqa: E402
-from bench.memory import tree_rss_mb  # noqa: E402
+from bench.memory import tree_rss_mb
+from dpci.data import load_adult, load_kddcup
+from dpci.experiments.bootstrap import iter_coverage, iter_variability, warm_up_workers
+from dpci.losses import get_loss
 
 
 def reference_time(X, y, c, repeats=9):

@@ -94,18 +94,18 @@ class Split(tuple):
     phi3 = property(lambda self: self[2], doc="share of the gradient covariance")
 
     @classmethod
-    def from_rest(cls, phi1: float, phi2_rest: float) -> "Split":
+    def from_rest(cls, phi1: float, phi2_rest: float) -> Split:
         """phi1, then phi2 = phi2_rest (1 - phi1) and phi3 the remainder (the app's two sliders)."""
         rest = 1.0 - phi1
         return cls(phi1, rest * phi2_rest, rest * (1.0 - phi2_rest))
 
     @classmethod
-    def even_rest(cls, phi1: float) -> "Split":
+    def even_rest(cls, phi1: float) -> Split:
         """phi1, with phi2 = phi3 splitting the rest equally (Section 7.3.1)."""
         return cls(phi1, (1 - phi1) / 2, (1 - phi1) / 2)
 
     @classmethod
-    def coerce(cls, split) -> "Split":
+    def coerce(cls, split) -> Split:
         """A Split from a Split or any three numbers (a generator too); a clear ValueError otherwise."""
         if isinstance(split, Split):
             return split

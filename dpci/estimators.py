@@ -16,8 +16,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import methods
 from .accounting import PRIVACY_NOTIONS, Split
-from .losses import HuberLoss, LogisticLoss
 from .intervals import MAX_SAMPLES, MIN_SAMPLES, check_count
+from .losses import HuberLoss, LogisticLoss
 from .noise import check_random_state
 from .release import _release
 from .validation import check_data, check_features

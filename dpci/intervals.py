@@ -8,8 +8,9 @@ of row i is f'(z_i) a_i, so grad f_i grad f_i^T = f'(z_i)^2 a_i a_i^T.
 
 from __future__ import annotations
 
-import numpy as np
 from statistics import NormalDist
+
+import numpy as np
 
 from .solver import row_major_transpose, weighted_gram
 

@@ -9,7 +9,7 @@ interval from H^{-1} Sigma H^{-1} / n.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 

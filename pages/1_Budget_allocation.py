@@ -3,8 +3,8 @@
 import streamlit as st
 
 import ui
-from dpci.presentation.figures import coverage_length_plot
 from dpci.experiments.sweeps import iter_split_sweep, recommend_split
+from dpci.presentation.figures import coverage_length_plot
 
 settings = ui.page(
     "Budget allocation",

@@ -5,8 +5,8 @@ import streamlit as st
 import ui
 from dpci import methods as registry
 from dpci.accounting import epsilon_from_rho
-from dpci.presentation.figures import heatmap_grid, sample_size_plot, short_method_label
 from dpci.experiments.sweeps import iter_grid_sweep, iter_sample_size_match
+from dpci.presentation.figures import heatmap_grid, sample_size_plot, short_method_label
 
 settings = ui.page(
     "Coverage and sample size",

@@ -6,9 +6,9 @@ import streamlit as st
 import ui
 from dpci import methods as registry
 from dpci.accounting import epsilon_from_rho
-from dpci.presentation.tables import method_verdict
-from dpci.presentation.figures import ci_vs_vi_plot, curve_fit_plot, method_label, short_method_label
 from dpci.experiments.sweeps import ALL, fit_length_vs_budget, fit_length_vs_n, iter_interval_vs_variability
+from dpci.presentation.figures import ci_vs_vi_plot, curve_fit_plot, method_label, short_method_label
+from dpci.presentation.tables import method_verdict
 
 settings = ui.page(
     "Compare methods",

@@ -1,14 +1,20 @@
 """How it works: one private release, step by step, for a class."""
 
 import numpy as np
-
-import dpci
 import streamlit as st
 
+import dpci
 import ui
+from dpci.presentation.figures import (
+    cloud_plot,
+    eigenvalue_plot,
+    forest_plot,
+    ledger_plot,
+    matrix_plot,
+    noise_norm_plot,
+    shift_plot,
+)
 from dpci.presentation.tables import interval_table
-from dpci.presentation.figures import (cloud_plot, eigenvalue_plot, forest_plot, ledger_plot, matrix_plot, noise_norm_plot,
-                          shift_plot)
 
 settings = ui.page(
     "How a private confidence interval is made",

@@ -5,9 +5,9 @@ from dataclasses import asdict
 import streamlit as st
 
 import ui
-from dpci.presentation.tables import csv_safe, interval_table, plain_summary
 from dpci.presentation.figures import forest_plot, ledger_plot
 from dpci.presentation.report import report_html
+from dpci.presentation.tables import csv_safe, interval_table, plain_summary
 
 st.set_page_config(page_title="dpci: present", page_icon="🔒", layout="wide")
 settings = ui.sidebar(show_vi=False)

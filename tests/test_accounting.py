@@ -4,11 +4,10 @@ import math
 
 import numpy as np
 import pytest
+from conftest import unit_ball_rows
 
 from dpci import PrivateLogisticRegression
 from dpci.accounting import allocate, default_split, zcdp_to_approx_dp
-
-from conftest import unit_ball_rows
 
 
 def test_table2_defaults():

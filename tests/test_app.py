@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from streamlit.testing.v1 import AppTest
 
-import dpci  # noqa: E402
-from dpci.data import load_adult  # noqa: E402
+import dpci
+from dpci.data import load_adult
 
 TIMEOUT = 120
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,9 +82,8 @@ def test_a_first_paint_starts_the_bootstrap_workers(monkeypatch):
     needs them (a second later); later runs of the session do not start them again."""
     import threading
 
-    from dpci.experiments import bootstrap
-
     import ui
+    from dpci.experiments import bootstrap
 
     with ui._WARMING:  # a warm-up left running by an earlier test has finished
         pass

@@ -2,13 +2,12 @@
 
 import numpy as np
 import pytest
+from conftest import logistic_labels, unit_ball_rows
 
 from dpci.batch import minimise_erm_batch
 from dpci.losses import HuberLoss, LogisticLoss
 from dpci.noise import spherical_laplace
 from dpci.solver import margin_rows, minimise_erm
-
-from conftest import logistic_labels, unit_ball_rows
 
 
 @pytest.mark.parametrize("loss", [LogisticLoss(), HuberLoss(0.5), HuberLoss(0.05)], ids=["logistic", "huber", "huber-narrow"])

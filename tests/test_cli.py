@@ -88,14 +88,14 @@ def test_sigterm_stops_a_parallel_sweep_keeps_its_results_and_its_workers(tmp_pa
                              "5", "--vi-replicates", "1000000", "--jobs", "2", "--out", str(out)],
                             cwd=ROOT, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and "replicates" not in (line := proc.stderr.read(200) or ""):
+    while time.monotonic() < deadline and "replicates" not in (proc.stderr.read(200) or ""):
         pass
     time.sleep(2.0)  # the workers are busy
     children = psutil.Process(proc.pid).children(recursive=True)
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=10) == 130
     assert pd.read_csv(out)["partial"].all()
-    gone, alive = psutil.wait_procs(children, timeout=10)
+    _, alive = psutil.wait_procs(children, timeout=10)
     assert not alive, f"workers left running: {alive}"
 
 

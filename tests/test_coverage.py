@@ -9,11 +9,10 @@ sample of n = 20,000 rows from it.
 
 import numpy as np
 import pytest
+from conftest import unit_ball_rows
 
 from dpci import LogisticLoss, private_confidence_intervals
 from dpci.solver import minimise_erm
-
-from conftest import unit_ball_rows
 
 N, REPS, C = 20_000, 400, 1e-3
 

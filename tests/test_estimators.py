@@ -3,12 +3,11 @@
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import logistic_labels, unit_ball_rows
 from sklearn.base import clone
 
 from dpci import DataValidationError, PrivateHuberSVM, PrivateLogisticRegression, private_confidence_intervals
 from dpci.losses import LogisticLoss
-
-from conftest import logistic_labels, unit_ball_rows
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpci.presentation import figures
 from dpci.experiments.sweeps import METHODS
+from dpci.presentation import figures
 
 
 def _legend_below(fig):

@@ -6,13 +6,12 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import unit_ball_rows
 from scipy import sparse
 
 import dpci
 from dpci.experiments.bootstrap import coverage, variability_intervals
 from dpci.mechanisms import smallest_valid_c
-
-from conftest import unit_ball_rows
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ def test_readme_has_examples():
 def test_readme_examples_run(capsys):
     namespace = {}
     for block in _blocks():
-        exec(compile(block, str(README), "exec"), namespace)  # noqa: S102 - our own documentation
+        exec(compile(block, str(README), "exec"), namespace)
     out = capsys.readouterr().out
     assert "privacy spent" in out and "estimate" in out
     assert namespace["model"].conf_int_.shape == (11, 2)

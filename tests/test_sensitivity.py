@@ -3,13 +3,12 @@ datasets (one row replaced) never finds a change larger than the stated bound.""
 
 import numpy as np
 import pytest
+from conftest import unit_ball_rows
 
 from dpci.intervals import hessian_and_covariance
 from dpci.losses import HuberLoss, LogisticLoss
 from dpci.sensitivity import covariance_sensitivity, hessian_sensitivity, output_sensitivity
 from dpci.solver import minimise_erm
-
-from conftest import unit_ball_rows
 
 LOSSES = [LogisticLoss(), HuberLoss(0.1), HuberLoss(0.5), HuberLoss(2.0)]
 

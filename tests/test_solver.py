@@ -3,13 +3,12 @@ agreement with scikit-learn to 1e-6 (issue 2, item 9)."""
 
 import numpy as np
 import pytest
+from conftest import logistic_labels, unit_ball_rows
 from scipy.optimize import minimize
 from sklearn.linear_model import LogisticRegression
 
 from dpci.losses import HuberLoss, LogisticLoss
 from dpci.solver import ConvergenceError, minimise_erm
-
-from conftest import logistic_labels, unit_ball_rows
 
 
 def _sklearn_theta(X, y, c):

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import logistic_labels, unit_ball_rows
 
 from dpci import LogisticLoss, RegularisationTooSmall
 from dpci.experiments.cli import main
@@ -18,8 +19,6 @@ from dpci.experiments.sweeps import (
     recommend_split,
     subsample,
 )
-
-from conftest import logistic_labels, unit_ball_rows
 
 
 def _load(d):

@@ -10,11 +10,11 @@ import numpy as np
 import streamlit as st
 
 import dpci
+from dpci import methods as registry
 from dpci.data import load_adult, make_synthetic_logistic, population_theta0
 from dpci.exceptions import DataValidationError, RegularisationTooSmall
 from dpci.experiments.sweeps import subsample
 from dpci.presentation.tables import escape_markdown
-from dpci import methods as registry
 from ui.settings import C_VALUES, DATASETS, MODELS, Settings, _fmt_c
 from ui.upload import _upload_dataset
 

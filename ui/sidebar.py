@@ -5,7 +5,6 @@ from __future__ import annotations
 import streamlit as st
 
 from dpci.presentation.tables import escape_markdown
-
 from ui.settings import (
     C_VALUES,
     DATASETS,

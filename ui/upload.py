@@ -9,7 +9,6 @@ import hashlib
 import streamlit as st
 
 from dpci.presentation.tables import escape_markdown
-
 from ui.settings import DATASETS, Settings
 from ui.state import kept_widget
 

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from dpci.data.csv_text import DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, _parse
 from dpci.data.dataset import Dataset, make_dataset
 from dpci.data.preprocessing import count_out_of_bounds
 from dpci.data.schema import CATEGORICAL, NUMERIC, Column, Schema
-from dpci.data.csv_text import DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, _parse
 from dpci.exceptions import DataValidationError, PrivacyLeakWarning
 
 #: Minimum number of usable rows (after dropping incomplete rows).

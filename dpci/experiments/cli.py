@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from .. import methods as registry
+from ..losses import LOSSES, get_loss
 from .bootstrap import iter_coverage, iter_variability
 from .cli_io import (
     check_out,
@@ -27,7 +28,6 @@ from .cli_io import (
     worker_count,
     write_atomically,
 )
-from ..losses import LOSSES, get_loss
 from .sweeps import (
     METHODS,
     iter_grid_sweep,
@@ -265,4 +265,4 @@ def main(argv=None):
     return 0
 
 
-__all__ = ["main", "run_sweep", "dataset_loader", "METHODS"]
+__all__ = ["METHODS", "dataset_loader", "main", "run_sweep"]

@@ -109,7 +109,8 @@ def _run(settings: list[dict], runner: Callable[[dict], Iterator[tuple[pd.DataFr
          skip_invalid: bool = False):
     """Drive the settings one after another, yielding progress after every chunk and after every setting
     (the last of which is the final state); ``skip_invalid``: see the module's docstring."""
-    start, done_frames = time.perf_counter(), []
+    done_frames: list[pd.DataFrame] = []
+    start = time.perf_counter()
     for i, setting in enumerate(settings):
         partial = None
         try:
@@ -208,7 +209,7 @@ def iter_grid_sweep(
     plus the constant; each n takes the first n rows of a fixed permutation."""
     if (ds is None) == (epsilons is None):
         raise ValueError("give exactly one of ds (an n x d grid) or epsilons (an n x budget grid).")
-    axis = [("d", v) for v in ds] if ds is not None else [("epsilon", v) for v in epsilons]
+    axis = [("d", v) for v in ds] if ds is not None else [("epsilon", v) for v in epsilons or ()]
     settings = []
     for name, value in axis:
         for n in ns:
@@ -303,7 +304,8 @@ def iter_sample_size_match(
     targets = [(n, known[n] if n in known else nonprivate_length(X_all, y_all, loss, n, c, alpha, seed))
                for n in map(int, nonprivate_ns)]
     total = len(targets) * len(methods)
-    start, rows, cache = time.perf_counter(), [], {}
+    rows: list[dict] = []
+    start, cache = time.perf_counter(), {}
 
     def progress(current, done, of, evaluated=None):
         return SweepProgress(len(rows), total, pd.DataFrame(rows), current, done, of, time.perf_counter() - start,

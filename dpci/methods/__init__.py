@@ -67,5 +67,20 @@ for _method in (ObjectivePerturbation(), OutputPerturbation()):
 PAPER = ("objective", "output")
 PAPER_PAIRS = (("objective", "pure"), ("output", "pure"), ("objective", "zcdp"), ("output", "zcdp"))
 
-__all__ = ["Method", "Notion", "ObjectivePerturbation", "OutputPerturbation", "PaperMethod", "PrivateRelease",
-           "available", "color", "describe", "get", "pairs", "register", "unregister", "PAPER", "PAPER_PAIRS"]
+__all__ = [
+    "PAPER",
+    "PAPER_PAIRS",
+    "Method",
+    "Notion",
+    "ObjectivePerturbation",
+    "OutputPerturbation",
+    "PaperMethod",
+    "PrivateRelease",
+    "available",
+    "color",
+    "describe",
+    "get",
+    "pairs",
+    "register",
+    "unregister",
+]

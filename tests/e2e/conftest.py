@@ -37,7 +37,7 @@ def server():
     """(url, function returning the server's resident memory in MB, children included)."""
     port = _free_port()
     ARTIFACTS.mkdir(exist_ok=True)
-    log = open(ARTIFACTS / "streamlit-server.log", "w")
+    log = open(ARTIFACTS / "streamlit-server.log", "w")  # noqa: SIM115 - open for the server's whole life
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],

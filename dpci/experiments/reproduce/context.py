@@ -152,6 +152,7 @@ def run_cells(ctx: Context, sweep: Iterator, label: Callable[[int, pd.Series], s
                         f"{r['length']:.4g} +/- {r['length_se']:.2g}{vi} ({time.perf_counter() - t:.1f} s)")
             t = time.perf_counter()
         logged = last.settings_done
+    assert last is not None, "a sweep yields at least its final state"
     frame = overall(last.frame)
     frame["note"] = [f"undefined: {why}" if why else "" for why in frame.pop("skipped")]
     return frame

@@ -51,13 +51,13 @@ def compute_runtime(ctx: Context):
             loss = LOSS if loss_name == "logistic" else HuberLoss(0.5)
             for mechanism, privacy in METHODS:
                 rng = np.random.default_rng(s.seed + 8)
-                times = []
+                laps = []
                 for _ in range(repeats):
                     t = time.perf_counter()
                     private_confidence_intervals(X, y, loss, mechanism, privacy, budget_for(privacy, 1.0), c=C,
                                                  alpha=ALPHA, n_samples=10_000, random_state=rng)
-                    times.append(time.perf_counter() - t)
-                times = np.array(times)
+                    laps.append(time.perf_counter() - t)
+                times = np.array(laps)
                 rows.append({"dataset": name, "n": len(X), "d": X.shape[1] - 1, "loss": loss_name,
                              "mechanism": mechanism, "privacy": privacy, "repeats": repeats, "mean_s": times.mean(),
                              "median_s": float(np.median(times)),

@@ -131,7 +131,7 @@ def report_intervals_vs_variability(result: ExperimentResult, s: Settings):
         result.checks.append(Check("7.6", "CI, VI and overhead increase with d (d=1 to d=10)", ok, "; ".join(inc),
                                    kind="paper"))
         result.checks.append(Check("7.6", "zCDP + output is the most stable as d grows",
-                                   min(stab, key=stab.get) == ("output", "zcdp"),
+                                   min(stab, key=lambda k: stab[k]) == ("output", "zcdp"),
                                    "CI growth: " + ", ".join(f"{short(*k)} x{v:.2f}" for k, v in stab.items()),
                                    kind="paper"))
     ve = frame[frame["over"] == "epsilon"]
