@@ -423,3 +423,32 @@ def test_an_address_cannot_inject_a_link_or_an_image():
     said = at.sidebar.warning[0].value
     assert not re.findall(r"(?<!\\)[\[\]()!:]", said.split("it can")[1]), said  # every bracket escaped
     assert "[Log in again](http://evil.example/login)" in _shown(said)  # shown as the text it is
+
+
+def test_an_upload_is_parsed_once_not_at_every_rerun(monkeypatch):
+    import dpci.data
+    from ui.upload import upload_digest
+
+    calls = {"inspect": 0, "read": 0}
+    for name, key in (("inspect_uploaded_csv", "inspect"), ("read_uploaded_csv", "read")):
+        real = getattr(dpci.data, name)
+
+        def counted(*a, _real=real, _key=key, **k):
+            calls[_key] += 1
+            return _real(*a, **k)
+
+        monkeypatch.setattr(dpci.data, name, counted)
+    rng = np.random.default_rng(0)
+    rows = [f"{rng.integers(18, 80)},{rng.choice(['yes', 'no'])}" for _ in range(300)]
+    data = "\n".join(["age,label", *rows]).encode()
+    at = _app()
+    at.session_state["upload_kept"] = ("people.csv", data, upload_digest(data))
+    at.query_params.update({"dataset": "Uploaded CSV"})
+    at.run()
+    at.run()
+    _no_errors(at)
+    first = dict(calls)
+    assert first["inspect"] == 1 and first["read"] >= 1
+    at.sidebar.select_slider(key="w_epsilon").set_value(2.0).run()  # a slider move: no new parse
+    at.run()
+    assert calls == first

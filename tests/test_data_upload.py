@@ -182,3 +182,36 @@ def test_inspect_lists_columns_kinds_and_target_candidates():
     assert s.columns == ["age", "color", "income", "label"] and s.n_rows == 300
     assert s.kinds == {"age": "numeric", "color": "categorical", "income": "numeric", "label": "categorical"}
     assert s.n_missing["color"] == 1 and s.binary_columns == ["label"]
+
+
+def test_a_very_wide_header_is_refused_at_once():
+    import time
+
+    k = 100_000
+    data = (",".join(["label"] + [f"c{i}" for i in range(k)]) + "\n" + "\n".join(
+        ",".join(["yes" if r % 2 else "no"] + ["1"] * k) for r in range(3)) + "\n").encode()
+    start = time.perf_counter()
+    message = _refused(data, "100,001 columns, more than the 1,000")
+    assert time.perf_counter() - start < 2.0 and len(message) < 300
+
+
+def test_messages_quote_only_an_excerpt_of_a_huge_cell():
+    rows = _good_rows(150)
+    rows[7] = "x" * 1_000_000 + ",red,1,yes"
+    message = _refused(_csv(rows), "non-numeric value", bounds=PUBLIC["bounds"], categories=PUBLIC["categories"])
+    assert len(message) < 600 and "xxxx…'" in message
+
+
+def test_a_line_break_in_a_quoted_header_cannot_hide_duplicate_names():
+    data = _csv(_good_rows(150), header='"age\nx",color,income,label,"age\nx"')
+    _refused(data, "Duplicate column names")
+
+
+def test_the_server_accepts_no_larger_upload_than_the_app_states():
+    tomllib = pytest.importorskip("tomllib")
+    from pathlib import Path
+
+    from dpci.data.csv_text import DEFAULT_MAX_BYTES
+
+    config = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit/config.toml").read_text())
+    assert config["server"]["maxUploadSize"] * 2**20 == DEFAULT_MAX_BYTES

@@ -13,6 +13,23 @@ from ui.settings import DATASETS, Settings
 from ui.state import kept_widget
 
 
+def _memo(kind: str, key, compute):
+    """``compute()`` once for ``key``, kept in the session's state (the latest value per ``kind``), so a
+    rerun never parses the same upload again and the memory goes when the session ends. An error is kept
+    and raised again, so a bad file is not parsed again at every rerun either."""
+    memo = st.session_state.setdefault("_upload_memo", {})
+    hit = memo.get(kind)
+    if hit is None or hit[0] != key:
+        try:
+            hit = (key, compute(), None)
+        except ValueError as err:
+            hit = (key, None, err)
+        memo[kind] = hit
+    if hit[2] is not None:
+        raise hit[2]
+    return hit[1]
+
+
 def _read_upload(data: bytes, sep, target, positive, features, bounds):
     """read_uploaded_csv, its warnings collected as text instead of printed."""
     import warnings
@@ -33,14 +50,15 @@ def _uploaded_bytes():
         previous = st.session_state.get("upload_kept")
         if previous is None or previous[1] != file.getvalue():
             st.session_state.pop("kept_bounds", None)  # bounds belong to the file they were given for
-        st.session_state["upload_kept"] = (file.name, file.getvalue())
+            st.session_state.pop("_upload_memo", None)
+            st.session_state["upload_kept"] = (file.name, file.getvalue(), upload_digest(file.getvalue()))
         return st.session_state["upload_kept"]
     kept = st.session_state.get("upload_kept")
     if kept is not None:
         c1, c2 = st.columns([3, 1])
         c1.caption(f"Using {escape_markdown(kept[0])} ({len(kept[1]) / 1e3:,.0f} kB), uploaded earlier in this session.")
         if c2.button("Forget this file"):
-            for name in ("upload_kept", "upload_result", "upload_digest"):
+            for name in ("upload_kept", "upload_result", "upload_digest", "_upload_memo"):
                 st.session_state.pop(name, None)
             st.rerun()
     return kept
@@ -110,24 +128,27 @@ def upload_panel() -> bool:
         st.session_state.pop("upload_result", None)
         st.info("Upload a CSV to see private intervals for your own data, or pick Adult or Synthetic in the sidebar.")
         return False
-    name, data = uploaded
+    name, data, digest = uploaded
     try:
-        sep = guess_separator(data)
-        summary = inspect_uploaded_csv(data, sep=sep)
+        with st.spinner(f"Reading {escape_markdown(name)}…"):  # once per file; later runs use the parse
+            sep = guess_separator(data)
+            summary = _memo("inspect", digest, lambda: inspect_uploaded_csv(data, sep=sep))
         candidates = summary.binary_columns or summary.columns
         c1, c2, c3 = st.columns(3)
         target = kept_widget(c1.selectbox, "Target column (two values)", candidates, "upload_target",
                              help="Columns with exactly two values are listed first.")
         others = [c for c in summary.columns if c != target]
         features = kept_widget(c3.multiselect, "Features", others, "upload_features", default=others)
-        result, warnings_ = _read_upload(data, sep, target, None, features, None)
+        result, warnings_ = _memo("read", (digest, target, tuple(features)),
+                                  lambda: _read_upload(data, sep, target, None, features, None))
         classes = [result.schema.positive_class, result.schema.negative_class]
         positive = kept_widget(c2.selectbox, "Positive class (+1)", classes, "upload_positive",
                                help="The label the model predicts as +1; the other is -1.")
         numeric = [col for col in result.schema.numeric_columns if col.name in features]
         bounds = _bounds_editor(numeric, name + repr((target, features))) if numeric else {}
         if bounds or positive != classes[0]:
-            result, warnings_ = _read_upload(data, sep, target, positive, features, bounds)
+            result, warnings_ = _memo("read_public", (digest, target, tuple(features), positive, sorted(bounds.items())),
+                                      lambda: _read_upload(data, sep, target, positive, features, bounds))
     except ValueError as err:
         st.error(escape_markdown(err))
         st.session_state.pop("upload_result", None)
@@ -141,17 +162,17 @@ def upload_panel() -> bool:
             st.info(escape_markdown(note))
     st.session_state["upload_result"] = result
     choices = (target, positive, features, sorted(bounds.items()))
-    st.session_state["upload_digest"] = upload_digest(data + repr(choices).encode())
+    st.session_state["upload_digest"] = upload_digest(digest.encode() + repr(choices).encode())
     st.caption(f"{len(result.frame):,} usable rows ({result.n_dropped:,} dropped for missing values); "
                f"positive class: {escape_markdown(repr(result.schema.positive_class))}.")
     return True
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
 def _upload_dataset(digest: str, d: int):
-    """The uploaded file preprocessed with its first d features (digest names the upload)."""
+    """The uploaded file preprocessed with its first d features (digest names the upload and its choices).
+    Kept in the session (not in a cache shared by all sessions), so it goes when the session ends."""
     result = st.session_state["upload_result"]
-    return result.to_dataset(d=min(d, len(result.schema.feature_names())))
+    return _memo("dataset", (digest, d), lambda: result.to_dataset(d=min(d, len(result.schema.feature_names()))))
 
 
 def upload_digest(data: bytes) -> str:

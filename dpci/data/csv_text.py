@@ -37,6 +37,23 @@ def _fmt_bytes(n: int) -> str:
 
 
 SEPARATORS = (",", ";", "\t", "|")
+#: Most columns a file may have: more cannot make useful intervals (the matrices have d^2 noisy entries),
+#: and parsing each column costs about a millisecond, so a 100,000-column header is refused at once.
+DEFAULT_MAX_COLUMNS = 1_000
+EXCERPT = 40  # characters of a cell or a name quoted in a message
+
+
+def quote(value) -> str:
+    """A value from the file quoted in a message: its repr, cut to about EXCERPT characters."""
+    text = repr(value)
+    return text if len(text) <= EXCERPT else text[: EXCERPT - 4] + "…" + text[-1]
+
+
+def quote_list(values, most: int = 8) -> str:
+    """The first ``most`` values, quoted, and how many more there are."""
+    values = list(values)
+    shown = ", ".join(quote(v) for v in values[:most])
+    return f"[{shown}{f', … ({len(values) - most:,} more)' if len(values) > most else ''}]"
 
 
 def guess_separator(data: bytes) -> str:
@@ -117,24 +134,30 @@ def _decode(raw: bytes, encoding: str) -> str:
 
 
 def _header(text: str, sep: str) -> list[str]:
-    first = text.lstrip("\r\n").splitlines()[0] if text.strip() else ""
+    """The header's fields; a quoted field may hold a line break (the first record, not the first line)."""
     try:
-        return next(csv.reader([first], delimiter=sep))
+        return next(csv.reader(io.StringIO(text.lstrip("\r\n")), delimiter=sep))
     except (csv.Error, StopIteration):
         return []
 
 
-def _parse(data, *, sep: str, encoding: str, max_bytes: int, max_rows: int) -> tuple[pd.DataFrame, list[str]]:
+def _parse(data, *, sep: str, encoding: str, max_bytes: int, max_rows: int,
+           max_columns: int = DEFAULT_MAX_COLUMNS) -> tuple[pd.DataFrame, list[str]]:
     """Bytes -> DataFrame of stripped strings with pd.NA for missing cells (the parse of :mod:`dpci.data.upload`)."""
     if not isinstance(sep, str) or len(sep) != 1:
         raise DataValidationError(f"sep must be a single character, got {sep!r}.")
     text = _decode(_read_bytes(data, max_bytes), encoding)
     notes: list[str] = []
     header = [h.strip() for h in _header(text, sep)]
+    if len(header) > max_columns:
+        raise DataValidationError(
+            f"The file has {len(header):,} columns, more than the {max_columns:,} dpci accepts. Keep the target and "
+            "the features you need (private intervals need few features: the paper uses up to 10)."
+        )
     dup = sorted(h for h, k in Counter(header).items() if k > 1 and h)  # linear in the width
     if dup:
         raise DataValidationError(
-            f"Duplicate column names in the header: {dup}. Rename the columns so each name is unique."
+            f"Duplicate column names in the header: {quote_list(dup)}. Rename the columns so each name is unique."
         )
     try:
         frame = pd.read_csv(

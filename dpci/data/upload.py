@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from dpci.data.csv_text import DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, _parse
+from dpci.data.csv_text import DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, _parse, quote, quote_list
 from dpci.data.dataset import Dataset, make_dataset
 from dpci.data.preprocessing import count_out_of_bounds
 from dpci.data.schema import CATEGORICAL, NUMERIC, Column, Schema
@@ -159,7 +159,7 @@ def _detect_kind(name: str, s: pd.Series, max_categories: int) -> str:
         _raise_text_in_numeric(name, s, bad, forced=False)
     if s[present].nunique() > max_categories:
         raise DataValidationError(
-            f"Column {name!r} has {s[present].nunique():,} distinct text values, more than the "
+            f"Column {quote(name)} has {s[present].nunique():,} distinct text values, more than the "
             f"{max_categories} allowed for a categorical feature. If it is an identifier or free "
             "text, leave it out of the features; otherwise group its values or raise max_categories."
         )
@@ -168,10 +168,10 @@ def _detect_kind(name: str, s: pd.Series, max_categories: int) -> str:
 
 def _raise_text_in_numeric(name: str, s: pd.Series, bad: pd.Series, forced: bool) -> None:
     idx = list(np.flatnonzero(bad.to_numpy()))
-    examples = ", ".join(f"{s.iloc[i]!r} (data row {i + 1})" for i in idx[:3])
+    examples = ", ".join(f"{quote(s.iloc[i])} (data row {i + 1})" for i in idx[:3])
     why = "was chosen as numeric" if forced else "looks numeric"
     raise DataValidationError(
-        f"Column {name!r} {why} but has {len(idx):,} non-numeric value(s), e.g. {examples}. "
+        f"Column {quote(name)} {why} but has {len(idx):,} non-numeric value(s), e.g. {examples}. "
         "Fix or blank those cells (blank cells are treated as missing), or treat the column as "
         "categorical."
     )
@@ -191,8 +191,8 @@ def _choose_positive(values: list[str], positive_class) -> tuple[str, str, str |
                 match = [v for v in values if v.lower() == want.lower()]
         if len(match) != 1:
             raise DataValidationError(
-                f"positive_class {positive_class!r} is not a value of the target; its values are "
-                f"{[a, b]}. Pass one of them."
+                f"positive_class {quote(positive_class)} is not a value of the target; its values are "
+                f"{quote_list([a, b])}. Pass one of them."
             )
         pos = match[0]
         return pos, (b if pos == a else a), None
@@ -207,7 +207,7 @@ def _choose_positive(values: list[str], positive_class) -> tuple[str, str, str |
         pos,
         neg,
         (
-            f"positive_class not given: {pos!r} is the positive class (+1) and {neg!r} the negative "
+            f"positive_class not given: {quote(pos)} is the positive class (+1) and {quote(neg)} the negative "
             "class (-1); pass positive_class to change."
         ),
     )
@@ -227,9 +227,11 @@ def _check_names(kind: str, names, allowed: Sequence[str]) -> list[str]:
     if isinstance(names, str):
         raise DataValidationError(f"{kind} must be a list of column names, not a string.")
     names = list(names)
-    unknown = [n for n in names if n not in allowed]
+    known = set(allowed)  # linear in the width, not quadratic
+    unknown = [n for n in names if n not in known]
     if unknown:
-        raise DataValidationError(f"Unknown column(s) in {kind}: {unknown}. Available columns: {list(allowed)}.")
+        raise DataValidationError(f"Unknown column(s) in {kind}: {quote_list(unknown)}. "
+                                  f"Available columns: {quote_list(allowed)}.")
     return names
 
 
@@ -362,7 +364,7 @@ def read_uploaded_csv(
 
     # --- target and features
     if not isinstance(target, str) or target not in columns:
-        raise DataValidationError(f"Target column {target!r} not found. Choose one of {columns}.")
+        raise DataValidationError(f"Target column {quote(target)} not found. Choose one of {quote_list(columns)}.")
     if features is None:
         features = [c for c in columns if c != target]
     else:
@@ -370,7 +372,7 @@ def read_uploaded_csv(
         if not features:
             raise DataValidationError("features is empty; choose at least one feature column.")
         if target in features:
-            raise DataValidationError(f"The target {target!r} cannot also be a feature; remove it from features.")
+            raise DataValidationError(f"The target {quote(target)} cannot also be a feature; remove it from features.")
         if len(set(features)) != len(features):
             raise DataValidationError("features lists a column twice.")
     forced_cat = _check_names("categorical", categorical, features)
@@ -391,7 +393,7 @@ def read_uploaded_csv(
     detail = ""
     if n_dropped:
         per_col = na.sum()
-        detail = ", ".join(f"{c!r}: {int(k):,}" for c, k in per_col.items() if k)
+        detail = ", ".join(f"{quote(c)}: {int(k):,}" for c, k in per_col.items() if k)
         notes.append(f"Dropped {n_dropped:,} of {n_read:,} rows with missing values ({detail}).")
         frame = frame[~incomplete.to_numpy()].reset_index(drop=True)
     if len(frame) < min_rows:
@@ -406,9 +408,9 @@ def read_uploaded_csv(
     y = _canonical_target(frame[target])
     levels = sorted(pd.unique(y))
     if len(levels) != 2:
-        shown = ", ".join(repr(v) for v in levels[:6]) + (", ..." if len(levels) > 6 else "")
+        shown = quote_list(levels, 6)
         raise DataValidationError(
-            f"The target {target!r} must be binary (exactly 2 distinct values) but has {len(levels):,}: "
+            f"The target {quote(target)} must be binary (exactly 2 distinct values) but has {len(levels):,}: "
             f"{shown}. Choose a two-valued column or recode the target into two classes."
         )
     pos, neg, note = _choose_positive(levels, positive_class)
@@ -431,16 +433,16 @@ def read_uploaded_csv(
         else:
             kind = _detect_kind(col, s, max_categories)
         if col in bounds and kind != NUMERIC:
-            raise DataValidationError(f"Bounds were given for {col!r}, which is categorical; remove them.")
+            raise DataValidationError(f"Bounds were given for {quote(col)}, which is categorical; remove them.")
         if col in categories and kind != CATEGORICAL:
             raise DataValidationError(
-                f"Categories were given for {col!r}, which is numeric; list it in categorical=... too."
+                f"Categories were given for {quote(col)}, which is numeric; list it in categorical=... too."
             )
         if kind == NUMERIC:
             v = _as_numbers(s)
             if not np.all(np.isfinite(v.to_numpy())):
                 raise DataValidationError(
-                    f"Column {col!r} contains infinite values; replace them with finite numbers or blanks."
+                    f"Column {quote(col)} contains infinite values; replace them with finite numbers or blanks."
                 )
             if col in bounds:
                 lo, hi = _check_bounds(col, bounds[col])
@@ -449,7 +451,7 @@ def read_uploaded_csv(
                 lo, hi = float(v.min()), float(v.max())
                 if not lo < hi:
                     raise DataValidationError(
-                        f"Column {col!r} is constant ({lo:g}) in the data, so no scaling range can be "
+                        f"Column {quote(col)} is constant ({lo:g}) in the data, so no scaling range can be "
                         "derived; give public bounds for it, or leave it out of the features."
                     )
                 source, public = "observed min/max of the uploaded data (not private)", False
@@ -461,19 +463,19 @@ def read_uploaded_csv(
             if col in categories:
                 cats = [str(c).strip() for c in categories[col]]
                 if len(cats) < 1 or len(set(cats)) != len(cats):
-                    raise DataValidationError(f"categories[{col!r}] must be a non-empty list without duplicates.")
+                    raise DataValidationError(f"categories[{quote(col)}] must be a non-empty list without duplicates.")
                 extra = sorted(set(text) - set(cats))
                 if extra:
                     raise DataValidationError(
-                        f"Column {col!r} has value(s) {extra[:5]} that are not in the categories you gave "
-                        f"for it; add them to categories[{col!r}] or fix those cells."
+                        f"Column {quote(col)} has value(s) {quote_list(extra, 5)} that are not in the categories you gave "
+                        f"for it; add them to categories[{quote(col)}] or fix those cells."
                     )
                 source, public = "categories supplied by the user", True
             else:
                 cats = sorted(set(text))
                 if len(cats) > max_categories:
                     raise DataValidationError(
-                        f"Column {col!r} has {len(cats):,} distinct values, more than the {max_categories} "
+                        f"Column {quote(col)} has {len(cats):,} distinct values, more than the {max_categories} "
                         "allowed for a categorical feature; leave it out or group its values."
                     )
                 source, public = "levels observed in the uploaded data (not private)", False
@@ -496,7 +498,7 @@ def read_uploaded_csv(
 
     clipped = count_out_of_bounds(frame_out, schema)
     if clipped:
-        detail = ", ".join(f"{c!r}: {k:,}" for c, k in clipped.items())
+        detail = ", ".join(f"{quote(c)}: {k:,}" for c, k in clipped.items())
         notes.append(f"Values outside the given bounds will be clipped to the bounds ({detail}).")
     derived = derived_bounds + [c for c in derived_cats if c not in derived_bounds]
     if derived:
@@ -520,7 +522,7 @@ def _check_bounds(col: str, b) -> tuple[float, float]:
     try:
         lo, hi = (float(x) for x in b)
     except (TypeError, ValueError):
-        raise DataValidationError(f"Bounds for {col!r} must be a pair (lower, upper) of numbers, got {b!r}.") from None
+        raise DataValidationError(f"Bounds for {quote(col)} must be a pair (lower, upper) of numbers, got {b!r}.") from None
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise DataValidationError(f"Bounds for {col!r} must be finite with lower < upper, got {b!r}.")
+        raise DataValidationError(f"Bounds for {quote(col)} must be finite with lower < upper, got {b!r}.")
     return lo, hi
