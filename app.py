@@ -53,9 +53,14 @@ def explorer():
         message, suggestion = problem
         st.error(message)
         if suggestion is not None:
-            st.button(f"Use the smallest valid c ({ui._fmt_c(suggestion)})", on_click=ui.set_setting,
+            st.button(f"Use the smallest safe c ({ui._fmt_c(suggestion)})", on_click=ui.set_setting,
                       args=("c", suggestion), type="primary")
         halt()
+    caution = ui.c_caution(settings, len(X))
+    if caution is not None:
+        st.warning(caution[0])
+        if caution[1] is not None:
+            st.button(f"Use c = {ui._fmt_c(caution[1])}", on_click=ui.set_setting, args=("c", caution[1]))
 
     try:
         key = ui.dataset_key(settings)

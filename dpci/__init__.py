@@ -6,7 +6,7 @@ algorithms themselves are pure functions in the submodules, named after the pape
 
 from . import methods
 from .accounting import PrivacySpend, Split, allocate, default_split
-from .exceptions import DataValidationError, PrivacyLeakWarning, RegularisationTooSmall
+from .exceptions import DataValidationError, PrivacyLeakWarning, RegularisationTooSmall, UnderCoverageWarning
 from .losses import HuberLoss, LogisticLoss
 from .mechanisms import smallest_valid_c
 from .release import nonprivate_confidence_intervals, private_confidence_intervals
@@ -23,6 +23,7 @@ __all__ = [
     "PrivateLogisticRegression",
     "RegularisationTooSmall",
     "Split",
+    "UnderCoverageWarning",
     "allocate",
     "default_split",
     "methods",

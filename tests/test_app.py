@@ -147,7 +147,7 @@ def test_too_small_c_is_explained_and_fixable():
     at.sidebar.select_slider(key="w_c").set_value(1e-7).run()
     assert not at.exception
     assert "too small for objective perturbation" in at.error[0].value
-    fix = [b for b in at.button if b.label.startswith("Use the smallest valid c")]
+    fix = [b for b in at.button if b.label.startswith("Use the smallest safe c")]
     assert fix, [b.label for b in at.button]
     fix[0].click().run()
     _no_errors(at)
@@ -208,7 +208,7 @@ def test_a_c_no_slider_value_can_fix_says_what_else_to_change():
     at.run()
     assert not at.exception
     assert "more budget" in at.error[0].value and "output perturbation" in at.error[0].value
-    assert not [b for b in at.button if b.label.startswith("Use the smallest valid c")]
+    assert not [b for b in at.button if b.label.startswith("Use the smallest safe c")]
 
 
 def test_settings_survive_a_visit_to_another_page():

@@ -32,7 +32,8 @@ def test_too_small_c_is_refused_with_the_smallest_valid_c():
     assert bound == pytest.approx(0.25 / (2000 * (math.e - 1)))  # 7.275e-05
     with pytest.raises(ValueError, match=r"c > .*7\.275e-05") as err:
         objective_epsilon_prime(1.0, 1000, 5e-5, 0.25)
-    assert "Use c of at least 7.4e-05" in str(err.value)
+    # the suggestion keeps epsilon' >= epsilon/2: t / (2 n (e^0.5 - 1)) = 1.926e-4, rounded up (+1%) to 2 digits
+    assert "Use c of at least 0.00020" in str(err.value) or "Use c of at least 0.0002 " in str(err.value)
     with pytest.raises(ValueError, match="too small"):
         objective_epsilon_prime(1.0, 1000, bound, 0.25)  # equality is not enough
     assert objective_epsilon_prime(1.0, 1000, bound * 1.0001, 0.25) > 0

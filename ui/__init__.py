@@ -28,6 +28,7 @@ from ui.background import (
 )
 from ui.data import (
     c_bound,
+    c_caution,
     c_problem,
     cached_nonprivate,
     cached_release,
@@ -60,6 +61,7 @@ __all__ = [
     "_fmt_c",
     "_not_private_reason",
     "c_bound",
+    "c_caution",
     "c_problem",
     "cached_nonprivate",
     "cached_release",

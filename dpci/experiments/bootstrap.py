@@ -118,7 +118,7 @@ def _population(X, y, loss, mechanism, privacy, budget, split, c):
     method = None if mechanism == NONPRIVATE else methods.get(mechanism)
     alloc = None if method is None else method.allocate(budget, split, privacy)
     if method is not None:
-        method.coefficient_noise_law(alloc, A.shape[0], c, loss)  # refuses an invalid c before any work
+        method.check_settings(alloc, A.shape[0], c, loss)  # refuses an invalid c before any work
     theta0 = minimise_erm(A, loss, c).theta
     digest = hashlib.blake2b(row_major_transpose(A).data, digest_size=16)  # hashes A in place, no copy
     digest.update(theta0.tobytes())

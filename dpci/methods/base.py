@@ -101,6 +101,11 @@ class Method:
         cannot run with these settings, before any work."""
         raise NotImplementedError
 
+    def check_settings(self, alloc: Allocation, n: int, c: float, loss) -> None:
+        """Before any work: raise when the method cannot run with these settings, warn
+        (UnderCoverageWarning) when it can but its intervals are likely to under-cover."""
+        self.coefficient_noise_law(alloc, n, c, loss)
+
     def release(self, A, loss, c, alloc, alpha, n_samples, rng, closed_form=True) -> PrivateRelease:
         """One release on the margin rows A = y x (rows in the unit ball)."""
         raise NotImplementedError

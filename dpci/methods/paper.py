@@ -24,6 +24,7 @@ from ..mechanisms import (
     output_perturbation,
     priv_spd_mat,
     smallest_valid_c,
+    warn_if_near_bound,
 )
 from .base import Method, PrivateRelease
 
@@ -64,6 +65,7 @@ class PaperMethod(Method):
         raise NotImplementedError
 
     def release(self, A, loss, c, alloc, alpha, n_samples, rng, closed_form=True) -> PrivateRelease:
+        self.check_settings(alloc, A.shape[0], c, loss)
         fit = self.perturb(A, loss, c, alloc, rng)
         return self.interval_at(A, loss, fit.theta, c, alloc, fit.noise_law, alpha, n_samples, rng,
                                 closed_form=closed_form)
@@ -108,6 +110,9 @@ class ObjectivePerturbation(PaperMethod):
 
     def coefficient_noise_law(self, alloc, n, c, loss):
         return objective_noise_law(alloc.coef_epsilon, n, c, loss.t)
+
+    def check_settings(self, alloc, n, c, loss):
+        warn_if_near_bound(alloc.coef_epsilon, n, c, loss.t)  # raises RegularisationTooSmall below the bound
 
     def perturb(self, A, loss, c, alloc, rng):
         return objective_perturbation(A, loss, c, alloc.coef_epsilon, rng)
