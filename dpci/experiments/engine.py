@@ -29,6 +29,7 @@ pool's own threads are loky's: there is no lock order to get wrong.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import importlib
 import os
 import shutil
 import signal
@@ -47,9 +48,11 @@ AHEAD = 2  # chunks in flight per worker a run asks for: keeps workers busy, can
 RETRIES = 3  # times a run resubmits its unfinished chunks after losing the pool (a worker died)
 IDLE_SECONDS = 300.0  # idle workers are stopped after this long without a run (as joblib did)
 EXIT_TIMEOUT = 5.0  # seconds the exit handler waits for the pool's threads after killing its workers
+START_TIMEOUT = 60.0  # seconds a warm-up waits for the workers; after a failed start, runs compute inline this long
 POLL = 0.05  # seconds between checks of the caller's cancel scope while it waits for a result
 SHARE_BYTES = 1 << 20  # arrays at least this large are shared through a memory-mapped file
 WORKER_CACHE = 4  # shared arrays each worker keeps mapped (by key), least recently used dropped
+WORKER_IMPORTS = ("dpci.experiments.bootstrap",)  # imported by each worker as it starts
 
 
 class Cancelled(Exception):
@@ -123,8 +126,12 @@ class SharedArray:
 
 
 def _worker_init():
-    """Workers leave Ctrl-C to their parent (which then shuts the pool down)."""
+    """Workers leave Ctrl-C to their parent (which then shuts the pool down), and import what the
+    calls need before they take any: a pool counts as started (a warm-up call came back) only when
+    they are ready to compute, so runs compute in their own thread until then."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in WORKER_IMPORTS:
+        importlib.import_module(name)
 
 
 def _noop(i):
@@ -219,6 +226,7 @@ class Engine:
         self._dirs: dict = {}  # base directory (None: the temporary one) -> our folder in it
         self._shared: dict = {}  # key -> [SharedArray, users]
         self._serial = 0
+        self._retry_start_at = 0.0
 
     # -- the pool (every method below with _locked in its name is called with the lock held) --
 
@@ -267,6 +275,8 @@ class Engine:
         with self._lock:
             if self._closed:
                 raise EngineClosed("the worker pool has been shut down (interpreter exit)")
+            if time.monotonic() < self._retry_start_at:  # workers failed to start: runs compute here
+                return False
             pool = self._pool_locked()
             if pool.starting:
                 return False
@@ -276,11 +286,13 @@ class Engine:
 
     def _start_workers(self, pool: _Pool):
         try:
-            cf.wait([pool.submit(_noop, (i,)) for i in range(pool.size)], timeout=120)
-        except Exception:  # noqa: BLE001 - stopped or broken meanwhile: the next run starts another
+            cf.wait([pool.submit(_noop, (i,)) for i in range(pool.size)], timeout=START_TIMEOUT)
+        except Exception:  # noqa: BLE001 - stopped or broken meanwhile
             pass
         finally:
             pool.starting = False
+        if not pool.ready.is_set() and not pool.usable and not self._closed:
+            self._retry_start_at = time.monotonic() + START_TIMEOUT  # do not retry at every chunk
 
     def _enter(self, workers: int):
         with self._lock:
