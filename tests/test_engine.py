@@ -139,7 +139,8 @@ def test_six_users_changing_settings_all_get_their_final_results(rows):
     finished_after = time.monotonic() - last_change
     for job in every_job:  # cancelled jobs stop waiting within a poll of their scope
         assert job.wait(10), "a cancelled job is still running"
-    started = len(every_job)
+    started, cancelled = len(every_job), sum(job.cancelled for job in every_job)
+    assert cancelled >= 20  # most settings changed while their job ran
     assert all(job.error is None for job in every_job), [job.error for job in every_job if job.error][:3]
 
     for u in range(users):
@@ -151,7 +152,7 @@ def test_six_users_changing_settings_all_get_their_final_results(rows):
 
     _settle(threads0)
     threads1, fds1, zombies = _os_threads(), _open_fds(), _zombie_descendants()
-    print(f"\n{started} jobs started by 6 users; the final six finished {finished_after:.1f} s after the last "
+    print(f"\n{started} jobs started by 6 users, {cancelled} cancelled while running; the final six finished {finished_after:.1f} s after the last "
           f"change; threads {threads0} -> {threads1}, open fds {fds0} -> {fds1}, pool generation "
           f"{get_engine().generation}")
     assert abs(threads1 - threads0) <= 5
@@ -161,22 +162,30 @@ def test_six_users_changing_settings_all_get_their_final_results(rows):
     assert get_engine().workers_running()
 
 
-def test_a_killed_worker_is_replaced_and_the_run_gets_the_same_numbers(rows):
+def test_a_killed_worker_is_replaced_once_and_both_runs_get_the_same_numbers(rows):
+    """A worker killed under two runs breaks the pool: one new pool replaces it (the generation
+    goes up by one, whichever run notices first), both runs resubmit their unfinished chunks there
+    and get the numbers of a single-process run; the dead workers are reaped."""
     X, y = rows
-    kw = dict(mechanism="objective", privacy="pure", budget=0.8, n_replicates=800, random_state=4, chunk_size=16)
+    kw = dict(mechanism="objective", privacy="pure", budget=0.8, n_replicates=800, chunk_size=16)
     warm_up_workers(2)
     engine = get_engine()
     generation = engine.generation
-    run = iter_variability(X, y, LogisticLoss(), n_jobs=2, **kw)
+    runs = [iter_variability(X, y, LogisticLoss(), n_jobs=2, random_state=seed, **kw) for seed in (4, 5)]
     for _ in range(3):
-        next(run)
+        for run in runs:
+            next(run)
     victim = engine.worker_pids()[0]
     os.kill(victim, signal.SIGKILL)
-    *_, last = run
-    expected = variability_intervals(X, y, LogisticLoss(), n_jobs=1, **kw)
-    np.testing.assert_array_equal(last.estimates, expected.estimates)
-    assert engine.generation > generation  # a new pool took over
-    assert victim not in engine.worker_pids()
+    lasts = [None, None]
+    while not all(last is not None and last.finished for last in lasts):  # both consumed, interleaved
+        for k, run in enumerate(runs):
+            lasts[k] = next(run, lasts[k])
+    for seed, last in zip((4, 5), lasts):
+        expected = variability_intervals(X, y, LogisticLoss(), n_jobs=1, random_state=seed, **kw)
+        np.testing.assert_array_equal(last.estimates, expected.estimates)
+    assert engine.generation == generation + 1
+    assert victim not in engine.worker_pids() and len(engine.worker_pids()) == 2
     deadline = time.monotonic() + 10
     while _zombie_descendants() and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -255,7 +264,7 @@ import sys, threading, time
 sys.path.insert(0, {root!r})
 import numpy as np
 from dpci import LogisticLoss
-from dpci.experiments.bootstrap import iter_variability
+from dpci.experiments.bootstrap import iter_variability, warm_up_workers
 from dpci.experiments.engine import get_engine
 
 rng = np.random.default_rng(0)
@@ -270,20 +279,31 @@ def run(seed):
     except Exception as err:  # the engine refuses work once the interpreter exits
         print(type(err).__name__, file=sys.stderr)
 
-for seed in range(4):
-    threading.Thread(target=run, args=(seed,), daemon=True).start()
-while len(get_engine().worker_pids()) < 2:
-    time.sleep(0.05)
-time.sleep(1.0)
+state = {state!r}
+if state == "runs in flight":  # four runs of 100,000 replicates, mid-way
+    for seed in range(4):
+        threading.Thread(target=run, args=(seed,), daemon=True).start()
+    while len(get_engine().worker_pids()) < 2:
+        time.sleep(0.05)
+    time.sleep(1.0)
+elif state == "workers starting":  # the app's warm-up at a first paint
+    threading.Thread(target=warm_up_workers, args=(2,), daemon=True).start()
+    time.sleep(0.3)
+else:  # "idle": a run has finished, the workers wait for the next one
+    warm_up_workers(2)
+    for _ in iter_variability(X, y, LogisticLoss(), n_replicates=200, n_jobs=2):
+        pass
 print("workers", *get_engine().worker_pids(), flush=True)
 """
 
 
-def test_the_interpreter_exits_promptly_with_runs_in_flight(tmp_path):
-    """Four runs of 100,000 replicates are mid-way when the main thread ends: the exit handler
-    cancels their chunks and stops the workers, so the process ends within seconds, leaving none."""
+@pytest.mark.parametrize("state", ["runs in flight", "workers starting", "idle"])
+def test_the_interpreter_exits_promptly_whatever_the_pool_is_doing(tmp_path, state):
+    """The main thread ends with runs mid-way, with workers starting, or with idle workers: the
+    exit handler cancels pending chunks and stops the workers, so the process ends within seconds
+    (a server stops on SIGTERM), leaving no worker behind."""
     script = tmp_path / "exit_with_work.py"
-    script.write_text(textwrap.dedent(EXIT_SCRIPT.format(root=str(ROOT))))
+    script.write_text(textwrap.dedent(EXIT_SCRIPT.format(root=str(ROOT), state=state)))
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
@@ -295,7 +315,7 @@ def test_the_interpreter_exits_promptly_with_runs_in_flight(tmp_path):
         if proc.poll() is None:
             proc.kill()
     stderr = proc.stderr.read()
-    print(f"\nexited {took:.2f} s after its main thread's last line")
+    print(f"\n{state}: exited {took:.2f} s after its main thread's last line")
     assert took < 10
     assert "Traceback" not in stderr, stderr
     workers = [int(p) for p in line.split()[1:]]
