@@ -220,10 +220,11 @@ def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=F
     ``joblib.parallel_config`` backend).
 
     The first chunk is computed in this thread while the pool works on the next ones (and so are
-    all chunks while the workers are still starting), so partial results do not wait for them. ``low_priority`` lowers the worker
-    processes' priority, so an interactive server and its users' browsers stay responsive while
-    they compute. Closing this generator (a cancelled job) cancels this run's own pending chunks
-    only. The population's rows go to each worker once (a memory-mapped file), not with every chunk.
+    all chunks while the workers are still starting), so partial results do not wait for them.
+    ``low_priority`` lowers the worker processes' priority, so an interactive server and its
+    users' browsers stay responsive while they compute. Closing this generator (a cancelled job)
+    cancels this run's own pending chunks only. The population's rows go to each worker once (a
+    memory-mapped file), not with every chunk.
     """
     if n_jobs == 1:
         for start, stop in spans:
@@ -255,20 +256,28 @@ def _run_chunks_joblib(func, pop, entropy, spans, n_jobs, *extra, low_priority=F
     from joblib import Parallel, delayed
 
     call = partial(_low_priority_call, func) if low_priority else func
-    todo = list(spans)
+    todo, inline = list(spans), True
     for attempt in range(RETRIES + 1):
+        # Dispatch starts at once; the first chunk is computed here meanwhile, so the first
+        # partial result does not wait for the workers to start.
         parallel = Parallel(n_jobs=n_jobs, batch_size=1, return_as="generator")  # no batching: steady updates
-        results = parallel(delayed(call)(pop, entropy, start, stop, *extra) for start, stop in todo)
+        results = parallel(delayed(call)(pop, entropy, start, stop, *extra) for start, stop in todo[inline:])
         try:
+            if inline:
+                yield todo[0][1], func(pop, entropy, *todo[0], *extra)
+                todo, inline = todo[1:], False
             for res in results:
                 yield todo[0][1], res
                 todo = todo[1:]
             return
         except Exception as err:  # noqa: BLE001 -- only a lost pool is retried
+            # At interpreter exit joblib shuts the pool down too: then stop, do not start a new one.
             if attempt == RETRIES or not _pool_lost(err) or not threading.main_thread().is_alive():
                 raise
         finally:
-            results.close()  # in this thread: a joblib generator finalised elsewhere can hang at exit
+            # Closed here, in the thread that started it: a joblib generator left to the garbage
+            # collector may be finalised in another thread, even at interpreter exit.
+            results.close()
 
 
 def workers_running() -> bool:

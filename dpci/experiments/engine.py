@@ -37,9 +37,9 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool  # loky's own errors derive from it
 from contextlib import contextmanager
-from typing import Callable, Iterator, Sequence
 
 import numpy as np
 from joblib.externals.loky.process_executor import ShutdownExecutorError  # imported before our exit handler
@@ -93,7 +93,7 @@ def _wait(future: cf.Future):
 
 # --- worker side ----------------------------------------------------------------------------------
 
-_ATTACHED: "OrderedDict[str, np.ndarray]" = OrderedDict()  # per worker process: key -> mapped array
+_ATTACHED: OrderedDict[str, np.ndarray] = OrderedDict()  # per worker process: key -> mapped array
 
 
 def _attach(path: str, key: str) -> np.ndarray:
@@ -113,7 +113,7 @@ class SharedArray:
     """Stands in for a large read-only array in the arguments of a chunk: it is pickled as a file
     name and unpickled, in a worker, as the array itself (memory-mapped once per worker)."""
 
-    __slots__ = ("path", "key", "shape")
+    __slots__ = ("key", "path", "shape")
 
     def __init__(self, path: str, key: str, shape):
         self.path, self.key, self.shape = path, key, shape
