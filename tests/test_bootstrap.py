@@ -59,8 +59,8 @@ def test_results_do_not_depend_on_chunking_or_workers(data, mechanism, privacy):
 
 
 def test_a_run_survives_another_run_being_cancelled():
-    """Cancelling one parallel run makes joblib kill the shared worker pool; a run using it at that
-    moment (another user of the app) resubmits its remaining chunks and gets the same numbers."""
+    """Cancelling one parallel run cancels its own chunks only: a run sharing the worker pool at that
+    moment (another user of the app) goes on and gets the same numbers as alone."""
     rng = np.random.default_rng(3)
     X = np.column_stack([unit_ball_rows(rng, 20_000, 3), np.full(20_000, 0.5)]) / np.sqrt(1.25)
     y = logistic_labels(rng, X, np.array([2.0, -1.0, 0.5, 0.5]))
@@ -69,7 +69,7 @@ def test_a_run_survives_another_run_being_cancelled():
     next(cancelled), next(cancelled)
     survivor = iter_variability(X, y, LogisticLoss(), random_state=2, **kw)
     next(survivor), next(survivor)  # both runs have chunks in the shared pool
-    cancelled.close()  # joblib terminates the pool under the survivor
+    cancelled.close()  # (joblib used to terminate the shared pool under the survivor here)
     *_, last = survivor
     expected = variability_intervals(X, y, LogisticLoss(), random_state=2, **dict(kw, n_jobs=1)).estimates
     np.testing.assert_array_equal(last.estimates, expected)
@@ -174,19 +174,15 @@ def test_low_priority_workers_run_at_the_low_priority_whatever_they_started_at()
         assert pool.submit(_started_at, LOW_PRIORITY).result() == LOW_PRIORITY
 
 
-def test_workers_running_tells_a_live_pool_from_a_stopped_one(monkeypatch):
-    from types import SimpleNamespace
-
-    from joblib.externals.loky import reusable_executor
-
+def test_workers_running_tells_a_live_pool_from_a_stopped_one():
     from dpci.experiments.bootstrap import warm_up_workers, workers_running
+    from dpci.experiments.engine import Engine
 
     warm_up_workers(2)
-    assert workers_running()
-    live = reusable_executor._executor
-    # the shared pool is not stopped here (other runs may use it): its states are stood in for
-    monkeypatch.setattr(reusable_executor, "_executor", SimpleNamespace(_flags=SimpleNamespace(shutdown=True),
-                                                                         _processes=live._processes))
-    assert not workers_running()  # shut down, as a cancelled run leaves it
-    monkeypatch.setattr(reusable_executor, "_executor", None)
-    assert not workers_running()  # never started, or stopped after 300 idle seconds
+    assert workers_running()  # the process-wide pool, as the app sees it
+    engine = Engine()  # a private one: the shared pool is not stopped here (other runs may use it)
+    assert not engine.workers_running()  # never started
+    engine.warm_up(2)
+    assert engine.workers_running() and len(engine.worker_pids()) == 2
+    engine.shutdown(close=False)
+    assert not engine.workers_running()  # stopped (idle, or at exit)

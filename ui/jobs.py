@@ -3,7 +3,9 @@ keep its latest state, and cancel it between steps.
 
 A user interface starts a :class:`Job` for an ``iter_*`` generator of :mod:`dpci.experiments.bootstrap`
 or :mod:`dpci.experiments.sweeps` and polls ``job.latest`` to redraw; changing an input cancels the
-job (the generator is closed at its next step, i.e. between chunks). No UI code here.
+job: the generator is closed at its next step (between chunks), and a run of the shared worker
+pool that the job is waiting for stops waiting at once (:func:`dpci.experiments.engine.cancel_scope`)
+and cancels its pending chunks. No UI code here.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
+
+from dpci.experiments.engine import Cancelled, cancel_scope
 
 
 class Job:
@@ -35,15 +39,21 @@ class Job:
         self._thread = threading.Thread(target=self._run, args=(make,), name=name, daemon=True)
         self._thread.start()
 
+    def _should_stop(self) -> bool:
+        return self._stop.is_set() or (self._alive is not None and not self._alive())
+
     def _run(self, make):
         gen = None
         try:
-            gen = make()
-            for state in gen:
-                self.latest = state
-                if self._stop.is_set() or (self._alive is not None and not self._alive()):
-                    self.cancelled = True
-                    break
+            with cancel_scope(self._should_stop):  # checked while the generator waits for workers
+                gen = make()
+                for state in gen:
+                    self.latest = state
+                    if self._should_stop():
+                        self.cancelled = True
+                        break
+        except Cancelled:
+            self.cancelled = True
         except (ValueError, FileNotFoundError) as err:
             self.error = str(err)
         except Exception as err:  # noqa: BLE001 - reported to the user as a message, never as a traceback

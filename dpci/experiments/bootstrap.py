@@ -15,8 +15,9 @@ so results are identical, to the last bit, however the work is chunked and howev
 many workers run it. A chunk is a run of whole blocks; the ``iter_*`` generators
 yield the state after each chunk, so a user interface can draw partial results and
 stop between chunks.
-Chunks run through joblib, so ``joblib.parallel_config(backend="dask")`` sends them
-to a Dask cluster.
+With ``n_jobs != 1``, chunks run in one worker pool shared by every run in the process
+(:mod:`dpci.experiments.engine`); inside ``joblib.parallel_config(backend="dask")`` they go
+through joblib to a Dask cluster instead.
 """
 
 from __future__ import annotations
@@ -183,34 +184,72 @@ def _low_priority_call(func, *args):
     return func(*args)
 
 
-RETRIES = 3  # times a run resubmits its remaining chunks after the shared worker pool was lost
+RETRIES = 3  # times a run resubmits its unfinished chunks after losing its worker pool
 
 
 def _pool_lost(err: Exception) -> bool:
-    """True when joblib's shared worker pool was shut down or its workers killed under this run.
-
-    Cancelling one run (closing its generator early) makes joblib terminate the process-wide loky
-    executor, so any other run using it at that moment (another user of the app, or the job that
-    replaces the cancelled one) fails with one of these errors although nothing is wrong with it.
-    """
+    """True when a joblib backend's worker pool was shut down or its workers killed under a run
+    (only the joblib path, for a non-default backend such as Dask, can meet this)."""
     from joblib.externals.loky.process_executor import BrokenProcessPool, ShutdownExecutorError
 
     return isinstance(err, (ShutdownExecutorError, BrokenProcessPool)) or (
         isinstance(err, RuntimeError) and "executor underlying Parallel has been shutdown" in str(err))
 
 
-def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=False):
-    """Yield chunk results in replicate order, computed by joblib (or inline for n_jobs=1).
+def _joblib_backend_active() -> bool:
+    """True inside ``joblib.parallel_config(backend=...)`` with a backend other than loky (e.g.
+    Dask): the chunks then go through joblib, to wherever that backend sends them."""
+    from joblib.parallel import get_active_backend
 
-    ``low_priority`` lowers the worker processes' priority, so an interactive server and
-    its users' browsers stay responsive while they compute. If the shared worker pool is lost
-    mid-run (see :func:`_pool_lost`), the chunks not yet yielded are submitted again: each
-    replicate has its own random stream, so the results are the same.
+    return type(get_active_backend()[0]).__name__ != "LokyBackend"
+
+
+def _workers(n_jobs) -> int:
+    """Worker processes for ``n_jobs`` with joblib's meaning (-1: all cores, -2: all but one, ...)."""
+    from joblib import effective_n_jobs
+
+    return max(1, int(effective_n_jobs(n_jobs)))
+
+
+def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=False):
+    """Yield chunk results in replicate order: inline for n_jobs=1, else in the process-wide
+    worker pool of :mod:`dpci.experiments.engine` (or through joblib under a non-default
+    ``joblib.parallel_config`` backend).
+
+    The first chunk is computed in this thread while the pool works on the next ones (and so are
+    all chunks while the workers are still starting), so partial results do not wait for them.
+    ``low_priority`` lowers the worker processes' priority, so an interactive server and its
+    users' browsers stay responsive while they compute. Closing this generator (a cancelled job)
+    cancels this run's own pending chunks only. The population's rows go to each worker once (a
+    memory-mapped file), not with every chunk.
     """
     if n_jobs == 1:
         for start, stop in spans:
             yield stop, func(pop, entropy, start, stop, *extra)
         return
+    if _joblib_backend_active():
+        yield from _run_chunks_joblib(func, pop, entropy, spans, n_jobs, *extra, low_priority=low_priority)
+        return
+    from dataclasses import replace
+
+    from .engine import get_engine
+
+    engine = get_engine()
+    head = (_low_priority_call, func) if low_priority else (func,)
+    with engine.shared(pop.A, pop.token) as rows:
+        remote = replace(pop, A=rows)  # what the workers get: the rows travel once per worker
+        calls = [(*head[1:], remote, entropy, start, stop, *extra) for start, stop in spans]
+        results = engine.ordered(head[0], calls, _workers(n_jobs),
+                                 local=lambda i: func(pop, entropy, *spans[i], *extra))
+        try:
+            for (_, stop), res in zip(spans, results):
+                yield stop, res
+        finally:
+            results.close()  # here, in this thread: cancels this run's pending chunks now
+
+
+def _run_chunks_joblib(func, pop, entropy, spans, n_jobs, *extra, low_priority=False):
+    """Chunks through joblib's ``Parallel`` with the active backend (e.g. Dask)."""
     from joblib import Parallel, delayed
 
     call = partial(_low_priority_call, func) if low_priority else func
@@ -234,35 +273,24 @@ def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=F
                 raise
         finally:
             # Closed here, in the thread that started it: a joblib generator left to the garbage
-            # collector may be finalised in another thread, even at interpreter exit, where the
-            # thread joblib then starts to abort it never starts (the server hung on SIGTERM).
+            # collector may be finalised in another thread, even at interpreter exit.
             results.close()
 
 
-def _noop(i):
-    return i
-
-
 def workers_running() -> bool:
-    """True when joblib's shared worker pool (loky's reusable executor) has live worker processes.
-    Reads loky's module state; on any change there it answers False (a warm-up then runs)."""
-    try:
-        from joblib.externals.loky import reusable_executor
+    """True when the process-wide worker pool (:mod:`dpci.experiments.engine`) has live workers."""
+    from .engine import get_engine
 
-        executor = reusable_executor._executor
-        processes = getattr(executor, "_processes", None) or {}
-        return executor is not None and not getattr(executor, "_flags").shutdown and any(
-            p.is_alive() for p in processes.values())
-    except Exception:  # noqa: BLE001 - private state: a wrong guess only costs a warm-up
-        return False
+    return get_engine().workers_running()
 
 
 def warm_up_workers(n_jobs=-1):
-    """Start joblib's worker processes now, so the first parallel chunks do not wait for them
-    (the app calls this when :func:`workers_running` says none are; they are reused afterwards)."""
-    from joblib import Parallel, delayed
+    """Start the worker processes now, so the first parallel chunks do not wait for them (the app
+    calls this when :func:`workers_running` says none are; they are reused afterwards, and stop
+    after :data:`dpci.experiments.engine.IDLE_SECONDS` without work)."""
+    from .engine import get_engine
 
-    Parallel(n_jobs=n_jobs)(delayed(_noop)(i) for i in range(4))
+    get_engine().warm_up(_workers(n_jobs))
 
 
 def _feature_names(names, d):

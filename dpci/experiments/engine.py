@@ -1,0 +1,547 @@
+"""The process-wide worker pool that runs bootstrap chunks for every caller at once.
+
+One :class:`Engine` per process owns one pool of worker processes (a loky
+``ProcessPoolExecutor`` of its own, not joblib's reusable one). Nothing else creates, shuts down
+or replaces that pool, so several runs (the app's users, a job and the job replacing it) share it
+without stepping on each other:
+
+* a run (:meth:`Engine.ordered`) keeps at most ``AHEAD x workers`` of its own calls in the pool,
+  yields their results in order and, when it is closed early (cancelled), cancels its own pending
+  calls only; the pool and the other runs' calls are untouched;
+* while the workers are starting (a second or two, cold), a run computes in its own thread, so
+  its first results never wait for them;
+* a worker that dies (killed, out of memory) breaks the pool: the first run to notice makes the
+  engine start a new one (a new *generation*) and every run resubmits its unfinished calls there
+  (each call is a pure function of its arguments, so results do not change);
+* a large read-only array (the population's rows) is written once to a file in ``/dev/shm`` and
+  memory-mapped by each worker once (:meth:`Engine.shared`), instead of being pickled with every
+  call; the file is deleted when no run needs it;
+* while its caller waits, a run checks the calling thread's cancel scope (:func:`cancel_scope`)
+  every ``POLL`` seconds and raises :class:`Cancelled`, so a cancelled job stops waiting at once;
+* idle workers stop after ``IDLE_SECONDS``; at interpreter exit the pending calls are cancelled
+  and the workers killed *before* loky joins its threads, so a server stops on SIGTERM whatever
+  its users were doing.
+
+No caller ever holds the engine's lock while waiting for a result or starting a worker, and the
+pool's own threads are loky's: there is no lock order to get wrong.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import importlib
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool  # loky's own errors derive from it
+from contextlib import contextmanager
+
+import numpy as np
+from joblib.externals.loky.process_executor import ShutdownExecutorError  # imported before our exit handler
+
+AHEAD = 2  # chunks in flight per worker a run asks for: keeps workers busy, cancels promptly, shares fairly
+RETRIES = 3  # times a run resubmits its unfinished chunks after losing the pool (a worker died)
+IDLE_SECONDS = 300.0  # idle workers are stopped after this long without a run (as joblib did)
+EXIT_TIMEOUT = 5.0  # seconds the exit handler waits for the pool's threads after killing its workers
+START_TIMEOUT = 60.0  # seconds a warm-up waits for the workers; after a failed start, runs compute inline this long
+POLL = 0.05  # seconds between checks of the caller's cancel scope while it waits for a result
+SHARE_BYTES = 1 << 20  # arrays at least this large are shared through a memory-mapped file
+WORKER_CACHE = 4  # shared arrays each worker keeps mapped (by key), least recently used dropped
+WORKER_IMPORTS = ("dpci.experiments.bootstrap",)  # imported by each worker as it starts
+
+
+class Cancelled(Exception):
+    """Raised by a run waiting for a result when its thread's cancel scope asks it to stop."""
+
+
+class EngineClosed(RuntimeError):
+    """The engine was shut down (interpreter exit): no more work is accepted."""
+
+
+# --- cancel scopes: how a job thread tells the run it is consuming to stop waiting --------------
+
+_SCOPE = threading.local()
+
+
+@contextmanager
+def cancel_scope(should_stop: Callable[[], bool]):
+    """Within this block, runs consumed by this thread stop waiting (raise :class:`Cancelled`)
+    as soon as ``should_stop()`` is true; it is checked every ``POLL`` seconds while they wait."""
+    previous = getattr(_SCOPE, "check", None)
+    _SCOPE.check = should_stop
+    try:
+        yield
+    finally:
+        _SCOPE.check = previous
+
+
+def _wait(future: cf.Future):
+    """The future's result; with a cancel scope on this thread, polled so that a cancel is seen."""
+    check = getattr(_SCOPE, "check", None)
+    if check is not None:
+        while not future.done():
+            cf.wait([future], timeout=POLL)
+            if not future.done() and check():
+                raise Cancelled()
+    return future.result()
+
+
+# --- worker side ----------------------------------------------------------------------------------
+
+_ATTACHED: OrderedDict[str, np.ndarray] = OrderedDict()  # per worker process: key -> mapped array
+
+
+def _attach(path: str, key: str) -> np.ndarray:
+    """In a worker: the array shared under ``key``, mapped from ``path`` the first time only."""
+    array = _ATTACHED.get(key)
+    if array is None:
+        array = np.load(path, mmap_mode="r").view(np.ndarray)  # read-only, the file's pages shared
+        _ATTACHED[key] = array
+        while len(_ATTACHED) > WORKER_CACHE:
+            _ATTACHED.popitem(last=False)
+    else:
+        _ATTACHED.move_to_end(key)
+    return array
+
+
+class SharedArray:
+    """Stands in for a large read-only array in the arguments of a chunk: it is pickled as a file
+    name and unpickled, in a worker, as the array itself (memory-mapped once per worker)."""
+
+    __slots__ = ("key", "path", "shape")
+
+    def __init__(self, path: str, key: str, shape):
+        self.path, self.key, self.shape = path, key, shape
+
+    def __reduce__(self):
+        return _attach, (self.path, self.key)
+
+    def __repr__(self):
+        return f"SharedArray({self.key!r}, shape={self.shape})"
+
+
+def _worker_init():
+    """Workers leave Ctrl-C to their parent (which then shuts the pool down), and import what the
+    calls need before they take any: a pool counts as started (a warm-up call came back) only when
+    they are ready to compute, so runs compute in their own thread until then."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in WORKER_IMPORTS:
+        importlib.import_module(name)
+
+
+def _noop(i):
+    return i
+
+
+# --- the engine ---------------------------------------------------------------------------------
+
+
+def _succeeded(future: cf.Future) -> bool:
+    return future.done() and not future.cancelled() and future.exception() is None
+
+
+class _Pool:
+    """One generation of the worker pool: a loky executor that nothing but the engine touches.
+
+    loky's own (not joblib's reusable) executor: its workers are fresh interpreters that import
+    only what the calls need (never the caller's main script, unlike multiprocessing's spawn and
+    forkserver), and calls are pickled with cloudpickle."""
+
+    def __init__(self, size: int, generation: int):
+        from joblib.externals.loky import ProcessPoolExecutor
+
+        self.size, self.generation = size, generation
+        self.executor = ProcessPoolExecutor(size, initializer=_worker_init)
+        self.processes = self.executor._processes  # updated in place by the executor's manager thread
+        self.manager = None  # the executor's manager thread, once started (kept for the exit handler)
+        self.futures: set = set()  # calls not yet come back (cancelled when the pool is stopped)
+        self.ready = threading.Event()  # set when a call has come back: the workers have started
+        self.starting = False  # a warm-up is under way (see Engine._warm)
+
+    @property
+    def usable(self) -> bool:
+        flags = self.executor._flags
+        return flags.broken is None and not flags.shutdown
+
+    def submit(self, fn, args) -> cf.Future:
+        future = self.executor.submit(fn, *args)  # may start workers: not under the engine's lock
+        self.manager = self.manager or self.executor._executor_manager_thread
+        self.futures.add(future)
+        future.add_done_callback(self._came_back)
+        return future
+
+    def _came_back(self, future):
+        self.futures.discard(future)
+        if not future.cancelled() and future.exception() is None:
+            self.ready.set()
+
+    def alive(self) -> list:
+        return [p for p in list(self.processes.values()) if p.is_alive()]
+
+    def stop(self, kill: bool, cancel: bool = True):
+        """Stop accepting work. ``cancel`` cancels the calls not yet started (else they are
+        computed first); ``kill`` kills the workers now (interpreter exit), else they exit when done.
+
+        (Not loky's ``shutdown(kill_workers=True)``: it drops queued calls under its own manager
+        thread, which then fails with a KeyError; killed workers make the pool broken instead,
+        and its manager thread cleans up and ends.)"""
+        processes = list(self.processes.values())
+        self.manager = self.manager or self.executor._executor_manager_thread
+        if cancel:
+            for future in list(self.futures):
+                future.cancel()
+        try:
+            self.executor.shutdown(wait=False)
+        except Exception:  # noqa: BLE001 - a broken pool may refuse; its workers are gone anyway
+            pass
+        if kill:
+            for p in processes:
+                try:
+                    p.kill()
+                except (OSError, ValueError, AttributeError):
+                    pass
+
+    @property
+    def finished(self) -> bool:
+        return self.manager is None or not self.manager.is_alive()
+
+
+class Engine:
+    """Owns the process-wide worker pool (see the module's docstring). Thread-safe."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._pool: _Pool | None = None
+        self._retired: list[_Pool] = []  # stopped pools whose threads may still be running
+        self._size = 0
+        self._generation = 0
+        self._active = 0  # runs in progress
+        self._closed = False
+        self._idle_timer: threading.Timer | None = None
+        self._dirs: dict = {}  # base directory (None: the temporary one) -> our folder in it
+        self._shared: dict = {}  # key -> [SharedArray, users]
+        self._serial = 0
+        self._retry_start_at = 0.0
+
+    # -- the pool (every method below with _locked in its name is called with the lock held) --
+
+    def _pool_locked(self, workers: int = 0) -> _Pool:
+        if self._closed:
+            raise EngineClosed("the worker pool has been shut down (interpreter exit)")
+        pool = self._pool
+        if workers > self._size:  # a larger pool is needed: the current one finishes its work and goes
+            self._size = workers
+            if pool is not None:
+                self._retire_locked(pool, kill=False, cancel=False)
+                pool = None
+        if pool is not None and not pool.usable:  # broken (a worker died) or stopped
+            self._retire_locked(pool, kill=False)
+            pool = None
+        if pool is None:
+            self._generation += 1
+            pool = self._pool = _Pool(max(1, self._size), self._generation)
+        return pool
+
+    def _retire_locked(self, pool: _Pool, kill: bool, cancel: bool = True):
+        pool.stop(kill, cancel)
+        if self._pool is pool:
+            self._pool = None
+        self._retired = [p for p in self._retired if not p.finished] + [pool]
+
+    def _submit(self, fn, args) -> tuple[cf.Future, int]:
+        for attempt in range(3):
+            with self._lock:
+                pool = self._pool_locked()
+            try:
+                return pool.submit(fn, args), pool.generation
+            except (BrokenProcessPool, RuntimeError):  # broken or stopped since: the next one takes it
+                with self._lock:
+                    if attempt == 2 or self._closed:
+                        raise
+                    if self._pool is pool:
+                        self._retire_locked(pool, kill=False)
+        raise AssertionError("unreachable")
+
+    def _warm(self) -> bool:
+        """True when the pool's workers are up; if not, starts them in the background (once)."""
+        pool = self._pool
+        if pool is not None and pool.ready.is_set() and pool.usable:
+            return True
+        with self._lock:
+            if self._closed:
+                raise EngineClosed("the worker pool has been shut down (interpreter exit)")
+            if time.monotonic() < self._retry_start_at:  # workers failed to start: runs compute here
+                return False
+            pool = self._pool_locked()
+            if pool.starting:
+                return False
+            pool.starting = True
+        threading.Thread(target=self._start_workers, args=(pool,), name="dpci-engine-start", daemon=True).start()
+        return False
+
+    def _start_workers(self, pool: _Pool):
+        try:
+            cf.wait([pool.submit(_noop, (i,)) for i in range(pool.size)], timeout=START_TIMEOUT)
+        except Exception:  # noqa: BLE001 - stopped or broken meanwhile
+            pass
+        finally:
+            pool.starting = False
+        if not pool.ready.is_set() and not pool.usable and not self._closed:
+            self._retry_start_at = time.monotonic() + START_TIMEOUT  # do not retry at every chunk
+
+    def _enter(self, workers: int):
+        with self._lock:
+            self._pool_locked(workers)
+            self._active += 1
+            if self._idle_timer is not None:
+                self._idle_timer.cancel()
+                self._idle_timer = None
+
+    def _leave(self):
+        with self._lock:
+            self._active -= 1
+            self._arm_idle_locked()
+
+    def _arm_idle_locked(self):
+        if self._active or self._closed or self._pool is None:
+            return
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+        timer = self._idle_timer = threading.Timer(IDLE_SECONDS, self._idle, args=())
+        timer.daemon, timer.name = True, "dpci-engine-idle"
+        timer.start()
+
+    def _idle(self):
+        with self._lock:
+            if self._active or self._pool is None or threading.current_thread() is not self._idle_timer:
+                return
+            self._idle_timer = None
+            self._retire_locked(self._pool, kill=False)
+
+    @property
+    def generation(self) -> int:
+        """How many pools this engine has started (a new one after a worker died, or to grow)."""
+        return self._generation
+
+    def workers_running(self) -> bool:
+        """True when the pool has live worker processes."""
+        pool = self._pool
+        return pool is not None and pool.usable and bool(pool.alive())
+
+    def worker_pids(self) -> list[int]:
+        pool = self._pool
+        return [p.pid for p in pool.alive()] if pool is not None else []
+
+    def warm_up(self, workers: int, timeout: float = 120.0):
+        """Start ``workers`` worker processes now (and the pool, if none is running)."""
+        with self._lock:
+            self._pool_locked(workers)
+        futures = [self._submit(_noop, (i,))[0] for i in range(workers)]
+        cf.wait(futures, timeout=timeout)
+        with self._lock:
+            self._arm_idle_locked()
+
+    # -- large arrays ----------------------------------------------------------------------------
+
+    @contextmanager
+    def shared(self, array: np.ndarray, key: str):
+        """Within this block, a stand-in for ``array`` to put in chunk arguments (see
+        :class:`SharedArray`); a small array is passed as it is. ``key`` names the array's content:
+        runs sharing the same key share one file, deleted when the last of them leaves."""
+        if array.nbytes < SHARE_BYTES:
+            yield array
+            return
+        handle = self._acquire(array, key)
+        try:
+            yield array if handle is None else handle
+        finally:
+            if handle is not None:
+                self._release(key)
+
+    def _acquire(self, array, key):
+        with self._lock:
+            entry = self._shared.get(key)
+            if entry is not None:
+                entry[1] += 1
+                return entry[0]
+            self._serial += 1
+            name = f"{key}-{os.getpid()}-{self._serial}.npy"
+        path = self._write(array, name)  # outside the lock: tens of milliseconds for 40 MB
+        if path is None:
+            return None  # no room anywhere: the array goes with every chunk
+        with self._lock:
+            entry = self._shared.get(key)
+            if entry is not None:  # another run shared it meanwhile
+                entry[1] += 1
+                _unlink(path)
+                return entry[0]
+            handle = SharedArray(path, key, array.shape)
+            self._shared[key] = [handle, 1]
+            return handle
+
+    def _write(self, array, name):
+        for base in ("/dev/shm", None):  # memory first, then the temporary directory's disk
+            if base is not None and not os.access(base, os.W_OK):
+                continue
+            path = None
+            try:
+                with self._lock:
+                    folder = self._dirs.get(base)
+                    if folder is None or not os.path.isdir(folder):
+                        folder = self._dirs[base] = tempfile.mkdtemp(prefix="dpci-engine-", dir=base)
+                path = os.path.join(folder, name)
+                with open(path + ".part", "wb") as f:
+                    np.save(f, array, allow_pickle=False)
+                os.replace(path + ".part", path)
+                return path
+            except OSError:  # e.g. a small /dev/shm in a container
+                if path is not None:
+                    _unlink(path + ".part")
+        return None
+
+    def _release(self, key):
+        with self._lock:
+            entry = self._shared.get(key)
+            if entry is None:
+                return
+            entry[1] -= 1
+            if entry[1] > 0:
+                return
+            del self._shared[key]
+        _unlink(entry[0].path)  # workers keep their mapping; the memory goes when they drop it
+
+    # -- runs ------------------------------------------------------------------------------------
+
+    def ordered(self, fn: Callable, calls: Sequence[tuple], workers: int,
+                local: Callable[[int], object] | None = None, retries: int = RETRIES) -> Iterator:
+        """Yield ``fn(*calls[i])`` for each i in order, computed by the pool with at most
+        ``AHEAD * workers`` of them in flight.
+
+        ``local(i)``, if given, computes call i in the calling thread: the first call is computed
+        there while the pool starts on the next ones, and so is every call while the pool's workers
+        are still starting (a cold start takes a second or two), so results come at once.
+
+        Closing the generator cancels this run's pending calls only. If a worker dies, the
+        unfinished calls are resubmitted to a new pool (at most ``retries`` times per run).
+        """
+        calls = list(calls)
+        n, ahead = len(calls), max(1, AHEAD * workers)
+        pending: dict[int, tuple[cf.Future, int]] = {}
+        nxt = 0  # the first call neither submitted nor computed here
+        losses = 0
+
+        def top_up(stop):
+            nonlocal nxt
+            while nxt < min(n, stop):
+                pending[nxt] = self._submit(fn, calls[nxt])
+                nxt += 1
+
+        self._enter(workers)
+        try:
+            for i in range(n):
+                if i == nxt and local is not None:
+                    warm = self._warm()
+                    if i == 0 or not warm:
+                        nxt = i + 1
+                        if warm:
+                            top_up(i + 1 + ahead)  # the pool works on the next calls meanwhile
+                        yield local(i)
+                        continue
+                top_up(i + ahead)
+                while True:
+                    future, generation = pending[i]
+                    try:
+                        result = _wait(future)
+                        break
+                    except (BrokenProcessPool, ShutdownExecutorError, cf.CancelledError):
+                        if self._closed:
+                            raise EngineClosed("the worker pool was shut down during this run") from None
+                        losses += 1
+                        if losses > retries:
+                            raise
+                        for j, (f, g) in sorted(pending.items()):  # the lost pool's unfinished calls
+                            if g == generation and not _succeeded(f):
+                                f.cancel()
+                                pending[j] = self._submit(fn, calls[j])
+                del pending[i]
+                yield result
+        finally:
+            for future, _ in pending.values():
+                future.cancel()
+            self._leave()
+
+    # -- shutdown --------------------------------------------------------------------------------
+
+    def shutdown(self, timeout: float = EXIT_TIMEOUT, close: bool = True):
+        """Cancel pending work, kill the workers, wait up to ``timeout`` for the pool's threads and
+        delete the shared files. With ``close`` (interpreter exit), later work is refused; without,
+        the next run starts a new pool."""
+        with self._lock:
+            self._closed = self._closed or close
+            pools = self._retired + ([self._pool] if self._pool is not None else [])
+            self._pool, self._retired = None, []
+            if self._idle_timer is not None:
+                self._idle_timer.cancel()
+                self._idle_timer = None
+            for pool in pools:
+                pool.stop(kill=True)
+        deadline = time.monotonic() + timeout
+        for pool in pools:
+            if pool.manager is not None and pool.manager is not threading.current_thread():
+                pool.manager.join(max(0.0, deadline - time.monotonic()))
+        if close:
+            with self._lock:
+                folders, self._dirs = list(self._dirs.values()), {}
+                self._shared.clear()
+            for folder in folders:
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+_ENGINE: Engine | None = None
+_ENGINE_LOCK = threading.Lock()
+
+
+def get_engine() -> Engine:
+    """The process-wide engine, created on first use."""
+    global _ENGINE
+    with _ENGINE_LOCK:
+        if _ENGINE is None:
+            _ENGINE = Engine()
+        return _ENGINE
+
+
+def _forget_in_child():  # a forked child must not use (or shut down) its parent's pool
+    global _ENGINE, _ENGINE_LOCK
+    _ENGINE, _ENGINE_LOCK = None, threading.Lock()
+
+
+def _at_exit():
+    engine = _ENGINE
+    if engine is not None:
+        engine.shutdown(timeout=EXIT_TIMEOUT, close=True)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
+
+# Registered after loky's own exit handler (imported above), so it runs first (they run in reverse
+# order): the pending calls are cancelled and the workers killed before loky joins the pool's
+# thread, which would otherwise wait for every pending call (a server then ignored SIGTERM).
+if hasattr(threading, "_register_atexit"):
+    threading._register_atexit(_at_exit)
+else:  # pragma: no cover - Python < 3.9
+    import atexit
+
+    atexit.register(_at_exit)

@@ -1,0 +1,183 @@
+"""A classroom moving sliders at once, against a server of its own (so that it can be stopped).
+
+Three Chromium sessions move the Explorer's ε slider every 1.5-3.5 s for 60 s, each job cancelled
+and replaced at every move in the one shared worker pool. Afterwards every session's variability
+interval finishes, the server's log holds no exception, its threads are back to where they were,
+and SIGTERM stops it, with a bootstrap running, within 10 s, leaving no worker behind.
+Timings and counts are printed (run with -s). About 2.5 minutes.
+"""
+
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from .conftest import ARTIFACTS, ROOT, _free_port
+
+pytestmark = pytest.mark.browser
+
+EPSILONS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)  # ui.EPSILONS
+MOVES_FOR = 60.0
+FINISH_WITHIN = 60.0
+LOG = ARTIFACTS / "classroom-load-server.log"
+
+
+def _threads(pid):
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
+def _descendants(pid):
+    found, stack = [], [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                children = [int(c) for c in f.read().split()]
+        except OSError:
+            continue
+        found += children
+        stack += children
+    return found
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def own_server():
+    """(url, process) of a Streamlit server for this module alone; the test stops it itself."""
+    if not Path("/proc/self/task").exists():
+        pytest.skip("counts the server's threads in /proc")
+    port = _free_port()
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = open(LOG, "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("the Streamlit server did not start within 90 s")
+    yield url, proc
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    log.close()
+
+
+def _open(browser, url):
+    ctx = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = ctx.new_page()
+    page.set_default_timeout(90_000)
+    page.goto(url)
+    page.wait_for_selector(".js-plotly-plot")
+    slider = page.locator('[data-testid="stSlider"]', has_text="Total budget ε").get_by_role("slider")
+    slider.wait_for()
+    return ctx, page, slider
+
+
+def _done(page):
+    return page.get_by_text(re.compile(r"Variability interval \(done\)")).first
+
+
+def _metric(page):
+    return page.locator('[data-testid="stMetricValue"]').first.inner_text()
+
+
+def test_three_sessions_moving_epsilon_for_a_minute(own_server, browser):
+    url, proc = own_server
+    # One visit first, so that the worker pool (and its threads) exist in the baseline.
+    ctx, page, _ = _open(browser, url)
+    _done(page).wait_for(timeout=120_000)
+    ctx.close()
+    time.sleep(3)
+    threads0 = _threads(proc.pid)
+
+    sessions = [_open(browser, url) for _ in range(3)]
+    index = [EPSILONS.index(1.0)] * 3
+    rng = random.Random(7)
+    next_move = [time.monotonic() + rng.uniform(1.5, 3.5) for _ in sessions]
+    end, moves, peak_threads = time.monotonic() + MOVES_FOR, 0, threads0
+    while True:
+        s = min(range(3), key=next_move.__getitem__)
+        if next_move[s] >= end:
+            break
+        time.sleep(max(0.0, next_move[s] - time.monotonic()))
+        _, page, slider = sessions[s]
+        step = rng.choice((-1, 1))
+        if not 3 <= index[s] + step <= 10:  # between 0.3 and 5
+            step = -step
+        slider.focus()
+        page.keyboard.press("ArrowRight" if step > 0 else "ArrowLeft")
+        index[s] += step
+        moves += 1
+        next_move[s] = time.monotonic() + rng.uniform(1.5, 3.5)
+        peak_threads = max(peak_threads, _threads(proc.pid))
+    last_move = time.monotonic()
+
+    finished = []
+    for s, (_, page, _) in enumerate(sessions):
+        expected = f"{EPSILONS[index[s]]:.3g}"
+        remaining = max(1.0, FINISH_WITHIN - (time.monotonic() - last_move))
+        page.wait_for_function("v => document.querySelector('[data-testid=\"stMetricValue\"]').innerText === v",
+                               arg=expected, timeout=remaining * 1000)
+        _done(page).wait_for(timeout=max(1.0, FINISH_WITHIN - (time.monotonic() - last_move)) * 1000)
+        finished.append(time.monotonic() - last_move)
+        assert page.get_by_text("Variability intervals stopped").count() == 0
+        assert "Traceback" not in page.content()
+    sessions[0][1].screenshot(path=str(ARTIFACTS / "classroom-load.png"), full_page=True)
+    for ctx, _, _ in sessions:
+        ctx.close()
+
+    deadline = time.monotonic() + 30  # closed sessions' script threads end
+    while _threads(proc.pid) > threads0 + 5 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    threads1 = _threads(proc.pid)
+
+    # SIGTERM with a bootstrap running: a new session, a move, and the server is told to stop.
+    ctx, page, slider = _open(browser, url)
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.get_by_text(re.compile(r"Variability interval \(computing\)")).first.wait_for(timeout=60_000)
+    family = _descendants(proc.pid)
+    proc.send_signal(signal.SIGTERM)
+    asked = time.monotonic()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the server was still running 10 s after SIGTERM (see test-artifacts/classroom-load-server.log)")
+    stopped = time.monotonic() - asked
+    ctx.close()
+    time.sleep(1)
+    left = [pid for pid in family if _alive(pid)]
+    log = LOG.read_text()
+
+    print(f"\n{moves} slider moves in {MOVES_FOR:.0f} s by 3 sessions; variability intervals done "
+          f"{', '.join(f'{t:.1f}' for t in finished)} s after the last move; server threads {threads0} "
+          f"(peak {peak_threads}) -> {threads1} after the sessions closed; exited {stopped:.1f} s after SIGTERM "
+          f"with a bootstrap running")
+    assert not re.search(r"Traceback|KeyError|Exception", log), log[-3000:]
+    assert abs(threads1 - threads0) <= 5
+    assert left == [], f"processes left after the server exited: {left}"
