@@ -129,8 +129,9 @@ def test_bad_parameters_are_refused_clearly(frame, params, message):
 
 def test_too_small_c_names_the_smallest_valid_c(frame):
     X, y = frame
-    # n = 3000, epsilon1 = 0.65: smallest c = 0.25 / (2 * 3000 * (e^0.65 - 1)) = 4.551e-05
-    with pytest.raises(ValueError, match=r"c > .*4\.551e-05.* at least 4\.6e-05"):
+    # n = 3000, epsilon1 = 0.65: smallest c = 0.25 / (2 * 3000 * (e^0.65 - 1)) = 4.551e-05; the suggestion keeps
+    # epsilon' >= epsilon1/2: 0.25 / (2 * 3000 * (e^0.325 - 1)) = 1.085e-04, rounded up to 0.00011
+    with pytest.raises(ValueError, match=r"c > .*4\.551e-05.* at least 0\.00011"):
         PrivateLogisticRegression(c=1e-5).fit(X, y)
     PrivateLogisticRegression(c=1e-5, mechanism="output").fit(X, y)  # output perturbation has no such limit
 

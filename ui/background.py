@@ -34,9 +34,9 @@ def warm_workers():
     A first paint calls this, so the bootstrap that starts at its results fragment's next tick
     finds its workers ready: starting them (each imports numpy, scipy and dpci) took a fresh
     server's first variability interval 2.3 s after the chart, against 1.1 s with running
-    workers. joblib stops idle workers after 300 s, and cancelling a run stops them too, so this
-    is worth checking at every first paint. Running workers are left alone: a warm-up call that
-    failed while another run replaced the pool would abort, and so kill, the new pool.
+    workers. The engine (dpci.experiments.engine) stops idle workers after 300 s and replaces a
+    pool whose worker died, so this is worth checking at every first paint; cancelling a run no
+    longer stops them. Running workers are left alone.
     """
     if _WARMING.locked() or bootstrap.workers_running():
         return
