@@ -66,7 +66,7 @@ def explorer():
         key = ui.dataset_key(settings)
         release = ui.cached_release(key, settings)
         nonprivate = ui.cached_nonprivate(key, settings)
-    except Exception as err:
+    except Exception as err:  # noqa: BLE001 - shown as a message, never a traceback
         ui.explain_error(err)
         halt()
     st.session_state["last_release_seconds"] = time.perf_counter() - started

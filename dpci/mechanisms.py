@@ -9,11 +9,10 @@ kept only on the returned object for teaching and tests, never released.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-
-import warnings
 
 from .exceptions import RegularisationTooSmall, UnderCoverageWarning
 from .noise import gaussian, spherical_laplace

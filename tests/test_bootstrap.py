@@ -3,6 +3,7 @@ coverage with standard errors, Dask."""
 
 import numpy as np
 import pytest
+from conftest import logistic_labels, unit_ball_rows
 from sklearn.linear_model import LogisticRegression
 
 from dpci import LogisticLoss
@@ -15,8 +16,6 @@ from dpci.experiments.bootstrap import (
     stream_entropy,
     variability_intervals,
 )
-
-from conftest import logistic_labels, unit_ball_rows
 
 
 @pytest.fixture(scope="module")

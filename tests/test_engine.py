@@ -14,14 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import logistic_labels, unit_ball_rows
 
 from dpci import LogisticLoss
 from dpci.experiments import engine as engine_module
 from dpci.experiments.bootstrap import iter_variability, variability_intervals, warm_up_workers
 from dpci.experiments.engine import Cancelled, Engine, cancel_scope, get_engine
 from ui.jobs import JobSlot
-
-from conftest import logistic_labels, unit_ball_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="counts threads and pipes in /proc")
@@ -115,7 +114,7 @@ def test_six_users_changing_settings_all_get_their_final_results(rows):
             while time.monotonic() < churn_until:
                 setting = rng.choice(SETTINGS)
                 key = (u, tuple(sorted(setting.items())))
-                make = (lambda s=setting: iter_variability(X, y, LogisticLoss(), random_state=100 + u, **s, **kw))
+                make = (lambda s=setting, u=u: iter_variability(X, y, LogisticLoss(), random_state=100 + u, **s, **kw))  # noqa: E731
                 every_job.append(slots[u].ensure(key, make))
                 time.sleep(rng.uniform(0.2, 1.0))
             final = SETTINGS[u % len(SETTINGS)]

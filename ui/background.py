@@ -45,7 +45,7 @@ def warm_workers():
         with _WARMING:
             try:
                 bootstrap.warm_up_workers(VI_JOBS)
-            except Exception:
+            except Exception:  # noqa: BLE001 - only a head start: the bootstrap starts them itself
                 pass
 
     threading.Thread(target=warm, name="dpci-warm-workers", daemon=True).start()

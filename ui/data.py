@@ -14,8 +14,8 @@ import dpci
 from dpci import methods as registry
 from dpci.data import load_adult, make_synthetic_logistic, population_theta0
 from dpci.exceptions import DataValidationError, RegularisationTooSmall, UnderCoverageWarning
-from dpci.mechanisms import safe_c
 from dpci.experiments.sweeps import subsample
+from dpci.mechanisms import safe_c
 from dpci.presentation.tables import escape_markdown
 from ui.settings import C_VALUES, DATASETS, MODELS, Settings, _fmt_c
 from ui.upload import _upload_dataset

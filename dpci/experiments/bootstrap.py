@@ -27,17 +27,17 @@ import math
 import os
 import threading
 import time
-from functools import partial
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from .. import methods
 from ..accounting import Allocation
-from ..methods import Method
 from ..batch import batch_start
 from ..intervals import MAX_SAMPLES, MIN_SAMPLES, check_alpha, check_count, column_quantiles
+from ..methods import Method
 from ..methods.paper import solve_replicates
 from ..solver import margin_rows, minimise_erm, row_major_transpose
 from ..validation import check_signed_data
@@ -267,7 +267,7 @@ def _run_chunks_joblib(func, pop, entropy, spans, n_jobs, *extra, low_priority=F
                 yield todo[0][1], res
                 todo = todo[1:]
             return
-        except Exception as err:  # noqa: BLE001 -- only a lost pool is retried
+        except Exception as err:
             # At interpreter exit joblib shuts the pool down too: then stop, do not start a new one.
             if attempt == RETRIES or not _pool_lost(err) or not threading.main_thread().is_alive():
                 raise

@@ -62,7 +62,7 @@ def own_server():
         pytest.skip("counts the server's threads in /proc")
     port = _free_port()
     ARTIFACTS.mkdir(exist_ok=True)
-    log = open(LOG, "w")
+    log = open(LOG, "w")  # noqa: SIM115 - open for the server's whole life
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],

@@ -41,7 +41,7 @@ def report(result: ExperimentResult, settings: Settings, log=None) -> Experiment
     result.figures, result.checks = {}, []
     try:
         SPECS[result.key][2](result, settings)
-    except Exception as err:
+    except Exception as err:  # noqa: BLE001 - keep the data, report the failure
         import traceback
 
         if log is not None:
