@@ -53,8 +53,12 @@ def explorer():
         message, suggestion = problem
         st.error(message)
         if suggestion is not None:
-            st.button(f"Use the smallest safe c ({ui._fmt_c(suggestion)})", on_click=ui.set_setting,
-                      args=("c", suggestion), type="primary")
+            st.button(
+                f"Use the smallest safe c ({ui._fmt_c(suggestion)})",
+                on_click=ui.set_setting,
+                args=("c", suggestion),
+                type="primary",
+            )
         halt()
     caution = ui.c_caution(settings, len(X))
     if caution is not None:
@@ -74,24 +78,28 @@ def explorer():
     spend = release.spend
     cols = st.columns(4)
     if settings.priv == "pure":
-        cols[0].metric("ε spent", f"{spend.epsilon:.3g}", help="The privacy spent: pure ε-DP, composed over the "
-                       "three steps.")
+        cols[0].metric(
+            "ε spent", f"{spend.epsilon:.3g}", help="The privacy spent: pure ε-DP, composed over the three steps."
+        )
         cols[1].metric("As (ε, δ)-DP", f"({spend.epsilon:.3g}, 0)", help="Pure ε-DP is (ε, δ)-DP with δ = 0.")
     else:
         cols[0].metric("ρ spent", f"{spend.rho:.3g}", help="The privacy spent: ρ-zCDP, composed over the three steps.")
         approx = spend.to_approx_dp(settings.delta)
-        cols[1].metric(f"ε for δ = {settings.delta:.0e}", f"{approx.epsilon:.3g}",
-                       help="The (ε, δ)-DP this ρ-zCDP release implies (Proposition 2 of the paper); δ is set in "
-                            "the sidebar.")
+        cols[1].metric(
+            f"ε for δ = {settings.delta:.0e}",
+            f"{approx.epsilon:.3g}",
+            help="The (ε, δ)-DP this ρ-zCDP release implies (Proposition 2 of the paper); δ is set in the sidebar.",
+        )
     cols[2].metric("Rows n", f"{len(X):,}")
     cols[3].metric("Coefficients", f"{X.shape[1]}", help="d features plus the constant.")
     bound = ui.c_bound(settings, len(X))
     if bound is not None:
-        st.caption(f"Objective perturbation needs c > {bound:.3g} here (Algorithm 1, for n = {len(X):,} and this "
-                   f"budget); c = {ui._fmt_c(settings.c)} is valid.")
+        st.caption(
+            f"Objective perturbation needs c > {bound:.3g} here (Algorithm 1, for n = {len(X):,} and this "
+            f"budget); c = {ui._fmt_c(settings.c)} is valid."
+        )
 
     previous = ui.existing_variability_job(settings)
-
 
     @st.fragment(run_every=ui.poll_interval(previous, first=previous is None, first_paint=first_paint))
     def results():
@@ -111,25 +119,33 @@ def explorer():
         vi = ui.shown_variability(state, settings.alpha)
         table = interval_table(names, release, nonprivate, vi, truth, settings.alpha)
         title = f"{100 * settings.level:g}% intervals: {settings.mechanism.lower()}, {settings.privacy}"
-        st.plotly_chart(forest_plot(table, title=title, level=settings.level), width="stretch",
-                        key="forest", config={"displaylogo": False})
+        st.plotly_chart(
+            forest_plot(table, title=title, level=settings.level),
+            width="stretch",
+            key="forest",
+            config={"displaylogo": False},
+        )
         if job.error:
             st.warning(f"Variability intervals stopped: {ui.escape_markdown(job.error)}")
         elif state is None:
             st.progress(0.0, text="Variability interval: starting the bootstrap…")
         else:
             label = "done" if state.finished else "computing"
-            st.progress(state.done / state.total,
-                        text=f"Variability interval ({label}): {state.done:,} / {state.total:,} bootstrap replicates, "
-                             f"{job.elapsed:.1f} s")
+            st.progress(
+                state.done / state.total,
+                text=f"Variability interval ({label}): {state.done:,} / {state.total:,} bootstrap replicates, "
+                f"{job.elapsed:.1f} s",
+            )
             narrower = narrower_than_variability(table) if state.finished else []
             if narrower:
-                st.info(f"The private interval is narrower than the variability interval for {len(narrower)} of "
-                        f"{len(table)} coefficients ({ui.escape_markdown(', '.join(narrower[:4]))}{', …' if len(narrower) > 4 else ''}). "
-                        "It should be wider: here it seems to claim less uncertainty than the private estimate has, "
-                        "which suggests it misses the truth more often than its level says. This happens with few "
-                        "rows or a small budget, when the noisy Hessian and covariance are poor; the *Coverage and "
-                        "sample size* page measures it.")
+                st.info(
+                    f"The private interval is narrower than the variability interval for {len(narrower)} of "
+                    f"{len(table)} coefficients ({ui.escape_markdown(', '.join(narrower[:4]))}{', …' if len(narrower) > 4 else ''}). "
+                    "It should be wider: here it seems to claim less uncertainty than the private estimate has, "
+                    "which suggests it misses the truth more often than its level says. This happens with few "
+                    "rows or a small budget, when the noisy Hessian and covariance are poor; the *Coverage and "
+                    "sample size* page measures it."
+                )
         numbers = st.expander("The numbers", key="explorer_numbers", on_change="rerun")
         if numbers.open:  # drawn only when opened: an interactive grid is slow to load in the browser
             shown = table.set_index("feature").rename(columns=lambda c: c.replace("_", " "))
@@ -137,7 +153,6 @@ def explorer():
         if job.done and st.session_state.get("_vi_done_drawn") != job.key:
             st.session_state["_vi_done_drawn"] = job.key
             st.rerun()  # one full rerun so the fragment stops polling
-
 
     results()
     ui.chart_sent()
@@ -148,23 +163,32 @@ def explorer():
     steps = {"coefficients": "φ1: coefficients", "hessian": "φ2: Hessian", "covariance": "φ3: covariance"}
     ledger = spend.to_frame().replace({"step": steps}).set_index("step")
     unit, symbol = ("epsilon", "ε") if settings.priv == "pure" else ("rho", "ρ")
-    st.markdown(markdown_table(ledger[["share", unit]].rename(columns={"share": "share of the budget",
-                                                                       unit: f"{symbol} spent"})))
+    st.markdown(
+        markdown_table(
+            ledger[["share", unit]].rename(columns={"share": "share of the budget", unit: f"{symbol} spent"})
+        )
+    )
     if settings.priv == "zcdp" and spend.steps[0].epsilon is not None:
-        st.caption(f"Objective perturbation is a pure-DP mechanism: φ1 runs it at ε = {spend.steps[0].epsilon:.4g}, "
-                   f"which costs ρ = ε²/2 = {spend.steps[0].rho:.4g} (Proposition 1, Theorem 2).")
-    st.caption(f"Private release computed in {1000 * st.session_state['last_release_seconds']:.0f} ms. "
-               "Share this exact configuration by copying the page address.")
+        st.caption(
+            f"Objective perturbation is a pure-DP mechanism: φ1 runs it at ε = {spend.steps[0].epsilon:.4g}, "
+            f"which costs ρ = ε²/2 = {spend.steps[0].rho:.4g} (Proposition 1, Theorem 2)."
+        )
+    st.caption(
+        f"Private release computed in {1000 * st.session_state['last_release_seconds']:.0f} ms. "
+        "Share this exact configuration by copying the page address."
+    )
     ui.settings_file_panel(settings)
 
 
 EXPLORER = st.Page(explorer, title="Explorer", icon=":material/search:", url_path="explorer", default=True)
 st.session_state["explorer_page"] = EXPLORER  # lets other pages send the user back here
-st.navigation([
-    EXPLORER,
-    st.Page("pages/1_Budget_allocation.py", title="Budget allocation", icon=":material/balance:"),
-    st.Page("pages/2_Coverage_and_sample_size.py", title="Coverage and sample size", icon=":material/grid_on:"),
-    st.Page("pages/3_Compare_methods.py", title="Compare methods", icon=":material/compare_arrows:"),
-    st.Page("pages/4_How_it_works.py", title="How it works", icon=":material/school:"),
-    st.Page("pages/5_Present.py", title="Present", icon=":material/slideshow:"),
-]).run()
+st.navigation(
+    [
+        EXPLORER,
+        st.Page("pages/1_Budget_allocation.py", title="Budget allocation", icon=":material/balance:"),
+        st.Page("pages/2_Coverage_and_sample_size.py", title="Coverage and sample size", icon=":material/grid_on:"),
+        st.Page("pages/3_Compare_methods.py", title="Compare methods", icon=":material/compare_arrows:"),
+        st.Page("pages/4_How_it_works.py", title="How it works", icon=":material/school:"),
+        st.Page("pages/5_Present.py", title="Present", icon=":material/slideshow:"),
+    ]
+).run()

@@ -33,12 +33,21 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 # null while Plotly redraws the chart from scratch (it can for a few milliseconds)
 CHART_X = "() => { const p = document.querySelector('.js-plotly-plot'); return p && p.data ? p.data[0].x : null; }"
-VI_DRAWN = ("() => { const p = document.querySelector('.js-plotly-plot'); return !!p && "
-            "p.data.some(t => (t.name || '').startsWith('variability')); }")
+VI_DRAWN = (
+    "() => { const p = document.querySelector('.js-plotly-plot'); return !!p && "
+    "p.data.some(t => (t.name || '').startsWith('variability')); }"
+)
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 TARGETS = {"first chart": 3.0, "first variability interval, after the chart": 2.0, "slider to redraw": 0.5}
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def free_port():
@@ -48,9 +57,24 @@ def free_port():
 
 
 def serve(script, port):
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
-                             "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            script,
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     for _ in range(120):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
@@ -96,8 +120,11 @@ def slider_lags(page):
             if time.perf_counter() - start > 60:
                 raise RuntimeError(f"the metric shows {metric.inner_text()!r}, expected {value!r}")
             page.wait_for_timeout(20)
-        page.wait_for_function(f"before => {{ const x = ({CHART_X})(); "
-                               f"return x !== null && JSON.stringify(x) !== JSON.stringify(before); }}", arg=before)
+        page.wait_for_function(
+            f"before => {{ const x = ({CHART_X})(); "
+            f"return x !== null && JSON.stringify(x) !== JSON.stringify(before); }}",
+            arg=before,
+        )
         lags.append(time.perf_counter() - start)
     return lags
 
@@ -135,27 +162,38 @@ def main(visits=4):
     cold, warm = visits_times[0], visits_times[1:]
     med = {k: statistics.median(t[k] for t in warm) for k in warm[0]}
     ref_med = statistics.median(ref_times[1:])
-    print(f"reference page, first chart: first visit {ref_times[0]:.2f} s, then median {ref_med:.2f} s "
-          f"({', '.join(f'{t:.2f}' for t in ref_times[1:])})")
-    print(f"reference page without its chart, metric drawn: median {statistics.median(bare_times[1:]):.2f} s "
-          f"({', '.join(f'{t:.2f}' for t in bare_times[1:])}): Streamlit's own share")
-    print(f"app, fresh server's first visit: chart {cold['chart']:.2f} s, settings {cold['settings']:.2f} s, "
-          f"first variability interval {cold['variability']:.2f} s "
-          f"({cold['variability'] - cold['chart']:.2f} s after the chart; one-time: imports, data loading, workers)")
+    print(
+        f"reference page, first chart: first visit {ref_times[0]:.2f} s, then median {ref_med:.2f} s "
+        f"({', '.join(f'{t:.2f}' for t in ref_times[1:])})"
+    )
+    print(
+        f"reference page without its chart, metric drawn: median {statistics.median(bare_times[1:]):.2f} s "
+        f"({', '.join(f'{t:.2f}' for t in bare_times[1:])}): Streamlit's own share"
+    )
+    print(
+        f"app, fresh server's first visit: chart {cold['chart']:.2f} s, settings {cold['settings']:.2f} s, "
+        f"first variability interval {cold['variability']:.2f} s "
+        f"({cold['variability'] - cold['chart']:.2f} s after the chart; one-time: imports, data loading, workers)"
+    )
     for t in warm:
-        print(f"app visit: chart {t['chart']:.2f} s, settings {t['settings']:.2f} s, "
-              f"first variability interval {t['variability']:.2f} s")
-    print(f"app, median of {len(warm)} visits: chart {med['chart']:.2f} s ({med['chart'] / ref_med:.2f} x the "
-          f"reference), settings {med['settings']:.2f} s, first variability interval "
-          f"{med['variability'] - med['chart']:.2f} s after the chart")
+        print(
+            f"app visit: chart {t['chart']:.2f} s, settings {t['settings']:.2f} s, "
+            f"first variability interval {t['variability']:.2f} s"
+        )
+    print(
+        f"app, median of {len(warm)} visits: chart {med['chart']:.2f} s ({med['chart'] / ref_med:.2f} x the "
+        f"reference), settings {med['settings']:.2f} s, first variability interval "
+        f"{med['variability'] - med['chart']:.2f} s after the chart"
+    )
     print(f"slider key press to redrawn private intervals: {', '.join(f'{v:.2f}' for v in lags)} s")
-    measured = {"first chart": max(t["chart"] for t in warm),
-                "first variability interval, after the chart": max(t["variability"] - t["chart"] for t in warm),
-                "slider to redraw": statistics.median(lags)}
+    measured = {
+        "first chart": max(t["chart"] for t in warm),
+        "first variability interval, after the chart": max(t["variability"] - t["chart"] for t in warm),
+        "slider to redraw": statistics.median(lags),
+    }
     for name, target in TARGETS.items():
         verdict = "meets" if measured[name] <= target else "MISSES"
-        print(f"target {name} <= {target:g} s (worst visit; median for the slider): {measured[name]:.2f} s, "
-              f"{verdict}")
+        print(f"target {name} <= {target:g} s (worst visit; median for the slider): {measured[name]:.2f} s, {verdict}")
 
 
 if __name__ == "__main__":

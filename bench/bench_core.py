@@ -26,10 +26,18 @@ from dpci.data import load_adult, load_kddcup
 
 METHODS = [("objective", "pure", 1.0), ("output", "pure", 1.0), ("objective", "zcdp", 0.5), ("output", "zcdp", 0.5)]
 PAPER_TABLE3 = {  # seconds, Section 7.8 (laptop, Python, L-BFGS)
-    "adult": {("objective", "pure"): (0.68, 3.03), ("output", "pure"): (0.72, 2.77),
-              ("objective", "zcdp"): (0.72, 3.26), ("output", "zcdp"): (0.45, 2.89)},
-    "kddcup": {("objective", "pure"): (7.68, 38.03), ("output", "pure"): (7.39, 39.94),
-               ("objective", "zcdp"): (6.83, 35.31), ("output", "zcdp"): (6.60, 34.48)},
+    "adult": {
+        ("objective", "pure"): (0.68, 3.03),
+        ("output", "pure"): (0.72, 2.77),
+        ("objective", "zcdp"): (0.72, 3.26),
+        ("output", "zcdp"): (0.45, 2.89),
+    },
+    "kddcup": {
+        ("objective", "pure"): (7.68, 38.03),
+        ("output", "pure"): (7.39, 39.94),
+        ("objective", "zcdp"): (6.83, 35.31),
+        ("output", "zcdp"): (6.60, 34.48),
+    },
 }
 
 
@@ -53,8 +61,9 @@ def bench(name, X, y, c, repeats):
         for mechanism, privacy, budget in METHODS:
             rng = np.random.default_rng(0)
             t = median_time(
-                lambda loss=loss, mechanism=mechanism, privacy=privacy, budget=budget, rng=rng:
-                private_confidence_intervals(X, y, loss, mechanism, privacy, budget, c=c, random_state=rng),
+                lambda loss=loss, mechanism=mechanism, privacy=privacy, budget=budget, rng=rng: (
+                    private_confidence_intervals(X, y, loss, mechanism, privacy, budget, c=c, random_state=rng)
+                ),
                 repeats,
             )
             paper = PAPER_TABLE3[name][(mechanism, privacy)][0 if loss.name == "logistic" else 1]

@@ -99,18 +99,24 @@ def main():
         X, y, name = ds.X, ds.y, "adult"
     loss = get_loss(args.loss)
     ref = reference_time(X, y, c)
-    print(f"{name}: n = {len(X)}, d = {X.shape[1]} (with constant), loss = {loss.name}, jobs = {args.jobs}"
-          + (" (workers started before timing)" if args.warm and args.jobs != 1 else ""))
+    print(
+        f"{name}: n = {len(X)}, d = {X.shape[1]} (with constant), loss = {loss.name}, jobs = {args.jobs}"
+        + (" (workers started before timing)" if args.warm and args.jobs != 1 else "")
+    )
     print(f"reference: one scikit-learn LogisticRegression fit: {ref * 1e3:.1f} ms")
     kw = dict(mechanism=args.mechanism, privacy="pure", budget=1.0, c=c, random_state=0, n_jobs=args.jobs)
     total, first, gap, _ = timed_progress(iter_variability(X, y, loss, n_replicates=args.vi, **kw), 200)
-    print(f"{args.vi} variability replicates: {total:.2f} s = {total / ref:.0f}x reference "
-          f"({total / args.vi * 1e3:.2f} ms each); first 200 after {first:.3f} s = {first / ref:.1f}x; "
-          f"longest gap between updates {gap:.3f} s")
+    print(
+        f"{args.vi} variability replicates: {total:.2f} s = {total / ref:.0f}x reference "
+        f"({total / args.vi * 1e3:.2f} ms each); first 200 after {first:.3f} s = {first / ref:.1f}x; "
+        f"longest gap between updates {gap:.3f} s"
+    )
     if args.k:
         total, first, gap, p = timed_progress(iter_coverage(X, y, loss, n_replicates=args.k, **kw), 50)
-        print(f"{args.k} coverage repetitions (m = 10,000): {total:.2f} s = {total / ref:.0f}x reference; "
-              f"longest gap {gap:.3f} s; coverage {p.overall_coverage[0]:.3f} +/- {p.overall_coverage[1]:.3f}")
+        print(
+            f"{args.k} coverage repetitions (m = 10,000): {total:.2f} s = {total / ref:.0f}x reference; "
+            f"longest gap {gap:.3f} s; coverage {p.overall_coverage[0]:.3f} +/- {p.overall_coverage[1]:.3f}"
+        )
     print(f"peak resident memory, main process and workers together: {memory.stop():.0f} MB")
 
 

@@ -46,8 +46,10 @@ def check_budget(budget, privacy="pure") -> float:
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"budget ({symbol}) must be a positive, finite number, got {budget!r}.")
     if value < MIN_BUDGET:
-        raise ValueError(f"budget ({symbol}) = {value:.3g} is below {MIN_BUDGET:g}: the noise would be so large that "
-                         "the intervals are infinite in floating point. Use a larger budget.")
+        raise ValueError(
+            f"budget ({symbol}) = {value:.3g} is below {MIN_BUDGET:g}: the noise would be so large that "
+            "the intervals are infinite in floating point. Use a larger budget."
+        )
     return value
 
 

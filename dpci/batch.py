@@ -62,8 +62,7 @@ def replicate_hessians(start: BatchStart, weights, c, n, d, curvature=None) -> n
     return hess
 
 
-def minimise_erm_batch(A, loss, c, weights=None, linear=None, start: BatchStart | None = None, tol=1e-10,
-                       max_iter=40):
+def minimise_erm_batch(A, loss, c, weights=None, linear=None, start: BatchStart | None = None, tol=1e-10, max_iter=40):
     """Exact minimisers of J_b for every row of ``weights`` (B, n) and ``linear`` (B, d).
 
     Parameters
@@ -114,8 +113,15 @@ def minimise_erm_batch(A, loss, c, weights=None, linear=None, start: BatchStart 
         stalled.extend(active[stuck].tolist())
         keep = ~done & ~stuck
         if not keep.all():
-            active, th, grad, norm, prev, L, Hi = (active[keep], th[keep], grad[keep], norm[keep], prev[keep],
-                                                  L[keep], Hi[keep])
+            active, th, grad, norm, prev, L, Hi = (
+                active[keep],
+                th[keep],
+                grad[keep],
+                norm[keep],
+                prev[keep],
+                L[keep],
+                Hi[keep],
+            )
             W = None if W is None else W[keep]
             if not len(active):
                 break

@@ -81,10 +81,13 @@ def check_count(name, value, least, most=None, hint="") -> int:
     import numbers
 
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least:
-        raise ValueError(f"{name} must be an integer of at least {least:,}{f' ({hint})' if hint else ''}, got {value!r}.")
+        raise ValueError(
+            f"{name} must be an integer of at least {least:,}{f' ({hint})' if hint else ''}, got {value!r}."
+        )
     if most is not None and value > most:
-        raise ValueError(f"{name} = {value:,} is more than {most:,}, which would not fit in memory"
-                         f"{f' ({hint})' if hint else ''}.")
+        raise ValueError(
+            f"{name} = {value:,} is more than {most:,}, which would not fit in memory{f' ({hint})' if hint else ''}."
+        )
     return int(value)
 
 

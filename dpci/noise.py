@@ -18,8 +18,9 @@ def check_random_state(random_state) -> np.random.Generator:
     """Turn None, an int or a Generator into a ``numpy.random.Generator``."""
     if isinstance(random_state, (numbers.Integral, np.integer)) and not isinstance(random_state, bool):
         if random_state < 0:
-            raise ValueError(f"random_state must be None, a non-negative int or a numpy.random.Generator, "
-                             f"got {random_state!r}.")
+            raise ValueError(
+                f"random_state must be None, a non-negative int or a numpy.random.Generator, got {random_state!r}."
+            )
         return np.random.default_rng(int(random_state))
     if random_state is None:
         return np.random.default_rng()

@@ -28,8 +28,13 @@ from .noise import check_random_state
 from .solver import margin_rows, minimise_erm
 from .validation import check_signed_data
 
-__all__ = ["NonPrivateFit", "PrivateRelease", "intervals_at", "nonprivate_confidence_intervals",
-           "private_confidence_intervals"]
+__all__ = [
+    "NonPrivateFit",
+    "PrivateRelease",
+    "intervals_at",
+    "nonprivate_confidence_intervals",
+    "private_confidence_intervals",
+]
 
 
 def private_confidence_intervals(
@@ -71,8 +76,9 @@ def _release(X, y, loss, mechanism, privacy, budget, split, c, alpha, n_samples,
 def intervals_at(A, loss, theta, c, alloc, coef_noise, alpha, n_samples, rng, weights=None, closed_form=True):
     """The interval of a paper method once its coefficients theta~ are released (Algorithms 3 and 5;
     :meth:`dpci.methods.PaperMethod.interval_at`)."""
-    return methods.get(alloc.mechanism).interval_at(A, loss, theta, c, alloc, coef_noise, alpha, n_samples, rng,
-                                                    weights, closed_form)
+    return methods.get(alloc.mechanism).interval_at(
+        A, loss, theta, c, alloc, coef_noise, alpha, n_samples, rng, weights, closed_form
+    )
 
 
 @dataclass(frozen=True)

@@ -37,8 +37,19 @@ class Walkthrough:
     sensitivities: tuple[float, float]
 
 
-def walkthrough(X, y, loss, mechanism="objective", privacy="pure", budget=1.0, split=None, c=1e-3, alpha=0.05,
-                n_samples=10_000, random_state=None) -> Walkthrough:
+def walkthrough(
+    X,
+    y,
+    loss,
+    mechanism="objective",
+    privacy="pure",
+    budget=1.0,
+    split=None,
+    c=1e-3,
+    alpha=0.05,
+    n_samples=10_000,
+    random_state=None,
+) -> Walkthrough:
     """Every step of one release of a paper method (:class:`dpci.methods.PaperMethod`), with the same
     draws as ``private_confidence_intervals``."""
     method = methods.get(mechanism)
@@ -61,5 +72,19 @@ def walkthrough(X, y, loss, mechanism="objective", privacy="pure", budget=1.0, s
     release = method.interval_at(A, loss, theta, c, alloc, fit.noise_law, alpha, n_samples, rng, closed_form=False)
     assert release.hessian is not None and release.covariance is not None and release.offsets is not None
     np.testing.assert_allclose(floor_eigenvalues(H_noisy, c), release.hessian)  # same draws as the release
-    return Walkthrough(theta_hat, theta, fit.noise, fit.noise_law, H, H_noisy, release.hessian, S, S_noisy,
-                       release.covariance, release.offsets, quantile_interval(theta, release.offsets, alpha), c, sens)
+    return Walkthrough(
+        theta_hat,
+        theta,
+        fit.noise,
+        fit.noise_law,
+        H,
+        H_noisy,
+        release.hessian,
+        S,
+        S_noisy,
+        release.covariance,
+        release.offsets,
+        quantile_interval(theta, release.offsets, alpha),
+        c,
+        sens,
+    )

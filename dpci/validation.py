@@ -23,8 +23,9 @@ def check_features(X, n_features=None):
             raise DataValidationError(f"X has duplicate column names {repeated[:5]}; give every feature its own name.")
         if X.isna().to_numpy().any():
             raise DataValidationError("X contains missing values (NaN or pandas NA); drop or impute them first.")
-    if np.iscomplexobj(X) or (hasattr(X, "dtypes") and any(np.issubdtype(t, np.complexfloating)
-                                                          for t in X.dtypes if isinstance(t, np.dtype))):
+    if np.iscomplexobj(X) or (
+        hasattr(X, "dtypes") and any(np.issubdtype(t, np.complexfloating) for t in X.dtypes if isinstance(t, np.dtype))
+    ):
         raise DataValidationError("X holds complex numbers; dpci needs real features.")
     try:
         arr = np.asarray(X, dtype=float)
@@ -106,7 +107,7 @@ def check_signs(y, n_rows):
     if bad.size:
         raise DataValidationError(
             f"y must hold exactly the values -1 and +1 (this low-level function takes coded labels), but "
-            f"y[{bad[0]}] = {y[bad[0]:bad[0] + 1].tolist()[0]!r} ({bad.size} of {n_rows} labels are neither). "
+            f"y[{bad[0]}] = {y[bad[0] : bad[0] + 1].tolist()[0]!r} ({bad.size} of {n_rows} labels are neither). "
             "dpci.PrivateLogisticRegression and dpci.PrivateHuberSVM accept any two labels and code them for you."
         )
     return signs

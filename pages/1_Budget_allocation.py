@@ -16,13 +16,21 @@ settings = ui.page(
     "confidence level.",
 )
 c1, c2, c3 = st.columns(3)
-vary = ui.kept_widget(c1.radio, "What to vary", ["φ1 (coefficients)", "φ2 (share of the rest for the Hessian)"],
-                      "split_vary")
-k = ui.kept_widget(c2.select_slider, "Repetitions per split", [50, 100, 200, 500, 1000], "split_k", default=100,
-                   help="More repetitions give smaller error bars (the paper uses 100,000; we recommend ≥ 1,000 "
-                        "for a decision) but take longer.")
-m = ui.kept_widget(c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "split_m",
-                   default=1000)
+vary = ui.kept_widget(
+    c1.radio, "What to vary", ["φ1 (coefficients)", "φ2 (share of the rest for the Hessian)"], "split_vary"
+)
+k = ui.kept_widget(
+    c2.select_slider,
+    "Repetitions per split",
+    [50, 100, 200, 500, 1000],
+    "split_k",
+    default=100,
+    help="More repetitions give smaller error bars (the paper uses 100,000; we recommend ≥ 1,000 "
+    "for a decision) but take longer.",
+)
+m = ui.kept_widget(
+    c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "split_m", default=1000
+)
 which = "phi1" if vary.startswith("φ1") else "phi2"
 try:
     X, y, names, _ = ui.load_data(settings)
@@ -33,13 +41,43 @@ problem = ui.c_problem(settings, len(X))
 if problem is not None:
     st.error(problem[0])
     st.stop()
-key = (ui.dataset_key(settings), settings.model, settings.h, settings.mech, settings.priv, settings.budget,
-       settings.c, settings.level, settings.seed, which, k, m, settings.phi1 if which == "phi2" else None)
-job = ui.sweep_job("split", key, lambda: iter_split_sweep(
-    X, y, settings.loss, settings.mech, settings.priv, settings.budget, vary=which,
-    phi1=settings.phi1 if which == "phi2" else None, feature_names=names, c=settings.c, alpha=settings.alpha,
-    n_samples=m, n_replicates=k, random_state=settings.seed), "Run the sweep",
-    "Choose what to vary and press **Run the sweep**. The sweep uses the data and settings of the sidebar.")
+key = (
+    ui.dataset_key(settings),
+    settings.model,
+    settings.h,
+    settings.mech,
+    settings.priv,
+    settings.budget,
+    settings.c,
+    settings.level,
+    settings.seed,
+    which,
+    k,
+    m,
+    settings.phi1 if which == "phi2" else None,
+)
+job = ui.sweep_job(
+    "split",
+    key,
+    lambda: iter_split_sweep(
+        X,
+        y,
+        settings.loss,
+        settings.mech,
+        settings.priv,
+        settings.budget,
+        vary=which,
+        phi1=settings.phi1 if which == "phi2" else None,
+        feature_names=names,
+        c=settings.c,
+        alpha=settings.alpha,
+        n_samples=m,
+        n_replicates=k,
+        random_state=settings.seed,
+    ),
+    "Run the sweep",
+    "Choose what to vary and press **Run the sweep**. The sweep uses the data and settings of the sidebar.",
+)
 
 
 @st.fragment(run_every=ui.poll_interval(job))
@@ -51,13 +89,18 @@ def results():
     frame = state.frame
     rec = recommend_split(frame, settings.alpha)
     x_title = "φ1 share" if which == "phi1" else "φ2's share of what φ1 leaves"
-    st.plotly_chart(coverage_length_plot(frame, x, settings.alpha, recommended=rec[x] if state.finished else None,
-                                         x_title=x_title), width="stretch", key="split_plot")
+    st.plotly_chart(
+        coverage_length_plot(frame, x, settings.alpha, recommended=rec[x] if state.finished else None, x_title=x_title),
+        width="stretch",
+        key="split_plot",
+    )
     if state.finished:
         verdict = "" if rec["meets_coverage"] else " (no split reached the confidence level: this is the best coverage)"
-        st.markdown(f"**Recommended split:** φ1 = {rec['phi1']:.3f}, φ2 = {rec['phi2']:.3f}, φ3 = {rec['phi3']:.3f}: "
-                    f"coverage {rec['coverage']:.3f} ± {1.96 * rec['coverage_se']:.3f}, mean length "
-                    f"{rec['length']:.4g}{verdict}.")
+        st.markdown(
+            f"**Recommended split:** φ1 = {rec['phi1']:.3f}, φ2 = {rec['phi2']:.3f}, φ3 = {rec['phi3']:.3f}: "
+            f"coverage {rec['coverage']:.3f} ± {1.96 * rec['coverage_se']:.3f}, mean length "
+            f"{rec['length']:.4g}{verdict}."
+        )
         if st.button("Use this split in the Explorer", type="primary"):
             ui.set_setting("phi1", round(float(rec["phi1"]), 2))
             ui.set_setting("phi2_rest", round(float(rec["phi2_share"]) * 40) / 40)

@@ -1,5 +1,7 @@
 """Coverage and sample size: how many rows do private intervals need?"""
 
+from functools import partial
+
 import streamlit as st
 
 import ui
@@ -19,41 +21,100 @@ settings = ui.page(
 VIEWS = ["Heatmap: n × d", "Heatmap: n × budget", "Private vs non-private sample size"]
 view = ui.kept_widget(st.radio, "View", VIEWS, "grid_view", horizontal=True)
 # a row of its own: four method names need the width
-methods = ui.kept_widget(st.multiselect, "Methods", list(registry.pairs()), "grid_methods",
-                         default=list(registry.PAPER_PAIRS), format_func=lambda m: short_method_label(*m))
+methods = ui.kept_widget(
+    st.multiselect,
+    "Methods",
+    list(registry.pairs()),
+    "grid_methods",
+    default=list(registry.PAPER_PAIRS),
+    format_func=lambda m: short_method_label(*m),
+)
 c2, c3 = st.columns(2)
 k = ui.kept_widget(c2.select_slider, "Repetitions per cell", [20, 50, 100, 200, 500, 1000], "grid_k", default=50)
-m = ui.kept_widget(c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "grid_m",
-                   default=1000)
+m = ui.kept_widget(
+    c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "grid_m", default=1000
+)
 common = dict(c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, random_state=settings.seed)
 load = ui.loader(settings)
 epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
 if view.startswith("Heatmap"):
-    ns = ui.kept_widget(st.multiselect, "Rows n", [500, 1000, 2000, 4500, 8000, 15000, 30000], "grid_ns",
-                        default=[1000, 2000, 4500, 8000])
+    ns = ui.kept_widget(
+        st.multiselect,
+        "Rows n",
+        [500, 1000, 2000, 4500, 8000, 15000, 30000],
+        "grid_ns",
+        default=[1000, 2000, 4500, 8000],
+    )
     if view.endswith("d"):
         axis = ui.kept_widget(st.multiselect, "Features d", [1, 2, 3, 5, 10], "grid_ds", default=[1, 2, 5, 10])
         grid = dict(ds=axis, epsilon=epsilon)
     else:
-        axis = ui.kept_widget(st.multiselect, "Budget ε", [0.2, 0.5, 1.0, 2.0, 4.0], "grid_epsilons",
-                              default=[0.5, 1.0, 2.0])
+        axis = ui.kept_widget(
+            st.multiselect, "Budget ε", [0.2, 0.5, 1.0, 2.0, 4.0], "grid_epsilons", default=[0.5, 1.0, 2.0]
+        )
         grid = dict(epsilons=axis, d=settings.d)
-    key = ("grid", ui.dataset_key(settings), view, tuple(ns), tuple(axis), tuple(methods), k, m, settings.c,
-           settings.level, settings.seed, settings.model, settings.h, grid.get("epsilon"), grid.get("d"))
-    make = lambda: iter_grid_sweep(load, settings.loss, ns=sorted(ns), methods=methods, **grid, **common)  # noqa: E731
+    key = (
+        "grid",
+        ui.dataset_key(settings),
+        view,
+        tuple(ns),
+        tuple(axis),
+        tuple(methods),
+        k,
+        m,
+        settings.c,
+        settings.level,
+        settings.seed,
+        settings.model,
+        settings.h,
+        grid.get("epsilon"),
+        grid.get("d"),
+    )
+    make = partial(iter_grid_sweep, load, settings.loss, ns=sorted(ns), methods=methods, **grid, **common)
     ready = bool(ns and axis and methods)
 else:
-    targets = ui.kept_widget(st.multiselect, "Non-private n'", [1000, 2500, 5000, 7500, 10000], "size_targets",
-                             default=[1000, 2500, 5000])
-    step = ui.kept_widget(st.select_slider, "Private n grows in steps of", [500, 1000, 2500, 5000], "size_step",
-                          default=2500)
-    key = ("size", ui.dataset_key(settings), tuple(targets), step, tuple(methods), k, m, settings.c, settings.level,
-           settings.seed, settings.model, settings.h, settings.d, epsilon)
-    make = lambda: iter_sample_size_match(load, settings.loss, sorted(targets), d=settings.d,  # noqa: E731
-                                          epsilon=epsilon, methods=methods, step=step, **common)
+    targets = ui.kept_widget(
+        st.multiselect, "Non-private n'", [1000, 2500, 5000, 7500, 10000], "size_targets", default=[1000, 2500, 5000]
+    )
+    step = ui.kept_widget(
+        st.select_slider, "Private n grows in steps of", [500, 1000, 2500, 5000], "size_step", default=2500
+    )
+    key = (
+        "size",
+        ui.dataset_key(settings),
+        tuple(targets),
+        step,
+        tuple(methods),
+        k,
+        m,
+        settings.c,
+        settings.level,
+        settings.seed,
+        settings.model,
+        settings.h,
+        settings.d,
+        epsilon,
+    )
+    make = partial(
+        iter_sample_size_match,
+        load,
+        settings.loss,
+        sorted(targets),
+        d=settings.d,
+        epsilon=epsilon,
+        methods=methods,
+        step=step,
+        **common,
+    )
     ready = bool(targets and methods)
-job = ui.sweep_job("grid", key, make, "Run", "Pick the grid and press **Run**. Small grids and 50 repetitions take "
-                   "a minute; the paper uses 1,000.", disabled=not ready)
+job = ui.sweep_job(
+    "grid",
+    key,
+    make,
+    "Run",
+    "Pick the grid and press **Run**. Small grids and 50 repetitions take a minute; the paper uses 1,000.",
+    disabled=not ready,
+)
 
 
 @st.fragment(run_every=ui.poll_interval(job))
@@ -64,10 +125,12 @@ def results():
     frame, heatmap = state.frame, view.startswith("Heatmap")
     if heatmap:
         x = "d" if view.endswith("d") else "epsilon"
-        st.plotly_chart(heatmap_grid(frame, x, "coverage", title="Coverage (share of intervals holding θ₀)",
-                                     zmin=0.8, zmax=1.0), width="stretch", key="cov_map")
-        st.plotly_chart(heatmap_grid(frame, x, "length", title="Mean interval length"), width="stretch",
-                        key="len_map")
+        st.plotly_chart(
+            heatmap_grid(frame, x, "coverage", title="Coverage (share of intervals holding θ₀)", zmin=0.8, zmax=1.0),
+            width="stretch",
+            key="cov_map",
+        )
+        st.plotly_chart(heatmap_grid(frame, x, "length", title="Mean interval length"), width="stretch", key="len_map")
     else:
         st.plotly_chart(sample_size_plot(frame), width="stretch", key="size_plot")
     with st.expander("All numbers"):

@@ -6,7 +6,8 @@ import streamlit as st
 import ui
 from dpci import methods as registry
 from dpci.accounting import epsilon_from_rho
-from dpci.experiments.sweeps import ALL, fit_length_vs_budget, fit_length_vs_n, iter_interval_vs_variability
+from dpci.experiments.curves import fit_length_vs_budget, fit_length_vs_n
+from dpci.experiments.sweeps import ALL, iter_interval_vs_variability
 from dpci.presentation.figures import ci_vs_vi_plot, curve_fit_plot, method_label, short_method_label
 from dpci.presentation.tables import method_verdict
 
@@ -18,29 +19,83 @@ settings = ui.page(
     "cost of estimating the interval privately.",
 )
 # a row of its own: method names need the width. Every registered method is offered.
-chosen = ui.kept_widget(st.multiselect, "Methods", list(registry.pairs()), "cmp_methods",
-                        default=list(registry.PAPER_PAIRS), format_func=lambda m: short_method_label(*m))
+chosen = ui.kept_widget(
+    st.multiselect,
+    "Methods",
+    list(registry.pairs()),
+    "cmp_methods",
+    default=list(registry.PAPER_PAIRS),
+    format_func=lambda m: short_method_label(*m),
+)
 c1, c2 = st.columns(2)
-over = ui.kept_widget(c1.radio, "Vary", ["n", "d", "epsilon"], "cmp_over", horizontal=True,
-                      format_func={"n": "rows n", "d": "features d", "epsilon": "budget ε"}.get)
+over = ui.kept_widget(
+    c1.radio,
+    "Vary",
+    ["n", "d", "epsilon"],
+    "cmp_over",
+    horizontal=True,
+    format_func={"n": "rows n", "d": "features d", "epsilon": "budget ε"}.get,
+)
 defaults = {"n": [1000, 2000, 5000, 10000, 20000], "d": [1, 2, 5, 10], "epsilon": [0.2, 0.5, 1.0, 2.0, 4.0]}
-options = {"n": [500, 1000, 2000, 5000, 10000, 20000, 30000], "d": [1, 2, 3, 5, 10, 15],
-           "epsilon": [0.1, 0.2, 0.5, 1.0, 2.0, 4.0, 8.0]}
+options = {
+    "n": [500, 1000, 2000, 5000, 10000, 20000, 30000],
+    "d": [1, 2, 3, 5, 10, 15],
+    "epsilon": [0.1, 0.2, 0.5, 1.0, 2.0, 4.0, 8.0],
+}
 values = ui.kept_widget(c2.multiselect, "Values", options[over], f"cmp_values_{over}", default=defaults[over])
 c3, c4, c5 = st.columns(3)
 k = ui.kept_widget(c3.select_slider, "Repetitions per point", [20, 50, 100, 200, 500, 1000], "cmp_k", default=50)
-n_vi = ui.kept_widget(c4.select_slider, "Bootstrap replicates (variability)", [200, 500, 1000, 2000, 10000], "cmp_vi",
-                      default=500)
+n_vi = ui.kept_widget(
+    c4.select_slider, "Bootstrap replicates (variability)", [200, 500, 1000, 2000, 10000], "cmp_vi", default=500
+)
 m = ui.kept_widget(c5.select_slider, "Monte Carlo samples", [500, 1000, 2000, 5000, 10000], "cmp_m", default=1000)
-n_fixed = ui.kept_widget(st.select_slider, "Rows n when not varied", list(range(1000, 30001, 1000)), "cmp_n",
-                         default=15000) if over != "n" else 15000
+n_fixed = (
+    ui.kept_widget(st.select_slider, "Rows n when not varied", list(range(1000, 30001, 1000)), "cmp_n", default=15000)
+    if over != "n"
+    else 15000
+)
 epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
-key = ("cmp", ui.dataset_key(settings), tuple(chosen), over, tuple(values), k, n_vi, m, n_fixed, settings.d, epsilon, settings.c,
-       settings.level, settings.seed, settings.model, settings.h)
-job = ui.sweep_job("cmp", key, lambda: iter_interval_vs_variability(
-    ui.loader(settings), settings.loss, over, sorted(values), methods=tuple(chosen), n=n_fixed, d=settings.d,
-    epsilon=epsilon, c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, n_vi=n_vi,
-    random_state=settings.seed), "Run", "Pick what to vary and press **Run**.", disabled=not (values and chosen))
+key = (
+    "cmp",
+    ui.dataset_key(settings),
+    tuple(chosen),
+    over,
+    tuple(values),
+    k,
+    n_vi,
+    m,
+    n_fixed,
+    settings.d,
+    epsilon,
+    settings.c,
+    settings.level,
+    settings.seed,
+    settings.model,
+    settings.h,
+)
+job = ui.sweep_job(
+    "cmp",
+    key,
+    lambda: iter_interval_vs_variability(
+        ui.loader(settings),
+        settings.loss,
+        over,
+        sorted(values),
+        methods=tuple(chosen),
+        n=n_fixed,
+        d=settings.d,
+        epsilon=epsilon,
+        c=settings.c,
+        alpha=settings.alpha,
+        n_samples=m,
+        n_replicates=k,
+        n_vi=n_vi,
+        random_state=settings.seed,
+    ),
+    "Run",
+    "Pick what to vary and press **Run**.",
+    disabled=not (values and chosen),
+)
 
 
 @st.fragment(run_every=ui.poll_interval(job))
@@ -65,9 +120,14 @@ def results():
                     budget = grp["budget"].to_numpy()
                     fits = {"privacy": fit_length_vs_budget(budget, grp["length"], priv)}
                     grp = grp.assign(epsilon=budget)
-                fig = curve_fit_plot(grp[over], grp["length"], fits, x_title=over if over == "n" else
-                                     ("ε" if priv == "pure" else "ρ"), title=method_label(mech, priv),
-                                     log_x=True)
+                fig = curve_fit_plot(
+                    grp[over],
+                    grp["length"],
+                    fits,
+                    x_title=over if over == "n" else ("ε" if priv == "pure" else "ρ"),
+                    title=method_label(mech, priv),
+                    log_x=True,
+                )
                 cols[i % 2].plotly_chart(fig, width="stretch", key=f"fit_{i}")
     with st.expander("All numbers"):
         st.dataframe(frame, width="stretch")

@@ -19,7 +19,8 @@ from dpci.presentation.tables import interval_table
 settings = ui.page(
     "How a private confidence interval is made",
     "We follow one release with the settings in the sidebar. Some pictures show things a real release keeps "
-    "**secret** (the noise itself, the non-private estimate): we show them only to explain the method.", tab="how it works",
+    "**secret** (the noise itself, the non-private estimate): we show them only to explain the method.",
+    tab="how it works",
 )
 try:
     X, y, names, truth = ui.load_data(settings)
@@ -39,8 +40,9 @@ st.markdown(
     f"Hessian and φ3 = {alloc.phi[2]:.3g} for the covariance. Privacy losses add up (composition), so the three "
     "steps together spend exactly the total."
 )
-st.plotly_chart(ledger_plot(alloc.spend.to_frame(), unit="epsilon" if settings.priv == "pure" else "rho"),
-                width="stretch")
+st.plotly_chart(
+    ledger_plot(alloc.spend.to_frame(), unit="epsilon" if settings.priv == "pure" else "rho"), width="stretch"
+)
 
 st.header("2. Noise with a known shape")
 law = w.coef_law
@@ -52,14 +54,18 @@ if law.kind == "spherical_laplace":
     )
     st.plotly_chart(noise_norm_plot(norms, d, law.scale), width="stretch")
 else:
-    st.markdown(f"Under zCDP, output perturbation adds Gaussian noise with standard deviation σ = {law.scale:.4g} "
-                "to each coefficient (the Gaussian mechanism).")
+    st.markdown(
+        f"Under zCDP, output perturbation adds Gaussian noise with standard deviation σ = {law.scale:.4g} "
+        "to each coefficient (the Gaussian mechanism)."
+    )
 
 st.header("3. Train with the noise")
 how = dpci.methods.get(settings.mech).how_it_trains
 shift = np.abs(w.theta_private - w.theta_hat)
-st.markdown(f"{settings.mechanism} {how}. The private estimate moved by {shift.mean():.3g} on average per "
-            "coefficient: this is the privacy noise an interval must account for, on top of sampling noise.")
+st.markdown(
+    f"{settings.mechanism} {how}. The private estimate moved by {shift.mean():.3g} on average per "
+    "coefficient: this is the privacy noise an interval must account for, on top of sampling noise."
+)
 st.plotly_chart(shift_plot(names, w.theta_hat, w.theta_private), width="stretch")
 
 st.header("4. Private Hessian and covariance")
@@ -86,8 +92,9 @@ st.markdown(
 j, k = st.columns(2)
 first = ui.kept_widget(j.selectbox, "Horizontal", names, "walk_first")
 second = ui.kept_widget(k.selectbox, "Vertical", names, "walk_second", default=names[min(1, len(names) - 1)])
-st.plotly_chart(cloud_plot(w.theta_private, w.offsets, names, names.index(first), names.index(second),
-                           w.conf_int), width="stretch")
+st.plotly_chart(
+    cloud_plot(w.theta_private, w.offsets, names, names.index(first), names.index(second), w.conf_int), width="stretch"
+)
 
 st.header("6. The interval")
 st.markdown(f"Each interval keeps the middle {100 * settings.level:g}% of the simulated values.")

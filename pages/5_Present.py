@@ -25,24 +25,40 @@ except ValueError as err:
 title = f"What the private model says, with {100 * settings.level:g}% confidence"
 st.title(title)
 PUBLIC, INTERNAL = "Public: private numbers only", "Internal: with non-private comparisons"
-audience = ui.kept_widget(st.radio, "Audience", [PUBLIC, INTERNAL], "present_audience", horizontal=True,
-                          help="The non-private and variability intervals are computed from the data without "
-                               "privacy: they help a team judge the price of privacy, but must not be published.")
+audience = ui.kept_widget(
+    st.radio,
+    "Audience",
+    [PUBLIC, INTERNAL],
+    "present_audience",
+    horizontal=True,
+    help="The non-private and variability intervals are computed from the data without "
+    "privacy: they help a team judge the price of privacy, but must not be published.",
+)
 internal = audience == INTERNAL
 if internal:
     vi_job = ui.existing_variability_job(settings)
     vi = ui.shown_variability(vi_job.latest, settings.alpha) if vi_job is not None else None
     table = interval_table(names, release, ui.cached_nonprivate(key, settings), vi, truth, settings.alpha)
-    st.warning("Internal view: the green non-private and blue variability intervals, and the width comparison, "
-               "are **not private**. Do not publish them: choose *Public* for material that leaves the team.")
+    st.warning(
+        "Internal view: the green non-private and blue variability intervals, and the width comparison, "
+        "are **not private**. Do not publish them: choose *Public* for material that leaves the team."
+    )
 else:
     table = interval_table(names, release, alpha=settings.alpha)
 not_private = ui.upload_not_private(settings)
 if not_private:
     st.error(f"Not private: {ui.escape_markdown(not_private)}")
 
-sentences = plain_summary(table, release.spend, settings.priv, settings.level, len(X), settings.delta,
-                          seed=settings.seed, not_private=not_private)
+sentences = plain_summary(
+    table,
+    release.spend,
+    settings.priv,
+    settings.level,
+    len(X),
+    settings.delta,
+    seed=settings.seed,
+    not_private=not_private,
+)
 if internal:
     sentences.insert(0, "Internal: this page shows non-private comparisons; do not publish it.")
 for line in sentences:
@@ -65,11 +81,29 @@ else:
     name = "private-intervals"
 c1, c2, c3 = st.columns(3)
 # on_click="ignore": a download does not rerun the page, so a second click right after is not cancelled
-c1.download_button("Intervals (CSV)", csv_safe(table).to_csv(index=False), f"{name}.csv", "text/csv", width="stretch",
-                   on_click="ignore")
+c1.download_button(
+    "Intervals (CSV)",
+    csv_safe(table).to_csv(index=False),
+    f"{name}.csv",
+    "text/csv",
+    width="stretch",
+    on_click="ignore",
+)
 # The HTML files embed plotly.js (about 5 MB each): built when clicked, not on every run of the page.
-c2.download_button("Chart (HTML)", lambda: chart.to_html(include_plotlyjs=True), f"{name}-chart.html",
-                   "text/html", width="stretch", on_click="ignore")
-c3.download_button("Full report (HTML)",
-                   lambda: report_html(title, asdict(settings), sentences, table, ledger, [chart, ledger_fig]),
-                   f"{name}-report.html", "text/html", width="stretch", type="primary", on_click="ignore")
+c2.download_button(
+    "Chart (HTML)",
+    lambda: chart.to_html(include_plotlyjs=True),
+    f"{name}-chart.html",
+    "text/html",
+    width="stretch",
+    on_click="ignore",
+)
+c3.download_button(
+    "Full report (HTML)",
+    lambda: report_html(title, asdict(settings), sentences, table, ledger, [chart, ledger_fig]),
+    f"{name}-report.html",
+    "text/html",
+    width="stretch",
+    type="primary",
+    on_click="ignore",
+)

@@ -54,8 +54,19 @@ def test_explorer_shows_the_core_librarys_interval():
     _no_errors(at)
     shown = _explorer_numbers(at)
     adult = load_adult(d=10)
-    rel = dpci.private_confidence_intervals(adult.X, adult.y, dpci.LogisticLoss(), "objective", "pure", 1.0,
-                                            (0.65, 0.175, 0.175), 1e-3, 0.05, 10_000, random_state=0)
+    rel = dpci.private_confidence_intervals(
+        adult.X,
+        adult.y,
+        dpci.LogisticLoss(),
+        "objective",
+        "pure",
+        1.0,
+        (0.65, 0.175, 0.175),
+        1e-3,
+        0.05,
+        10_000,
+        random_state=0,
+    )
     np.testing.assert_allclose(shown["private lower"], rel.conf_int[:, 0], rtol=1e-12)
     np.testing.assert_allclose(shown["private upper"], rel.conf_int[:, 1], rtol=1e-12)
     ref = dpci.nonprivate_confidence_intervals(adult.X, adult.y, dpci.LogisticLoss(), c=1e-3)
@@ -119,8 +130,19 @@ def test_explorer_follows_the_sliders():
     _no_errors(at)
     shown = _explorer_numbers(at)
     adult = load_adult(d=3)
-    rel = dpci.private_confidence_intervals(adult.X, adult.y, dpci.LogisticLoss(), "output", "zcdp", 0.2,
-                                            (0.65, 0.175, 0.175), 1e-3, 0.05, 10_000, random_state=0)
+    rel = dpci.private_confidence_intervals(
+        adult.X,
+        adult.y,
+        dpci.LogisticLoss(),
+        "output",
+        "zcdp",
+        0.2,
+        (0.65, 0.175, 0.175),
+        1e-3,
+        0.05,
+        10_000,
+        random_state=0,
+    )
     np.testing.assert_allclose(shown["private upper"], rel.conf_int[:, 1], rtol=1e-12)
     assert at.metric[0].label == "ρ spent" and at.metric[0].value == "0.2"
     # the paper's split button sets Table 2's zCDP shares
@@ -181,8 +203,18 @@ def test_url_parameters_restore_settings():
 
 
 def test_bad_url_parameters_are_clipped_or_ignored_not_a_traceback():
-    at = _explorer({"d": "50", "phi1": "1", "phi2_rest": "-3", "n": "inf", "epsilon": "0",
-                    "model": "Huberized SVM", "h": "5", "c": "abc"})
+    at = _explorer(
+        {
+            "d": "50",
+            "phi1": "1",
+            "phi2_rest": "-3",
+            "n": "inf",
+            "epsilon": "0",
+            "model": "Huberized SVM",
+            "h": "5",
+            "c": "abc",
+        }
+    )
     assert not at.exception, [e.value for e in at.exception]
     store = at.session_state["dpci_settings"]
     assert (store["d"], store["phi1"], store["phi2_rest"], store["h"]) == (20, 0.99, 0.05, 2.0)
@@ -334,8 +366,19 @@ def test_release_pages_draw_the_core_librarys_interval_after_a_change(page):
     at.sidebar.slider(key="w_d").set_value(4).run()
     _no_errors(at)
     adult = load_adult(d=4)
-    rel = dpci.private_confidence_intervals(adult.X, adult.y, dpci.LogisticLoss(), "output", "pure", 2.0,
-                                            (0.65, 0.175, 0.175), 1e-3, 0.05, 10_000, random_state=0)
+    rel = dpci.private_confidence_intervals(
+        adult.X,
+        adult.y,
+        dpci.LogisticLoss(),
+        "output",
+        "pure",
+        2.0,
+        (0.65, 0.175, 0.175),
+        1e-3,
+        0.05,
+        10_000,
+        random_state=0,
+    )
     forest = at.get("plotly_chart")[-1 if "How" in page else 0]
     np.testing.assert_allclose(_charted_private_bounds(forest), rel.conf_int, rtol=1e-12)
 

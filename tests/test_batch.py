@@ -10,7 +10,9 @@ from dpci.noise import spherical_laplace
 from dpci.solver import margin_rows, minimise_erm
 
 
-@pytest.mark.parametrize("loss", [LogisticLoss(), HuberLoss(0.5), HuberLoss(0.05)], ids=["logistic", "huber", "huber-narrow"])
+@pytest.mark.parametrize(
+    "loss", [LogisticLoss(), HuberLoss(0.5), HuberLoss(0.05)], ids=["logistic", "huber", "huber-narrow"]
+)
 def test_batch_equals_single_solves(loss):
     rng = np.random.default_rng(0)
     n, d, c, B = 3000, 5, 1e-3, 24

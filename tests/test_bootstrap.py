@@ -92,8 +92,17 @@ def test_progress_is_yielded_per_chunk_and_can_stop(data):
 
 def test_coverage_reports_standard_errors(data):
     X, y = data
-    res = coverage(X, y, LogisticLoss(), mechanism="output", privacy="zcdp", budget=0.5, n_replicates=40,
-                   n_samples=500, random_state=4)
+    res = coverage(
+        X,
+        y,
+        LogisticLoss(),
+        mechanism="output",
+        privacy="zcdp",
+        budget=0.5,
+        n_replicates=40,
+        n_samples=500,
+        random_state=4,
+    )
     cov, se = res.overall_coverage
     k = res.done
     assert k == 40 and 0 <= cov <= 1
@@ -110,7 +119,9 @@ def test_invalid_c_is_refused_before_any_replicate(data):
 
 
 def test_dask_backend_gives_the_same_result(data):
-    distributed = pytest.importorskip("distributed", reason="dask is an optional extra: pip install 'dask[distributed]'")
+    distributed = pytest.importorskip(
+        "distributed", reason="dask is an optional extra: pip install 'dask[distributed]'"
+    )
     from joblib import parallel_config
 
     X, y = data
@@ -135,11 +146,21 @@ def test_coverage_on_adult(mechanism, privacy, budget):
     from dpci.data import load_adult
 
     adult = load_adult(d=5)
-    res = coverage(adult.X, adult.y, LogisticLoss(), mechanism=mechanism, privacy=privacy, budget=budget,
-                   n_replicates=300, random_state=2026)
+    res = coverage(
+        adult.X,
+        adult.y,
+        LogisticLoss(),
+        mechanism=mechanism,
+        privacy=privacy,
+        budget=budget,
+        n_replicates=300,
+        random_state=2026,
+    )
     cov, se = res.overall_coverage
-    print(f"\n{mechanism}/{privacy}: coverage {cov:.4f} +/- {se:.4f} over {res.done} replicates; "
-          f"mean length {res.overall_length[0]:.4f}")
+    print(
+        f"\n{mechanism}/{privacy}: coverage {cov:.4f} +/- {se:.4f} over {res.done} replicates; "
+        f"mean length {res.overall_length[0]:.4f}"
+    )
     assert 0 < se < 0.02
     if mechanism == "output":
         assert cov >= 0.93

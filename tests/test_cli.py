@@ -21,8 +21,18 @@ ROOT = Path(__file__).resolve().parents[1]
 QUICK = ["sweep", "variability", "--dataset", "synthetic", "--d", "2", "--vi-replicates", "64"]
 
 
-@pytest.mark.parametrize("flag, value", [("--replicates", "0"), ("--vi-replicates", "-3"), ("--samples", "0"),
-                                         ("--jobs", "0"), ("--c", "-1"), ("--alpha", "1.5"), ("--d", "x")])
+@pytest.mark.parametrize(
+    "flag, value",
+    [
+        ("--replicates", "0"),
+        ("--vi-replicates", "-3"),
+        ("--samples", "0"),
+        ("--jobs", "0"),
+        ("--c", "-1"),
+        ("--alpha", "1.5"),
+        ("--d", "x"),
+    ],
+)
 def test_bad_numbers_are_refused_by_the_parser(flag, value, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         main([*QUICK, flag, value, "--out", str(tmp_path / "x.csv")])
@@ -73,8 +83,24 @@ def test_an_interrupt_writes_what_finished_marked_partial(tmp_path, capsys, monk
                 raise KeyboardInterrupt
 
     monkeypatch.setattr(cli, "iter_sweep", interrupted)
-    args = ["sweep", "split-phi1", "--dataset", "synthetic", "--d", "2", "--values", "0.5,0.9", "--replicates", "40",
-            "--samples", "200", "--c", "0.01", "--out", str(out)]
+    args = [
+        "sweep",
+        "split-phi1",
+        "--dataset",
+        "synthetic",
+        "--d",
+        "2",
+        "--values",
+        "0.5,0.9",
+        "--replicates",
+        "40",
+        "--samples",
+        "200",
+        "--c",
+        "0.01",
+        "--out",
+        str(out),
+    ]
     assert main(args) == 130
     frame = pd.read_csv(out)
     assert frame["partial"].all() and set(frame["phi1"]) == {0.5} and frame["replicates"].max() < 40
@@ -84,9 +110,28 @@ def test_an_interrupt_writes_what_finished_marked_partial(tmp_path, capsys, monk
 def test_sigterm_stops_a_parallel_sweep_keeps_its_results_and_its_workers(tmp_path):
     psutil = pytest.importorskip("psutil")
     out = tmp_path / "x.csv"
-    proc = subprocess.Popen([sys.executable, "-m", "dpci", "sweep", "variability", "--dataset", "synthetic", "--d",
-                             "5", "--vi-replicates", "1000000", "--jobs", "2", "--out", str(out)],
-                            cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "dpci",
+            "sweep",
+            "variability",
+            "--dataset",
+            "synthetic",
+            "--d",
+            "5",
+            "--vi-replicates",
+            "1000000",
+            "--jobs",
+            "2",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and "replicates" not in (proc.stderr.read(200) or ""):
         pass
@@ -106,8 +151,20 @@ def test_user_data_with_public_bounds(tmp_path, capsys):
     frame["rich"] = np.where(rng.uniform(size=n) < 1 / (1 + np.exp(-(frame["age"] - 50) / 10)), "yes", "no")
     frame.to_csv(tmp_path / "people.csv", index=False)
     (tmp_path / "bounds.json").write_text(json.dumps({"age": [0, 120], "hours": [0, 100]}))
-    common = ["sweep", "coverage", "--data", str(tmp_path / "people.csv"), "--target", "rich", "--replicates", "8",
-              "--samples", "200", "--c", "0.01"]
+    common = [
+        "sweep",
+        "coverage",
+        "--data",
+        str(tmp_path / "people.csv"),
+        "--target",
+        "rich",
+        "--replicates",
+        "8",
+        "--samples",
+        "200",
+        "--c",
+        "0.01",
+    ]
     assert main([*common, "--bounds", str(tmp_path / "bounds.json"), "--out", str(tmp_path / "a.csv")]) == 0
     result = pd.read_csv(tmp_path / "a.csv")
     assert list(result["feature"]) == ["age", "hours", "const"]
@@ -123,8 +180,9 @@ def test_a_dask_scheduler_runs_the_sweep(tmp_path):
     local, remote = tmp_path / "local.csv", tmp_path / "remote.csv"
     args = ["sweep", "variability", "--dataset", "synthetic", "--d", "2", "--vi-replicates", "96"]
     assert main([*args, "--out", str(local)]) == 0
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
         assert main([*args, "--scheduler", cluster.scheduler_address, "--out", str(remote)]) == 0
     pd.testing.assert_frame_equal(pd.read_csv(local), pd.read_csv(remote))
 

@@ -85,8 +85,9 @@ def test_the_suggested_c_keeps_coverage_where_the_bare_bound_loses_it(n, reps):
         theta0, rng, hits = population_theta0(theta, c, loss="logistic"), np.random.default_rng(7), []
         for _ in range(reps):
             X, y = make_synthetic_logistic(n, theta, random_state=rng)
-            ci = private_confidence_intervals(X, y, LogisticLoss(), "objective", "pure", 1.0, c=c, n_samples=2_000,
-                                              random_state=rng).conf_int
+            ci = private_confidence_intervals(
+                X, y, LogisticLoss(), "objective", "pure", 1.0, c=c, n_samples=2_000, random_state=rng
+            ).conf_int
             hits.append(((ci[:, 0] <= theta0) & (theta0 <= ci[:, 1])).mean())
         return float(np.mean(hits))
 

@@ -188,8 +188,12 @@ def test_a_very_wide_header_is_refused_at_once():
     import time
 
     k = 100_000
-    data = (",".join(["label"] + [f"c{i}" for i in range(k)]) + "\n" + "\n".join(
-        ",".join(["yes" if r % 2 else "no"] + ["1"] * k) for r in range(3)) + "\n").encode()
+    data = (
+        ",".join(["label"] + [f"c{i}" for i in range(k)])
+        + "\n"
+        + "\n".join(",".join(["yes" if r % 2 else "no"] + ["1"] * k) for r in range(3))
+        + "\n"
+    ).encode()
     start = time.perf_counter()
     message = _refused(data, "100,001 columns, more than the 1,000")
     assert time.perf_counter() - start < 2.0 and len(message) < 300

@@ -53,7 +53,7 @@ def _processes():
                     stat = f.read()
             except OSError:
                 continue
-            fields = stat[stat.rindex(")") + 2:].split()
+            fields = stat[stat.rindex(")") + 2 :].split()
             table[int(entry)] = (int(fields[1]), fields[0])
     return table
 
@@ -69,7 +69,7 @@ def _zombie_descendants():
 
 
 def _shared_files():
-    return [name for folder in get_engine()._dirs.values() if os.path.isdir(folder) for name in os.listdir(folder)]
+    return [name for folder in get_engine()._files.folders() if os.path.isdir(folder) for name in os.listdir(folder)]
 
 
 def _quiet(timeout=30.0):
@@ -87,7 +87,8 @@ def _settle(baseline_threads, timeout=10.0):
 
 
 SETTINGS = [dict(mechanism="objective", budget=b) for b in (0.5, 1.0, 2.0)] + [
-    dict(mechanism="output", budget=b) for b in (0.8, 1.5)]
+    dict(mechanism="output", budget=b) for b in (0.8, 1.5)
+]
 
 
 @pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
@@ -114,14 +115,17 @@ def test_six_users_changing_settings_all_get_their_final_results(rows):
             while time.monotonic() < churn_until:
                 setting = rng.choice(SETTINGS)
                 key = (u, tuple(sorted(setting.items())))
-                make = (lambda s=setting, u=u: iter_variability(X, y, LogisticLoss(), random_state=100 + u, **s, **kw))  # noqa: E731
+                make = lambda s=setting, u=u: iter_variability(X, y, LogisticLoss(), random_state=100 + u, **s, **kw)  # noqa: E731
                 every_job.append(slots[u].ensure(key, make))
                 time.sleep(rng.uniform(0.2, 1.0))
             final = SETTINGS[u % len(SETTINGS)]
             finals[u] = final
             key = (u, "final")
-            every_job.append(slots[u].ensure(key, lambda: iter_variability(X, y, LogisticLoss(), random_state=100 + u,
-                                                                           **final, **kw)))
+            every_job.append(
+                slots[u].ensure(
+                    key, lambda: iter_variability(X, y, LogisticLoss(), random_state=100 + u, **final, **kw)
+                )
+            )
         except Exception as err:  # noqa: BLE001 - reported below
             errors.append(err)
 
@@ -145,15 +149,16 @@ def test_six_users_changing_settings_all_get_their_final_results(rows):
     for u in range(users):
         state = slots[u].job.latest
         assert state is not None and state.finished and not slots[u].job.cancelled
-        expected = variability_intervals(X, y, LogisticLoss(), random_state=100 + u, **finals[u],
-                                         **dict(kw, n_jobs=1))
+        expected = variability_intervals(X, y, LogisticLoss(), random_state=100 + u, **finals[u], **dict(kw, n_jobs=1))
         np.testing.assert_array_equal(state.estimates, expected.estimates)
 
     _settle(threads0)
     threads1, fds1, zombies = _os_threads(), _open_fds(), _zombie_descendants()
-    print(f"\n{started} jobs started by 6 users, {cancelled} cancelled while running; the final six finished {finished_after:.1f} s after the last "
-          f"change; threads {threads0} -> {threads1}, open fds {fds0} -> {fds1}, pool generation "
-          f"{get_engine().generation}")
+    print(
+        f"\n{started} jobs started by 6 users, {cancelled} cancelled while running; the final six finished {finished_after:.1f} s after the last "
+        f"change; threads {threads0} -> {threads1}, open fds {fds0} -> {fds1}, pool generation "
+        f"{get_engine().generation}"
+    )
     assert abs(threads1 - threads0) <= 5
     assert abs(fds1 - fds0) <= 10
     assert zombies == []
@@ -339,7 +344,7 @@ def test_idle_workers_stop_and_the_next_run_starts_them_again(monkeypatch, rows)
         while any(Path(f"/proc/{pid}").exists() for pid in pids) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not any(Path(f"/proc/{pid}").exists() for pid in pids)  # exited and reaped
-        results = list(engine.ordered(pow, [(2, k) for k in range(20)], workers=2, local=lambda i: 2 ** i))
-        assert results == [2 ** k for k in range(20)]
+        results = list(engine.ordered(pow, [(2, k) for k in range(20)], workers=2, local=lambda i: 2**i))
+        assert results == [2**k for k in range(20)]
     finally:
         engine.shutdown(close=False)

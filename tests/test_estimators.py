@@ -88,8 +88,10 @@ def test_rounding_just_outside_the_ball_is_projected():
 @pytest.mark.parametrize(
     "mutate, message",
     [
-        (lambda X, y: (X, np.where(np.arange(len(y)) % 3 == 0, "a", np.where(np.arange(len(y)) % 3 == 1, "b", "c"))),
-         "exactly two distinct labels"),
+        (
+            lambda X, y: (X, np.where(np.arange(len(y)) % 3 == 0, "a", np.where(np.arange(len(y)) % 3 == 1, "b", "c"))),
+            "exactly two distinct labels",
+        ),
         (lambda X, y: (X, np.full(len(y), "a")), "exactly two distinct labels"),
         (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 5, np.nan, X), y), "NaN or infinite"),
         (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 5, np.inf, X), y), "NaN or infinite"),

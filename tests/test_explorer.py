@@ -11,8 +11,10 @@ from dpci.presentation.tables import markdown_table, method_verdict, narrower_th
 
 
 def _rows(value, cells):
-    return [dict(feature="(all)", n=value, mechanism=m, privacy=p, coverage=cov, coverage_se=0.005, length=length)
-            for (m, p), cov, length in cells]
+    return [
+        dict(feature="(all)", n=value, mechanism=m, privacy=p, coverage=cov, coverage_se=0.005, length=length)
+        for (m, p), cov, length in cells
+    ]
 
 
 def test_verdict_picks_the_shortest_method_that_keeps_its_coverage():
@@ -31,8 +33,9 @@ def test_verdict_picks_the_shortest_method_that_keeps_its_coverage():
 
 
 def test_markdown_table_keeps_every_number_and_leaves_missing_ones_blank():
-    frame = pd.DataFrame({"share": [0.65, 0.35], "rho": [0.325, np.nan]},
-                         index=pd.Index(["φ1: a|b", "total"], name="step"))
+    frame = pd.DataFrame(
+        {"share": [0.65, 0.35], "rho": [0.325, np.nan]}, index=pd.Index(["φ1: a|b", "total"], name="step")
+    )
     lines = markdown_table(frame, fmt=lambda v: f"{v:.3f}").splitlines()
     assert lines[0] == "| step | share | rho |" and set(lines[1]) == {"|", "-"}
     assert lines[2] == "| φ1\\: a\\|b | 0.650 | 0.325 |"  # a pipe in a cell cannot split it (all escaped)
@@ -40,8 +43,14 @@ def test_markdown_table_keeps_every_number_and_leaves_missing_ones_blank():
 
 
 def _table(nonprivate=True):
-    table = pd.DataFrame({"feature": ["a", "b"], "private_estimate": [0.5, 0.1],
-                          "private_lower": [0.1, -0.3], "private_upper": [0.9, 0.5]})
+    table = pd.DataFrame(
+        {
+            "feature": ["a", "b"],
+            "private_estimate": [0.5, 0.1],
+            "private_lower": [0.1, -0.3],
+            "private_upper": [0.9, 0.5],
+        }
+    )
     if nonprivate:
         table["nonprivate_lower"], table["nonprivate_upper"] = [0.3, -0.1], [0.7, 0.3]
     return table
@@ -78,8 +87,16 @@ def test_intervals_narrower_than_their_variability_interval_are_named():
     assert narrower_than_variability(table) == ["b"]  # private widths 0.8 and 0.8
 
 
-@pytest.mark.parametrize("hostile", ["![b](http://host/x.png)", "[Log in again](http://evil.example/login)",
-                                     "<http://evil.example>", "www.evil.example", "**bold** :red[x] $x$"])
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "![b](http://host/x.png)",
+        "[Log in again](http://evil.example/login)",
+        "<http://evil.example>",
+        "www.evil.example",
+        "**bold** :red[x] $x$",
+    ],
+)
 def test_escaped_text_renders_literally_as_markdown(hostile):
     """Every character that could open a link, an image, an autolink, emphasis, LaTeX or a Streamlit
     directive is backslash-escaped (CommonMark then shows it as itself)."""
@@ -93,8 +110,12 @@ def test_escaped_text_renders_literally_as_markdown(hostile):
 def test_csv_cells_cannot_run_as_formulas():
     from dpci.presentation.tables import csv_safe
 
-    frame = pd.DataFrame({"feature": ['=HYPERLINK("http://x","click")', "+1", "-x", "@s", "\tz", "age"],
-                          "lower": [-1.5, 0.0, 1.0, 2.0, 3.0, 4.0]})
+    frame = pd.DataFrame(
+        {
+            "feature": ['=HYPERLINK("http://x","click")', "+1", "-x", "@s", "\tz", "age"],
+            "lower": [-1.5, 0.0, 1.0, 2.0, 3.0, 4.0],
+        }
+    )
     out = csv_safe(frame)
     assert list(out["feature"]) == ["'" + v for v in frame["feature"][:5]] + ["age"]
     assert out["lower"].tolist() == frame["lower"].tolist()  # numbers stay numbers, negatives too

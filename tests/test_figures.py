@@ -34,8 +34,18 @@ def test_long_titles_wrap_and_sit_above_the_plot():
 
 def _split_frame():
     phi = np.linspace(0.1, 0.9, 9)
-    return pd.DataFrame(dict(feature="(all)", mechanism="objective", privacy="pure", phi1=phi, coverage=0.95,
-                             coverage_se=0.01, length=1 / phi, length_se=0.01))
+    return pd.DataFrame(
+        dict(
+            feature="(all)",
+            mechanism="objective",
+            privacy="pure",
+            phi1=phi,
+            coverage=0.95,
+            coverage_se=0.01,
+            length=1 / phi,
+            length_se=0.01,
+        )
+    )
 
 
 def test_coverage_length_names_target_and_recommendation_in_the_legend():
@@ -49,8 +59,12 @@ def test_coverage_length_names_target_and_recommendation_in_the_legend():
 
 @pytest.mark.parametrize("k, shape", [(1, (1, 1)), (2, (1, 2)), (3, (2, 2)), (4, (2, 2))])
 def test_heatmap_grid_short_titles_in_two_columns(k, shape):
-    rows = [dict(feature="(all)", mechanism=m, privacy=p, n=n, d=d, coverage=0.9)
-            for m, p in METHODS[:k] for n in (1000, 2000) for d in (1, 5)]
+    rows = [
+        dict(feature="(all)", mechanism=m, privacy=p, n=n, d=d, coverage=0.9)
+        for m, p in METHODS[:k]
+        for n in (1000, 2000)
+        for d in (1, 5)
+    ]
     fig = figures.heatmap_grid(pd.DataFrame(rows), "d")
     titles = [a.text for a in fig.layout.annotations]
     assert titles == [figures.short_method_label(m, p) for m, p in METHODS[:k]]
@@ -61,12 +75,24 @@ def test_heatmap_grid_short_titles_in_two_columns(k, shape):
 
 
 def test_ci_vs_vi_and_curve_fit_use_clean_log_ticks():
-    rows = [dict(feature="(all)", mechanism=m, privacy=p, n=n, length=1 / np.sqrt(n), length_se=0.001,
-                 vi_length=0.5 / np.sqrt(n)) for m, p in METHODS for n in (1000, 5000, 20000)]
+    rows = [
+        dict(
+            feature="(all)",
+            mechanism=m,
+            privacy=p,
+            n=n,
+            length=1 / np.sqrt(n),
+            length_se=0.001,
+            vi_length=0.5 / np.sqrt(n),
+        )
+        for m, p in METHODS
+        for n in (1000, 5000, 20000)
+    ]
     fig = figures.ci_vs_vi_plot(pd.DataFrame(rows), "n")
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.tickmode == "array"
     assert _legend_below(fig)
-    from dpci.experiments.sweeps import fit_length_vs_n
+    from dpci.experiments.curves import fit_length_vs_n
+
     n = np.array([1000, 2000, 5000, 10000, 20000])
     fig = figures.curve_fit_plot(n, 1 / np.sqrt(n), fit_length_vs_n(n, 1 / np.sqrt(n)))
     assert list(fig.layout.xaxis.ticktext) == ["1,000", "2,000", "5,000", "10,000", "20,000"]
@@ -97,8 +123,11 @@ def test_matrix_plot_labels_every_row_and_grows(d):
 
 
 def test_sample_size_plot_says_which_targets_were_not_reached():
-    rows = [dict(mechanism=m, privacy=p, n_nonprivate=n, n_private=(4 * n if p == "zcdp" or n == 1000 else np.nan))
-            for m, p in METHODS for n in (1000, 2500, 5000)]
+    rows = [
+        dict(mechanism=m, privacy=p, n_nonprivate=n, n_private=(4 * n if p == "zcdp" or n == 1000 else np.nan))
+        for m, p in METHODS
+        for n in (1000, 2500, 5000)
+    ]
     frame = pd.DataFrame(rows)
     fig = figures.sample_size_plot(frame)
     names = [t.name for t in fig.data if t.showlegend is not False]
@@ -113,8 +142,17 @@ def test_sample_size_plot_says_which_targets_were_not_reached():
 
 
 def test_forest_plot_legend_below_title_above():
-    table = pd.DataFrame(dict(feature=["a", "b"], private_lower=[-1, 0], private_upper=[1, 2], private_estimate=[0, 1],
-                              nonprivate_lower=[-0.5, 0.5], nonprivate_upper=[0.5, 1.5], nonprivate_estimate=[0, 1]))
+    table = pd.DataFrame(
+        dict(
+            feature=["a", "b"],
+            private_lower=[-1, 0],
+            private_upper=[1, 2],
+            private_estimate=[0, 1],
+            nonprivate_lower=[-0.5, 0.5],
+            nonprivate_upper=[0.5, 1.5],
+            nonprivate_estimate=[0, 1],
+        )
+    )
     fig = figures.forest_plot(table, title="95% intervals: objective perturbation, pure ε-DP")
     assert _legend_below(fig) and fig.layout.title.yanchor == "bottom"
     assert fig.layout.height <= 340  # compact for few rows, with room for the legend below

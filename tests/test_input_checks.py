@@ -32,23 +32,29 @@ def _with_na(X):
     return frame
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda X: sparse.csr_matrix(X), "sparse matrix.*toarray"),
-    (lambda X: _with_na(X), "missing values"),
-    (lambda X: X.astype(complex), "complex numbers"),
-    (lambda X: pd.DataFrame(X, columns=["a", "a", "c"]), r"duplicate column names \['a'\]"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda X: sparse.csr_matrix(X), "sparse matrix.*toarray"),
+        (lambda X: _with_na(X), "missing values"),
+        (lambda X: X.astype(complex), "complex numbers"),
+        (lambda X: pd.DataFrame(X, columns=["a", "a", "c"]), r"duplicate column names \['a'\]"),
+    ],
+)
 def test_unusable_features_are_refused_with_what_to_do(data, make, message):
     X, y = data
     with pytest.raises(dpci.DataValidationError, match=message):
         _fit(make(X), y)
 
 
-@pytest.mark.parametrize("kw, message", [
-    (dict(random_state=-1), "non-negative int"),
-    (dict(n_samples=10**9), "more than 10,000,000"),
-    (dict(mechanism="output", budget=1e-300), "below 1e-09"),
-])
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        (dict(random_state=-1), "non-negative int"),
+        (dict(n_samples=10**9), "more than 10,000,000"),
+        (dict(mechanism="output", budget=1e-300), "below 1e-09"),
+    ],
+)
 def test_unusable_parameters_are_refused(data, kw, message):
     X, y = data
     with pytest.raises(ValueError, match=message):
@@ -72,11 +78,14 @@ def test_a_split_given_as_a_generator_is_read_once(data):
     assert model.release_.allocation.shares == (0.5, 0.25, 0.25)
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda X, y: (X, (y > 0).astype(int)), "exactly the values -1 and \\+1"),
-    (lambda X, y: (5 * X, y), "L2 norm .* > 1"),
-    (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 0, np.nan, X), y), "NaN or infinite"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda X, y: (X, (y > 0).astype(int)), "exactly the values -1 and \\+1"),
+        (lambda X, y: (5 * X, y), "L2 norm .* > 1"),
+        (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 0, np.nan, X), y), "NaN or infinite"),
+    ],
+)
 def test_the_bootstrap_checks_its_input_like_a_release(data, change, message):
     X, y = change(*data)
     with pytest.raises(dpci.DataValidationError, match=message):

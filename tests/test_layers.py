@@ -10,11 +10,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("module", ["dpci", "dpci.estimators", "dpci.experiments.sweeps", "dpci.experiments.cli",
-                                    "dpci.data", "dpci.teaching"])
+@pytest.mark.parametrize(
+    "module",
+    ["dpci", "dpci.estimators", "dpci.experiments.sweeps", "dpci.experiments.cli", "dpci.data", "dpci.teaching"],
+)
 def test_the_core_never_imports_streamlit_or_plotly(module):
-    code = (f"import sys, {module}; bad = [m for m in ('streamlit', 'plotly') if m in sys.modules]; "
-            "print(','.join(bad))")
+    code = f"import sys, {module}; bad = [m for m in ('streamlit', 'plotly') if m in sys.modules]; print(','.join(bad))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"{module} imports {out.stdout.strip()}"
 

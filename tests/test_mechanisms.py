@@ -74,8 +74,9 @@ def test_output_perturbation_adds_the_calibrated_noise(privacy, small_problem):
     n, c, phi = len(A), 1e-2, 0.7
     theta_hat = minimise_erm(A, LogisticLoss(), c).theta
     rng = np.random.default_rng(2)
-    offsets = np.array([output_perturbation(A, LogisticLoss(), c, phi, privacy, rng).theta - theta_hat
-                        for _ in range(300)])
+    offsets = np.array(
+        [output_perturbation(A, LogisticLoss(), c, phi, privacy, rng).theta - theta_hat for _ in range(300)]
+    )
     law = output_noise_law(n, c, phi, privacy)
     if privacy == "pure":
         assert law.scale == pytest.approx(n * c * phi)  # gamma = n c phi (Algorithm 4)

@@ -12,8 +12,10 @@ def test_a_child_process_memory_counts_in_its_parent_tree():
     """An isolated tree: a parent holding 50 MB that starts a child holding 80 MB (this test
     process's own children, such as joblib workers, come and go, so they are left out)."""
     child_code = HOLD.format(mb=80, extra="0")
-    parent_code = (f"import subprocess, sys; c = subprocess.Popen([sys.executable, '-c', {child_code!r}], "
-                   "stdout=subprocess.PIPE); c.stdout.readline(); " + HOLD.format(mb=50, extra="c.pid"))
+    parent_code = (
+        f"import subprocess, sys; c = subprocess.Popen([sys.executable, '-c', {child_code!r}], "
+        "stdout=subprocess.PIPE); c.stdout.readline(); " + HOLD.format(mb=50, extra="c.pid")
+    )
     parent = subprocess.Popen([sys.executable, "-c", parent_code], stdout=subprocess.PIPE, text=True)
     try:
         child_pid = int(parent.stdout.readline())  # both hold their memory now

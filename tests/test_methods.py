@@ -47,8 +47,12 @@ def outside_method():
 
 def test_the_papers_methods_are_registered():
     assert methods.available()[:2] == ("objective", "output")
-    assert methods.pairs(["objective", "output"]) == (("objective", "pure"), ("objective", "zcdp"),
-                                                      ("output", "pure"), ("output", "zcdp"))
+    assert methods.pairs(["objective", "output"]) == (
+        ("objective", "pure"),
+        ("objective", "zcdp"),
+        ("output", "pure"),
+        ("output", "zcdp"),
+    )
     assert set(methods.PAPER_PAIRS) == set(methods.pairs(methods.PAPER))
     assert methods.get("output").describe("zcdp") == "output perturbation, zCDP"
     assert methods.color("objective", "pure") != methods.color("output", "pure")
@@ -128,8 +132,9 @@ def test_an_outside_method_is_usable_everywhere(outside_method):
     assert outside_method.name in methods.available()
     X, y = _data(2000)
     # the estimator: method= names it, and the ledger is the method's own privacy map
-    est = dpci.PrivateLogisticRegression(method=outside_method.name, privacy="zcdp", budget=0.5, c=1e-2,
-                                         random_state=0).fit(X, y)
+    est = dpci.PrivateLogisticRegression(
+        method=outside_method.name, privacy="zcdp", budget=0.5, c=1e-2, random_state=0
+    ).fit(X, y)
     assert est.privacy_spent_ == outside_method.allocate(0.5, None, "zcdp").spend
     assert "doubled noise" in est.summary()
     # its noise law reached the release: sigma twice Algorithm 4's
@@ -137,17 +142,49 @@ def test_an_outside_method_is_usable_everywhere(outside_method):
     # sigma = 2 (1 / (n c)) / sqrt(2 rho1), rho1 = 0.9 * 0.5 (Table 2; Algorithm 4, line 6)
     assert est.release_.coef_noise.scale == pytest.approx(2 * (1 / (2000 * 1e-2)) / math.sqrt(2 * 0.45))
     assert est.release_.coef_noise.scale == pytest.approx(
-        2 * methods.get("output").coefficient_noise_law(plain, 2000, 1e-2, dpci.LogisticLoss()).scale)
+        2 * methods.get("output").coefficient_noise_law(plain, 2000, 1e-2, dpci.LogisticLoss()).scale
+    )
     # a sweep and the bootstrap
-    last = list(iter_split_sweep(X, y, dpci.LogisticLoss(), mechanism=outside_method.name, privacy="zcdp",
-                                 budget=0.5, shares=(0.5, 0.9), c=1e-2, n_samples=200, n_replicates=8))[-1]
+    last = list(
+        iter_split_sweep(
+            X,
+            y,
+            dpci.LogisticLoss(),
+            mechanism=outside_method.name,
+            privacy="zcdp",
+            budget=0.5,
+            shares=(0.5, 0.9),
+            c=1e-2,
+            n_samples=200,
+            n_replicates=8,
+        )
+    )[-1]
     assert set(last.frame["mechanism"]) == {outside_method.name} and last.finished
-    vi = variability_intervals(X, y, dpci.LogisticLoss(), mechanism=outside_method.name, privacy="zcdp",
-                               budget=0.5, c=1e-2, n_replicates=64, random_state=0)
+    vi = variability_intervals(
+        X,
+        y,
+        dpci.LogisticLoss(),
+        mechanism=outside_method.name,
+        privacy="zcdp",
+        budget=0.5,
+        c=1e-2,
+        n_replicates=64,
+        random_state=0,
+    )
     assert np.all(vi.bounds[:, 0] < vi.bounds[:, 1])
     # the command line's choices
-    args = build_parser().parse_args(["sweep", "coverage", "--out", "x.csv", "--method", outside_method.name,
-                                      "--methods", f"{outside_method.name}:zcdp,output:pure"])
+    args = build_parser().parse_args(
+        [
+            "sweep",
+            "coverage",
+            "--out",
+            "x.csv",
+            "--method",
+            outside_method.name,
+            "--methods",
+            f"{outside_method.name}:zcdp,output:pure",
+        ]
+    )
     assert args.mechanism == outside_method.name
     assert args.methods == ((outside_method.name, "zcdp"), ("output", "pure"))
 
@@ -164,8 +201,12 @@ def test_variability_of_the_outside_method_is_twice_as_wide_as_output_perturbati
     ratio = np.diff(wide.bounds).ravel() / np.diff(base.bounds).ravel()
     assert ratio == pytest.approx(2.0, rel=0.12)
     # and the coordinates of the estimates are normal with that spread (KS, fixed seed)
-    sigma = 2 * methods.get("output").coefficient_noise_law(
-        methods.get("output").allocate(0.005, None, "zcdp"), 2000, 1e-2, dpci.LogisticLoss()).scale
+    sigma = (
+        2
+        * methods.get("output")
+        .coefficient_noise_law(methods.get("output").allocate(0.005, None, "zcdp"), 2000, 1e-2, dpci.LogisticLoss())
+        .scale
+    )
     # the privacy noise dominates here: the spread of the estimates is the noise's sigma (2,000 draws: ~2% SE)
     assert np.std(base.estimates[:, 0]) == pytest.approx(sigma / 2, rel=0.1)
     centred = (wide.estimates[:, 0] - np.median(wide.estimates[:, 0])) / np.std(wide.estimates[:, 0])
@@ -180,6 +221,5 @@ def test_the_compare_page_lists_an_outside_method(outside_method):
     at = AppTest.from_file(str(ROOT / "pages/3_Compare_methods.py"), default_timeout=TIMEOUT).run()
     assert not at.exception
     chooser = next(ms for ms in at.multiselect if ms.label == "Methods")
-    assert (outside_method.name, "zcdp") in chooser.options or any(
-        "output x2, zCDP" in str(o) for o in chooser.options)
+    assert (outside_method.name, "zcdp") in chooser.options or any("output x2, zCDP" in str(o) for o in chooser.options)
     assert set(map(tuple, chooser.value)) == set(methods.PAPER_PAIRS)  # the default is the paper's four

@@ -31,8 +31,9 @@ def data():
 @pytest.mark.parametrize("privacy, budget", [("pure", 1.0), ("zcdp", 0.5)])
 def test_release_is_bit_identical_to_main(data, loss, mechanism, privacy, budget):
     X, y = data
-    r = dpci.private_confidence_intervals(X, y, loss, mechanism, privacy, budget, c=1e-2, n_samples=2000,
-                                          random_state=7)
+    r = dpci.private_confidence_intervals(
+        X, y, loss, mechanism, privacy, budget, c=1e-2, n_samples=2000, random_state=7
+    )
     theta, bounds = PINNED[f"{loss.name}|{mechanism}|{privacy}"]
     assert r.theta.tolist() == theta
     assert r.conf_int.ravel().tolist() == bounds
@@ -40,9 +41,28 @@ def test_release_is_bit_identical_to_main(data, loss, mechanism, privacy, budget
 
 def test_bootstrap_runs_are_bit_identical_to_main(data):
     X, y = data
-    v = variability_intervals(X, y, dpci.LogisticLoss(), mechanism="objective", privacy="pure", budget=1.0, c=1e-2,
-                              n_replicates=64, random_state=3)
+    v = variability_intervals(
+        X,
+        y,
+        dpci.LogisticLoss(),
+        mechanism="objective",
+        privacy="pure",
+        budget=1.0,
+        c=1e-2,
+        n_replicates=64,
+        random_state=3,
+    )
     assert v.bounds.ravel().tolist() == PINNED["vi"]
-    cv = coverage(X, y, dpci.HuberLoss(0.5), mechanism="output", privacy="zcdp", budget=0.5, c=1e-2, n_samples=500,
-                  n_replicates=16, random_state=3)
+    cv = coverage(
+        X,
+        y,
+        dpci.HuberLoss(0.5),
+        mechanism="output",
+        privacy="zcdp",
+        budget=0.5,
+        c=1e-2,
+        n_samples=500,
+        n_replicates=16,
+        random_state=3,
+    )
     assert cv.bounds[-1].ravel().tolist() == PINNED["cov"]

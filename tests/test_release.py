@@ -19,8 +19,9 @@ from dpci.mechanisms import priv_spd_mat
 from dpci.solver import margin_rows
 
 RELEASES = [
-    pytest.param(lambda X, y: private_confidence_intervals(X, y, LogisticLoss(), n_samples=100, random_state=0),
-                 id="private"),
+    pytest.param(
+        lambda X, y: private_confidence_intervals(X, y, LogisticLoss(), n_samples=100, random_state=0), id="private"
+    ),
     pytest.param(lambda X, y: nonprivate_confidence_intervals(X, y, LogisticLoss()), id="nonprivate"),
 ]
 
@@ -95,8 +96,9 @@ SPLIT = (0.5, 0.3, 0.2)  # phi2 != phi3, so swapping the two matrices' shares is
 @pytest.mark.parametrize("mechanism", ["objective", "output"])
 @pytest.mark.parametrize("privacy, budget", [("pure", 1.0), ("zcdp", 0.5)])
 @pytest.mark.parametrize("loss", [LogisticLoss(), HuberLoss(0.25)], ids=["logistic", "huber"])
-def test_release_hands_each_matrix_its_share_and_sensitivity(mechanism, privacy, budget, loss, small_problem,
-                                                             monkeypatch):
+def test_release_hands_each_matrix_its_share_and_sensitivity(
+    mechanism, privacy, budget, loss, small_problem, monkeypatch
+):
     X, y = small_problem
     n, c = len(X), 1e-3
     calls = []
@@ -106,8 +108,9 @@ def test_release_hands_each_matrix_its_share_and_sensitivity(mechanism, privacy,
         return priv_spd_mat(M, sensitivity, phi, c_, privacy_, rng)
 
     monkeypatch.setattr(dpci.methods.paper, "priv_spd_mat", spy)
-    rel = private_confidence_intervals(X, y, loss, mechanism, privacy, budget, SPLIT, c=c, n_samples=100,
-                                       random_state=1)
+    rel = private_confidence_intervals(
+        X, y, loss, mechanism, privacy, budget, SPLIT, c=c, n_samples=100, random_state=1
+    )
     assert len(calls) == 2
     hessian, covariance = calls
     # phi2 = 0.3 and phi3 = 0.2 of the budget, in the notion of the release (epsilon or rho; Theorems 2, 4).

@@ -51,8 +51,16 @@ def test_bisection_matching_equals_the_sweeps_incremental_search():
     for mechanism, privacy in (("output", "zcdp"), ("objective", "pure")):
         ours, curve = rp.match_sample_sizes(ctx, _synthetic_load, 2, targets, 1000, 12_000, mechanism, privacy, k=16)
         assert curve["length"].is_monotonic_decreasing
-        *_, last = iter_sample_size_match(_synthetic_load, LogisticLoss(), [300, 1000], d=2, step=1000,
-                                          methods=[(mechanism, privacy)], n_samples=200, n_replicates=16)
+        *_, last = iter_sample_size_match(
+            _synthetic_load,
+            LogisticLoss(),
+            [300, 1000],
+            d=2,
+            step=1000,
+            methods=[(mechanism, privacy)],
+            n_samples=200,
+            n_replicates=16,
+        )
         theirs = last.frame
         np.testing.assert_array_equal(ours["n_private"].to_numpy(), theirs["n_private"].to_numpy())
         np.testing.assert_allclose(ours["nonprivate_length"], theirs["nonprivate_length"])
@@ -75,9 +83,24 @@ def test_undefined_cells_are_recorded_not_fatal():
 
 def _fit_result(lengths):
     n = np.array([1_000, 2_000, 4_000, 8_000, 16_000, 30_000])
-    rows = [dict(study="n", mechanism=m, privacy=p, n=v, d=5, epsilon=1.0, budget=1.0, feature=rp.ALL, coverage=0.95,
-                 coverage_se=0.01, length=L, length_se=0.0)
-            for m, p in rp.METHODS for v, L in zip(n, lengths(n), strict=True)]
+    rows = [
+        dict(
+            study="n",
+            mechanism=m,
+            privacy=p,
+            n=v,
+            d=5,
+            epsilon=1.0,
+            budget=1.0,
+            feature=rp.ALL,
+            coverage=0.95,
+            coverage_se=0.01,
+            length=L,
+            length_se=0.0,
+        )
+        for m, p in rp.METHODS
+        for v, L in zip(n, lengths(n), strict=True)
+    ]
     return rp.ExperimentResult("7.7", "fits", pd.DataFrame(rows))
 
 

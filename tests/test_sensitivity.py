@@ -54,8 +54,14 @@ def _candidates(rng, d, theta, loss, k=60):
         a, b = rng.standard_normal(d), rng.standard_normal(d)
         if rng.uniform() < 0.5:
             a, b = special[rng.integers(len(special))], special[rng.integers(len(special))]
-        out.append((_project(a / np.linalg.norm(a)) if np.linalg.norm(a) > 1 else a, rng.choice([-1.0, 1.0]),
-                    _project(b / np.linalg.norm(b)) if np.linalg.norm(b) > 1 else b, rng.choice([-1.0, 1.0])))
+        out.append(
+            (
+                _project(a / np.linalg.norm(a)) if np.linalg.norm(a) > 1 else a,
+                rng.choice([-1.0, 1.0]),
+                _project(b / np.linalg.norm(b)) if np.linalg.norm(b) > 1 else b,
+                rng.choice([-1.0, 1.0]),
+            )
+        )
     return out
 
 

@@ -60,8 +60,13 @@ def test_huber_reaches_the_minimiser(h):
     def objective(th):
         return loss.value(A @ th).mean() + c * th @ th
 
-    ref = minimize(objective, np.zeros(d), jac=lambda th: _gradient(A, loss, c, th), method="L-BFGS-B",
-                   options=dict(gtol=1e-12, ftol=1e-15, maxiter=10_000))
+    ref = minimize(
+        objective,
+        np.zeros(d),
+        jac=lambda th: _gradient(A, loss, c, th),
+        method="L-BFGS-B",
+        options=dict(gtol=1e-12, ftol=1e-15, maxiter=10_000),
+    )
     np.testing.assert_allclose(result.theta, ref.x, atol=1e-5, rtol=0)
     assert objective(result.theta) <= objective(ref.x) + 1e-14
 

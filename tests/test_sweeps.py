@@ -7,11 +7,10 @@ from conftest import logistic_labels, unit_ball_rows
 
 from dpci import LogisticLoss, RegularisationTooSmall
 from dpci.experiments.cli import main
+from dpci.experiments.curves import fit_length_vs_budget, fit_length_vs_n
 from dpci.experiments.sweeps import (
     ALL,
     budget_for,
-    fit_length_vs_budget,
-    fit_length_vs_n,
     iter_grid_sweep,
     iter_interval_vs_variability,
     iter_sample_size_match,
@@ -36,8 +35,9 @@ def _last(gen):
 
 def test_split_sweep_frame_and_recommendation():
     X, y, names = _load(2)
-    progress = list(iter_split_sweep(X, y, LogisticLoss(), shares=(0.5, 0.8), n_replicates=16, n_samples=300,
-                                     feature_names=names))
+    progress = list(
+        iter_split_sweep(X, y, LogisticLoss(), shares=(0.5, 0.8), n_replicates=16, n_samples=300, feature_names=names)
+    )
     assert progress[-1].finished and not progress[0].finished
     frame = progress[-1].frame
     assert len(frame) == 2 * (3 + 1)  # two settings x (3 coordinates + the "(all)" row)
@@ -49,8 +49,16 @@ def test_split_sweep_frame_and_recommendation():
 
 
 def test_recommend_split_rule():
-    frame = pd.DataFrame(dict(feature=[ALL] * 3, phi1=[0.5, 0.7, 0.9], phi2=[0.25, 0.15, 0.05], phi3=[0.25, 0.15, 0.05],
-                              coverage=[0.96, 0.95, 0.93], length=[0.5, 0.4, 0.3]))
+    frame = pd.DataFrame(
+        dict(
+            feature=[ALL] * 3,
+            phi1=[0.5, 0.7, 0.9],
+            phi2=[0.25, 0.15, 0.05],
+            phi3=[0.25, 0.15, 0.05],
+            coverage=[0.96, 0.95, 0.93],
+            length=[0.5, 0.4, 0.3],
+        )
+    )
     best = recommend_split(frame, alpha=0.05)
     assert best["phi1"] == 0.7 and best["meets_coverage"]  # 0.9 is shorter but under-covers
     none_ok = recommend_split(frame.assign(coverage=[0.90, 0.92, 0.91]), alpha=0.05)
@@ -58,13 +66,33 @@ def test_recommend_split_rule():
 
 
 def test_grid_and_comparison_sweeps():
-    grid = _last(iter_grid_sweep(_load, LogisticLoss(), ns=[1000, 2000], ds=[1, 2], n_replicates=16, n_samples=300,
-                                 methods=[("output", "zcdp")])).frame
+    grid = _last(
+        iter_grid_sweep(
+            _load,
+            LogisticLoss(),
+            ns=[1000, 2000],
+            ds=[1, 2],
+            n_replicates=16,
+            n_samples=300,
+            methods=[("output", "zcdp")],
+        )
+    ).frame
     overall = grid[grid["feature"] == ALL]
     assert sorted(zip(overall["n"], overall["d"])) == [(1000, 1), (1000, 2), (2000, 1), (2000, 2)]
     assert (overall["budget"] == budget_for("zcdp", 1.0)).all()
-    comp = _last(iter_interval_vs_variability(_load, LogisticLoss(), "n", [1000, 3000], d=2, n_replicates=16,
-                                              n_samples=300, n_vi=64, methods=[("objective", "pure")])).frame
+    comp = _last(
+        iter_interval_vs_variability(
+            _load,
+            LogisticLoss(),
+            "n",
+            [1000, 3000],
+            d=2,
+            n_replicates=16,
+            n_samples=300,
+            n_vi=64,
+            methods=[("objective", "pure")],
+        )
+    ).frame
     overall = comp[comp["feature"] == ALL].set_index("n")
     assert {"length", "vi_length"} <= set(overall.columns)
     # the variability interval is a lower bound in expectation; with 16 replicates allow noise
@@ -90,8 +118,18 @@ def test_skip_invalid_turns_a_cell_with_c_too_small_into_a_nan_row():
     assert len(ran) == 3 and (ran["skipped"] == "").all() and (ran["replicates"] == 16).all()
     assert ran[["coverage", "length"]].notna().all(axis=None) and list(frame.columns)[-1] == "skipped"
     # a sweep without invalid settings has no skipped column unless asked for one
-    plain = _last(iter_grid_sweep(_load, LogisticLoss(), ns=[3000], ds=[1], methods=[("objective", "pure")], c=1e-4,
-                                  n_replicates=16, n_samples=300)).frame
+    plain = _last(
+        iter_grid_sweep(
+            _load,
+            LogisticLoss(),
+            ns=[3000],
+            ds=[1],
+            methods=[("objective", "pure")],
+            c=1e-4,
+            n_replicates=16,
+            n_samples=300,
+        )
+    ).frame
     assert "skipped" not in plain and plain["coverage"].notna().all()
 
 
@@ -139,8 +177,10 @@ def test_subsample_is_a_fixed_prefix_of_a_permutation():
 
 def test_cli_writes_a_csv(tmp_path, capsys):
     out = tmp_path / "vi.csv"
-    assert main(["sweep", "variability", "--dataset", "synthetic", "--d", "2", "--vi-replicates", "40",
-                 "--out", str(out)]) == 0
+    assert (
+        main(["sweep", "variability", "--dataset", "synthetic", "--d", "2", "--vi-replicates", "40", "--out", str(out)])
+        == 0
+    )
     frame = pd.read_csv(out)
     assert list(frame["feature"]) == ["x0", "x1", "const"] and (frame["replicates"] == 40).all()
     err = capsys.readouterr().err
@@ -148,7 +188,8 @@ def test_cli_writes_a_csv(tmp_path, capsys):
 
 
 def test_cli_reports_bad_input_without_a_traceback(tmp_path, capsys):
-    code = main(["sweep", "coverage", "--dataset", "synthetic", "--d", "2", "--c", "1e-9", "--out",
-                 str(tmp_path / "x.csv")])
+    code = main(
+        ["sweep", "coverage", "--dataset", "synthetic", "--d", "2", "--c", "1e-9", "--out", str(tmp_path / "x.csv")]
+    )
     assert code == 2
     assert "error: c = 1e-09 is too small" in capsys.readouterr().err

@@ -98,8 +98,17 @@ NO_JOB = _NoJob()
 
 
 def variability_key(s: Settings):
-    return (dataset_key(s), s.model, s.h, s.mech, s.priv, round(s.budget * s.split[0], 12), s.c, s.seed,
-            s.vi_replicates)
+    return (
+        dataset_key(s),
+        s.model,
+        s.h,
+        s.mech,
+        s.priv,
+        round(s.budget * s.split[0], 12),
+        s.c,
+        s.seed,
+        s.vi_replicates,
+    )
 
 
 def existing_variability_job(s: Settings):
@@ -117,8 +126,16 @@ def variability_job(s: Settings, X, y):
     """
     slot = job_slot("variability")
     key = variability_key(s)
-    kwargs = dict(mechanism=s.mech, privacy=s.priv, budget=s.budget, split=s.split, c=s.c, alpha=s.alpha,
-                  n_replicates=s.vi_replicates, random_state=s.seed)
+    kwargs = dict(
+        mechanism=s.mech,
+        privacy=s.priv,
+        budget=s.budget,
+        split=s.split,
+        c=s.c,
+        alpha=s.alpha,
+        n_replicates=s.vi_replicates,
+        random_state=s.seed,
+    )
     return slot.ensure(key, lambda: iter_variability(X, y, s.loss, n_jobs=VI_JOBS, low_priority=True, **kwargs))
 
 
@@ -135,8 +152,12 @@ def first_preview(job):
     if job is NO_JOB:
         return None
     deadline = time.monotonic() + FIRST_PREVIEW_WAIT
-    while (job.elapsed < 1.0 and not job.done and time.monotonic() < deadline
-           and (job.latest is None or job.latest.done < MILESTONES[0])):
+    while (
+        job.elapsed < 1.0
+        and not job.done
+        and time.monotonic() < deadline
+        and (job.latest is None or job.latest.done < MILESTONES[0])
+    ):
         time.sleep(0.02)
     return job.latest
 
@@ -186,9 +207,12 @@ def sweep_progress(job):
     elif not state.finished:
         inner = state.replicates_done / state.replicates_total if state.replicates_total else 0.0
         frac = (state.settings_done + inner) / max(state.settings_total, 1)
-        st.progress(min(frac, 1.0), text=f"Setting {state.settings_done + 1} of {state.settings_total}: "
-                                          f"{state.replicates_done} / {state.replicates_total} repetitions, "
-                                          f"{job.elapsed:.0f} s")
+        st.progress(
+            min(frac, 1.0),
+            text=f"Setting {state.settings_done + 1} of {state.settings_total}: "
+            f"{state.replicates_done} / {state.replicates_total} repetitions, "
+            f"{job.elapsed:.0f} s",
+        )
     else:
         st.success(f"Done: {state.settings_total} settings in {job.elapsed:.0f} s.")
     return state

@@ -53,8 +53,13 @@ def load_data(s: Settings):
         try:
             # Only the synthetic truth depends on c and the loss: Adult's cache entry ignores them.
             synthetic = s.dataset == DATASETS[1]
-            X, y, names, truth = _load_builtin(s.dataset, s.d, s.c if synthetic else None,
-                                               MODELS[s.model] if synthetic else None, s.h if synthetic else None)
+            X, y, names, truth = _load_builtin(
+                s.dataset,
+                s.d,
+                s.c if synthetic else None,
+                MODELS[s.model] if synthetic else None,
+                s.h if synthetic else None,
+            )
         except FileNotFoundError as err:  # a broken installation: say which file is missing
             raise DataValidationError(f"{err} Reinstall dpci, or pick another dataset.") from None
     if s.n and s.n < len(X):
@@ -68,8 +73,9 @@ def load_data(s: Settings):
 def cached_release(key: str, s: Settings):
     """One private release (Algorithm 3 or 5) for the settings; key names the data."""
     X, y, _, _ = load_data(s)
-    rel = dpci.private_confidence_intervals(X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m,
-                                            random_state=s.seed)
+    rel = dpci.private_confidence_intervals(
+        X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=s.seed
+    )
     return rel
 
 
@@ -105,12 +111,16 @@ def c_problem(s: Settings, n: int):
     except RegularisationTooSmall as err:
         bound, safe = err.smallest_c, err.suggested_c
     eps1 = f" and ε₁ = {alloc.coef_epsilon:.3g}" if alloc.coef_epsilon is not None else ""
-    message = (f"c = {_fmt_c(s.c)} is too small for {method.label} with n = {n:,}{eps1}: "
-               f"it needs c > {bound:.3g}, and c ≥ {safe:.2g} for intervals that keep their coverage.")
+    message = (
+        f"c = {_fmt_c(s.c)} is too small for {method.label} with n = {n:,}{eps1}: "
+        f"it needs c > {bound:.3g}, and c ≥ {safe:.2g} for intervals that keep their coverage."
+    )
     suggestion = _slider_c_at_least(safe)
     if suggestion is None:
-        message += (" No c on the slider (at most 1) is large enough: give the coefficients more budget (a larger "
-                    "total or φ1), use more rows, or switch to output perturbation.")
+        message += (
+            " No c on the slider (at most 1) is large enough: give the coefficients more budget (a larger "
+            "total or φ1), use more rows, or switch to output perturbation."
+        )
     return message, suggestion
 
 
@@ -131,9 +141,11 @@ def c_caution(s: Settings, n: int):
         return None
     safe = method.smallest_c(alloc, n, s.loss)  # for the paper's methods: the bound; the safe c is in the error
     suggestion = _slider_c_at_least(safe_c(alloc.coef_epsilon, n, s.loss.t)) if safe is not None else None
-    return (f"Intervals may under-cover: with c = {_fmt_c(s.c)}, objective perturbation keeps little of its "
-            "budget for the coefficients (ε′ < ε₁/2), and its intervals then contain the truth less often than "
-            f"their level says (measured: 0.80 instead of 0.95 at n = 150, c = 1e-3, ε = 1)."), suggestion
+    return (
+        f"Intervals may under-cover: with c = {_fmt_c(s.c)}, objective perturbation keeps little of its "
+        "budget for the coefficients (ε′ < ε₁/2), and its intervals then contain the truth less often than "
+        f"their level says (measured: 0.80 instead of 0.95 at n = 150, c = 1e-3, ε = 1)."
+    ), suggestion
 
 
 def loader(s: Settings):

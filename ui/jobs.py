@@ -25,8 +25,9 @@ class Job:
     ``error`` (a message, or None), ``started`` and ``finished_at`` (perf_counter times).
     """
 
-    def __init__(self, key, make: Callable[[], Iterator], name: str = "dpci-job",
-                 alive: Callable[[], bool] | None = None):
+    def __init__(
+        self, key, make: Callable[[], Iterator], name: str = "dpci-job", alive: Callable[[], bool] | None = None
+    ):
         self.key = key
         self._alive = alive  # polled between steps: False stops the job (its user has gone)
         self.latest = None

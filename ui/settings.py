@@ -83,10 +83,23 @@ FIELDS = {f: type(getattr(Settings(), f)) for f in Settings.__dataclass_fields__
 
 
 # Numeric settings with a range (the sliders' ends; values from an address are clipped into it).
-RANGES = {"d": (1, 20), "n": (0, 10**9), "h": (0.05, 2.0), "phi1": (0.05, 0.99), "phi2_rest": (0.05, 0.95),
-          "seed": (0, 2**31 - 1)}
-CHOICES = {"epsilon": EPSILONS, "rho": RHOS, "c": C_VALUES, "level": LEVELS, "m": MC_SAMPLES,
-           "vi_replicates": VI_REPLICATES, "delta": DELTAS}
+RANGES = {
+    "d": (1, 20),
+    "n": (0, 10**9),
+    "h": (0.05, 2.0),
+    "phi1": (0.05, 0.99),
+    "phi2_rest": (0.05, 0.95),
+    "seed": (0, 2**31 - 1),
+}
+CHOICES = {
+    "epsilon": EPSILONS,
+    "rho": RHOS,
+    "c": C_VALUES,
+    "level": LEVELS,
+    "m": MC_SAMPLES,
+    "vi_replicates": VI_REPLICATES,
+    "delta": DELTAS,
+}
 
 
 def _coerce(name, raw):
@@ -120,8 +133,7 @@ def settings_values(raw) -> tuple[dict, list[str]]:
                 ignored.append(name)
     for name, choices in CHOICES.items():
         values[name] = _nearest(values[name], choices)
-    for name, choices in (("dataset", DATASETS), ("model", MODELS), ("mechanism", mechanisms()),
-                          ("privacy", PRIVACY)):
+    for name, choices in (("dataset", DATASETS), ("model", MODELS), ("mechanism", mechanisms()), ("privacy", PRIVACY)):
         if values[name] not in choices:
             values[name] = next(iter(choices))
     return values, ignored

@@ -33,53 +33,110 @@ def sidebar(show_vi=True):
     if "_url_warning" in st.session_state:
         sb.warning(escape_markdown(st.session_state.pop("_url_warning")))  # quotes the address's own text
     sb.header("Data")
-    dataset = _widget(sb.selectbox, "Dataset", "dataset", DATASETS,
-                      help="Adult: 30,162 people from the 1994 US census, predicting income > $50K.")
+    dataset = _widget(
+        sb.selectbox,
+        "Dataset",
+        "dataset",
+        DATASETS,
+        help="Adult: 30,162 people from the 1994 US census, predicting income > $50K.",
+    )
     if dataset == DATASETS[2]:
         sb.caption("The features of an uploaded CSV are chosen in the upload panel.")
     else:
-        _widget(sb.slider, "Features d (plus a constant)", "d", *RANGES["d"],
-                help="The first d features after one-hot encoding; the paper uses d = 10.")
-    _widget(sb.number_input, "Rows n (0 = all)", "n", min_value=0, step=500,
-            help="A fixed random subset of this many rows; smaller n shows how intervals widen.")
+        _widget(
+            sb.slider,
+            "Features d (plus a constant)",
+            "d",
+            *RANGES["d"],
+            help="The first d features after one-hot encoding; the paper uses d = 10.",
+        )
+    _widget(
+        sb.number_input,
+        "Rows n (0 = all)",
+        "n",
+        min_value=0,
+        step=500,
+        help="A fixed random subset of this many rows; smaller n shows how intervals widen.",
+    )
     sb.header("Model")
     model = _widget(sb.radio, "Model", "model", list(MODELS), horizontal=True, label_visibility="collapsed")
     if MODELS[model] == "huber":
         _widget(sb.slider, "Huber width h", "h", *RANGES["h"], step=0.05)
-    _widget(sb.radio, "Mechanism", "mechanism", list(mechanisms()),
-            help="Objective perturbation adds noise to the training objective (Algorithm 1); output "
-                 "perturbation adds it to the trained coefficients (Algorithm 4).")
+    _widget(
+        sb.radio,
+        "Mechanism",
+        "mechanism",
+        list(mechanisms()),
+        help="Objective perturbation adds noise to the training objective (Algorithm 1); output "
+        "perturbation adds it to the trained coefficients (Algorithm 4).",
+    )
     sb.header("Privacy")
     privacy = _widget(sb.radio, "Privacy notion", "privacy", list(PRIVACY), horizontal=True)
     if PRIVACY[privacy] == "pure":
-        _widget(sb.select_slider, "Total budget ε", "epsilon", EPSILONS,
-                help="Smaller ε means stronger privacy and wider intervals.")
+        _widget(
+            sb.select_slider,
+            "Total budget ε",
+            "epsilon",
+            EPSILONS,
+            help="Smaller ε means stronger privacy and wider intervals.",
+        )
     else:
-        _widget(sb.select_slider, "Total budget ρ", "rho", RHOS,
-                help="ρ-zCDP; ρ = ε²/2 matches ε-DP in the paper's comparisons.")
+        _widget(
+            sb.select_slider,
+            "Total budget ρ",
+            "rho",
+            RHOS,
+            help="ρ-zCDP; ρ = ε²/2 matches ε-DP in the paper's comparisons.",
+        )
         _widget(sb.select_slider, "δ for the (ε, δ) equivalent", "delta", DELTAS, format_func=lambda v: f"{v:.0e}")
     _widget(sb.slider, "φ1: share for the coefficients", "phi1", *RANGES["phi1"], step=0.01)
-    _widget(sb.slider, "φ2: share of the rest for the Hessian", "phi2_rest", *RANGES["phi2_rest"], step=0.025,
-            help="The covariance gets the remainder, so φ1 + φ2 + φ3 = 1 always.")
+    _widget(
+        sb.slider,
+        "φ2: share of the rest for the Hessian",
+        "phi2_rest",
+        *RANGES["phi2_rest"],
+        step=0.025,
+        help="The covariance gets the remainder, so φ1 + φ2 + φ3 = 1 always.",
+    )
     sb.caption("Split φ1 / φ2 / φ3 = " + " / ".join(f"{v:.3f}" for v in current_settings().split))
     sb.button("Paper's split (Table 2)", on_click=_restore_table2, width="stretch")
     sb.header("Interval")
-    _widget(sb.select_slider, "Regularisation c", "c", C_VALUES, format_func=_fmt_c,
-            help="c ||θ||² in the objective (the paper uses 0.001).")
+    _widget(
+        sb.select_slider,
+        "Regularisation c",
+        "c",
+        C_VALUES,
+        format_func=_fmt_c,
+        help="c ||θ||² in the objective (the paper uses 0.001).",
+    )
     _widget(sb.select_slider, "Confidence level", "level", LEVELS, format_func=lambda v: f"{100 * v:g}%")
     # Drawn only when opened (a lazy expander): fewer widgets make the first page load faster.
     more = sb.expander("Samples and seed", key="more_settings", on_change="rerun")
     if more.open:
-        _widget(more.select_slider, "Monte Carlo samples m", "m", MC_SAMPLES,
-                help="Draws of the Monte Carlo step that turns the noisy Hessian and covariance into an interval.")
+        _widget(
+            more.select_slider,
+            "Monte Carlo samples m",
+            "m",
+            MC_SAMPLES,
+            help="Draws of the Monte Carlo step that turns the noisy Hessian and covariance into an interval.",
+        )
         if show_vi:
             _widget(more.select_slider, "Bootstrap replicates (variability)", "vi_replicates", VI_REPLICATES)
-        _widget(more.number_input, "Seed", "seed", *RANGES["seed"], step=1,
-                help="The same seed gives the same noise: fine for teaching, never for a real release.")
+        _widget(
+            more.number_input,
+            "Seed",
+            "seed",
+            *RANGES["seed"],
+            step=1,
+            help="The same seed gives the same noise: fine for teaching, never for a real release.",
+        )
     else:
         s = settings_store()
-        more.caption(f"m = {s['m']:,}" + (f", {s['vi_replicates']:,} bootstrap replicates" if show_vi else "")
-                     + f", seed {s['seed']}")
+        more.caption(
+            f"m = {s['m']:,}"
+            + (f", {s['vi_replicates']:,} bootstrap replicates" if show_vi else "")
+            + f", seed {s['seed']}"
+        )
     return current_settings()
 
 
@@ -102,8 +159,9 @@ def settings_file_panel(settings: Settings):
     if not panel.open:  # drawn only when opened: the page loads faster
         return
     c1, c2 = panel.columns(2)
-    c1.download_button("Download these settings (JSON)", settings_json(settings), "dpci-settings.json",
-                       mime="application/json")
+    c1.download_button(
+        "Download these settings (JSON)", settings_json(settings), "dpci-settings.json", mime="application/json"
+    )
     c2.file_uploader("Load settings (JSON)", type=["json"], key="settings_file", on_change=_apply_settings_file)
     if st.session_state.get("settings_file") is None:  # the message lasts as long as its file is shown
         st.session_state.pop("_settings_message", None)

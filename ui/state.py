@@ -24,8 +24,9 @@ def settings_store() -> dict:
         values, _ = settings_values(raw)
         changed = changed_settings(raw, values)
         if changed:
-            st.session_state["_url_warning"] = ("The address asked for settings the app cannot use; it uses the "
-                                                f"nearest it can: {'; '.join(changed)}.")
+            st.session_state["_url_warning"] = (
+                f"The address asked for settings the app cannot use; it uses the nearest it can: {'; '.join(changed)}."
+            )
         st.session_state[STORE] = values
     return st.session_state[STORE]
 

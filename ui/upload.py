@@ -38,8 +38,9 @@ def _read_upload(data: bytes, sep, target, positive, features, bounds):
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = read_uploaded_csv(data, target, positive_class=positive, features=features, bounds=bounds or None,
-                                   sep=sep)
+        result = read_uploaded_csv(
+            data, target, positive_class=positive, features=features, bounds=bounds or None, sep=sep
+        )
     return result, [str(w.message) for w in caught]
 
 
@@ -56,7 +57,9 @@ def _uploaded_bytes():
     kept = st.session_state.get("upload_kept")
     if kept is not None:
         c1, c2 = st.columns([3, 1])
-        c1.caption(f"Using {escape_markdown(kept[0])} ({len(kept[1]) / 1e3:,.0f} kB), uploaded earlier in this session.")
+        c1.caption(
+            f"Using {escape_markdown(kept[0])} ({len(kept[1]) / 1e3:,.0f} kB), uploaded earlier in this session."
+        )
         if c2.button("Forget this file"):
             for name in ("upload_kept", "upload_result", "upload_digest", "_upload_memo"):
                 st.session_state.pop(name, None)
@@ -70,12 +73,18 @@ def _bounds_editor(numeric, data_key):
     import pandas as pd
 
     kept = st.session_state.setdefault("kept_bounds", {})
-    st.markdown("**Bounds of the numeric features.** Use bounds known *before* seeing the data (for example "
-                "from a codebook: age 0 to 120). The defaults are the observed minimum and maximum, which "
-                "are **not private**.")
-    start = pd.DataFrame({"column": [c.name for c in numeric],
-                          "lower": [kept.get(c.name, (c.lower, c.upper))[0] for c in numeric],
-                          "upper": [kept.get(c.name, (c.lower, c.upper))[1] for c in numeric]})
+    st.markdown(
+        "**Bounds of the numeric features.** Use bounds known *before* seeing the data (for example "
+        "from a codebook: age 0 to 120). The defaults are the observed minimum and maximum, which "
+        "are **not private**."
+    )
+    start = pd.DataFrame(
+        {
+            "column": [c.name for c in numeric],
+            "lower": [kept.get(c.name, (c.lower, c.upper))[0] for c in numeric],
+            "upper": [kept.get(c.name, (c.lower, c.upper))[1] for c in numeric],
+        }
+    )
     key = "upload_bounds_" + upload_digest((data_key + start.to_json()).encode())
     edited = st.data_editor(start, key=key, hide_index=True, disabled=["column"], width="stretch")
     bounds = dict(kept)
@@ -100,11 +109,15 @@ def _not_private_reason(result) -> str | None:
     levels = [c for c in result.data_derived if c not in numeric]
     parts = []
     if bounds:
-        parts.append(f"the bounds of {', '.join(bounds)} are the data's own minimum and maximum (type public "
-                     "bounds into the table of the Explorer's upload panel)")
+        parts.append(
+            f"the bounds of {', '.join(bounds)} are the data's own minimum and maximum (type public "
+            "bounds into the table of the Explorer's upload panel)"
+        )
     if levels:
-        parts.append(f"the categories of {', '.join(levels)} are the values seen in the data (leave these columns "
-                     "out of the features here; in Python, dpci.data.read_uploaded_csv takes public category lists)")
+        parts.append(
+            f"the categories of {', '.join(levels)} are the values seen in the data (leave these columns "
+            "out of the features here; in Python, dpci.data.read_uploaded_csv takes public category lists)"
+        )
     return "; ".join(parts) + ". Values taken from the data reveal something about individual rows."
 
 
@@ -135,27 +148,42 @@ def upload_panel() -> bool:
             summary = _memo("inspect", digest, lambda: inspect_uploaded_csv(data, sep=sep))
         candidates = summary.binary_columns or summary.columns
         c1, c2, c3 = st.columns(3)
-        target = kept_widget(c1.selectbox, "Target column (two values)", candidates, "upload_target",
-                             help="Columns with exactly two values are listed first.")
+        target = kept_widget(
+            c1.selectbox,
+            "Target column (two values)",
+            candidates,
+            "upload_target",
+            help="Columns with exactly two values are listed first.",
+        )
         others = [c for c in summary.columns if c != target]
         features = kept_widget(c3.multiselect, "Features", others, "upload_features", default=others)
-        result, warnings_ = _memo("read", (digest, target, tuple(features)),
-                                  lambda: _read_upload(data, sep, target, None, features, None))
+        result, warnings_ = _memo(
+            "read", (digest, target, tuple(features)), lambda: _read_upload(data, sep, target, None, features, None)
+        )
         classes = [result.schema.positive_class, result.schema.negative_class]
-        positive = kept_widget(c2.selectbox, "Positive class (+1)", classes, "upload_positive",
-                               help="The label the model predicts as +1; the other is -1.")
+        positive = kept_widget(
+            c2.selectbox,
+            "Positive class (+1)",
+            classes,
+            "upload_positive",
+            help="The label the model predicts as +1; the other is -1.",
+        )
         numeric = [col for col in result.schema.numeric_columns if col.name in features]
         bounds = _bounds_editor(numeric, name + repr((target, features))) if numeric else {}
         if bounds or positive != classes[0]:
-            result, warnings_ = _memo("read_public", (digest, target, tuple(features), positive, sorted(bounds.items())),
-                                      lambda: _read_upload(data, sep, target, positive, features, bounds))
+            result, warnings_ = _memo(
+                "read_public",
+                (digest, target, tuple(features), positive, sorted(bounds.items())),
+                lambda: _read_upload(data, sep, target, positive, features, bounds),
+            )
     except ValueError as err:
         st.error(escape_markdown(err))
         st.session_state.pop("upload_result", None)
         return False
     for text in warnings_:
-        st.warning(escape_markdown(f"Not private: {_not_private_reason(result)}" if text.startswith("Not private")
-                                   else text))
+        st.warning(
+            escape_markdown(f"Not private: {_not_private_reason(result)}" if text.startswith("Not private") else text)
+        )
     for note in result.notes:
         # the positive class has its own selector here, and warnings are already shown above
         if note not in warnings_ and not note.startswith("positive_class not given"):
@@ -163,8 +191,10 @@ def upload_panel() -> bool:
     st.session_state["upload_result"] = result
     choices = (target, positive, features, sorted(bounds.items()))
     st.session_state["upload_digest"] = upload_digest(digest.encode() + repr(choices).encode())
-    st.caption(f"{len(result.frame):,} usable rows ({result.n_dropped:,} dropped for missing values); "
-               f"positive class: {escape_markdown(repr(result.schema.positive_class))}.")
+    st.caption(
+        f"{len(result.frame):,} usable rows ({result.n_dropped:,} dropped for missing values); "
+        f"positive class: {escape_markdown(repr(result.schema.positive_class))}."
+    )
     return True
 
 

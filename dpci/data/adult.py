@@ -376,7 +376,11 @@ def load_adult(
         frame,
         ADULT_SCHEMA,
         name="adult",
-        d=d, features=features, add_constant=add_constant, normalize=normalize, dtype=dtype,
+        d=d,
+        features=features,
+        add_constant=add_constant,
+        normalize=normalize,
+        dtype=dtype,
     )
 
 

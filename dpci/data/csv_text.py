@@ -76,8 +76,6 @@ def guess_separator(data: bytes) -> str:
     return best if head.count(best) else ","
 
 
-
-
 def _read_bytes(data, max_bytes: int) -> bytes:
     if isinstance(data, (bytes, bytearray, memoryview)):
         raw = bytes(data)
@@ -141,8 +139,9 @@ def _header(text: str, sep: str) -> list[str]:
         return []
 
 
-def _parse(data, *, sep: str, encoding: str, max_bytes: int, max_rows: int,
-           max_columns: int = DEFAULT_MAX_COLUMNS) -> tuple[pd.DataFrame, list[str]]:
+def _parse(
+    data, *, sep: str, encoding: str, max_bytes: int, max_rows: int, max_columns: int = DEFAULT_MAX_COLUMNS
+) -> tuple[pd.DataFrame, list[str]]:
     """Bytes -> DataFrame of stripped strings with pd.NA for missing cells (the parse of :mod:`dpci.data.upload`)."""
     if not isinstance(sep, str) or len(sep) != 1:
         raise DataValidationError(f"sep must be a single character, got {sep!r}.")

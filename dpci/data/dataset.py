@@ -109,8 +109,15 @@ def make_dataset(
     -------
     Dataset
     """
-    pre = UnitBallPreprocessor(schema, d=d, features=features, add_constant=add_constant, normalize=normalize,
-                               handle_unknown=handle_unknown, dtype=dtype)
+    pre = UnitBallPreprocessor(
+        schema,
+        d=d,
+        features=features,
+        add_constant=add_constant,
+        normalize=normalize,
+        handle_unknown=handle_unknown,
+        dtype=dtype,
+    )
     X = pre.fit_transform(frame)
     y = encode_labels(frame[schema.label], schema.positive_class, schema.negative_class)
     return Dataset(

@@ -316,6 +316,10 @@ def load_kddcup(
         frame,
         KDDCUP_SCHEMA,
         name="kddcup99-10pct",
-        d=d, features=features, add_constant=add_constant, normalize=normalize, dtype=dtype,
+        d=d,
+        features=features,
+        add_constant=add_constant,
+        normalize=normalize,
+        dtype=dtype,
         keep_frame=keep_frame,
     )

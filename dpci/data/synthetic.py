@@ -80,6 +80,7 @@ def _special():
 def _expit(x):
     return _special().expit(x)
 
+
 #: Quadrature domains are truncated where the density is below exp(-_TAIL).
 _TAIL = 45.0
 

@@ -48,6 +48,7 @@ _POSITIVE_BY_PAIR = {
     frozenset({"f", "t"}): "t",
 }
 
+
 @dataclass
 class UploadResult:
     """Outcome of :func:`read_uploaded_csv`.
@@ -230,8 +231,9 @@ def _check_names(kind: str, names, allowed: Sequence[str]) -> list[str]:
     known = set(allowed)  # linear in the width, not quadratic
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise DataValidationError(f"Unknown column(s) in {kind}: {quote_list(unknown)}. "
-                                  f"Available columns: {quote_list(allowed)}.")
+        raise DataValidationError(
+            f"Unknown column(s) in {kind}: {quote_list(unknown)}. Available columns: {quote_list(allowed)}."
+        )
     return names
 
 
@@ -522,7 +524,9 @@ def _check_bounds(col: str, b) -> tuple[float, float]:
     try:
         lo, hi = (float(x) for x in b)
     except (TypeError, ValueError):
-        raise DataValidationError(f"Bounds for {quote(col)} must be a pair (lower, upper) of numbers, got {b!r}.") from None
+        raise DataValidationError(
+            f"Bounds for {quote(col)} must be a pair (lower, upper) of numbers, got {b!r}."
+        ) from None
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
         raise DataValidationError(f"Bounds for {quote(col)} must be finite with lower < upper, got {b!r}.")
     return lo, hi

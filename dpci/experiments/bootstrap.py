@@ -163,13 +163,15 @@ def _variability_chunk(pop, entropy, start, stop):
 
 def _coverage_chunk(pop, entropy, start, stop, alpha, n_samples):
     with _one_blas_thread():
-        theta, weights, rngs = _private_coefficients(pop, entropy, start, stop, block_size(pop.A.shape[0],
-                                                                                           COVERAGE_BLOCK))
+        theta, weights, rngs = _private_coefficients(
+            pop, entropy, start, stop, block_size(pop.A.shape[0], COVERAGE_BLOCK)
+        )
         law = pop.method.coefficient_noise_law(pop.alloc, pop.A.shape[0], pop.c, pop.loss)
         bounds = np.empty(theta.shape + (2,))
         for i, rng in enumerate(rngs):
-            bounds[i] = pop.method.replicate_interval(pop.A, pop.loss, theta[i], pop.c, pop.alloc, law, alpha,
-                                                      n_samples, rng, weights[i])
+            bounds[i] = pop.method.replicate_interval(
+                pop.A, pop.loss, theta[i], pop.c, pop.alloc, law, alpha, n_samples, rng, weights[i]
+            )
     return bounds
 
 
@@ -193,7 +195,8 @@ def _pool_lost(err: Exception) -> bool:
     from joblib.externals.loky.process_executor import BrokenProcessPool, ShutdownExecutorError
 
     return isinstance(err, (ShutdownExecutorError, BrokenProcessPool)) or (
-        isinstance(err, RuntimeError) and "executor underlying Parallel has been shutdown" in str(err))
+        isinstance(err, RuntimeError) and "executor underlying Parallel has been shutdown" in str(err)
+    )
 
 
 def _joblib_backend_active() -> bool:
@@ -239,8 +242,9 @@ def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=F
     with engine.shared(pop.A, pop.token) as rows:
         remote = replace(pop, A=rows)  # what the workers get: the rows travel once per worker
         calls = [(*head[1:], remote, entropy, start, stop, *extra) for start, stop in spans]
-        results = engine.ordered(head[0], calls, _workers(n_jobs),
-                                 local=lambda i: func(pop, entropy, *spans[i], *extra))
+        results = engine.ordered(
+            head[0], calls, _workers(n_jobs), local=lambda i: func(pop, entropy, *spans[i], *extra)
+        )
         try:
             for (_, stop), res in zip(spans, results):
                 yield stop, res
@@ -423,8 +427,9 @@ def iter_variability(
     entropy, start, chunks = stream_entropy(random_state), time.perf_counter(), []
     n = pop.A.shape[0]
     spans = _spans(int(n_replicates), chunk_size or default_chunk_size(n), block_size(n))
-    for done, estimates in _run_chunks(_variability_chunk, pop, entropy, int(n_replicates), spans, n_jobs,
-                                       low_priority=low_priority):
+    for done, estimates in _run_chunks(
+        _variability_chunk, pop, entropy, int(n_replicates), spans, n_jobs, low_priority=low_priority
+    ):
         chunks.append(estimates)
         yield VariabilityProgress(done, n_replicates, pop.theta0, np.vstack(chunks), alpha, time.perf_counter() - start)
 
@@ -461,7 +466,9 @@ def iter_coverage(
         _coverage_chunk, pop, entropy, int(n_replicates), spans, n_jobs, alpha, int(n_samples)
     ):
         chunks.append(bounds)
-        yield CoverageProgress(done, n_replicates, pop.theta0, np.concatenate(chunks), alpha, time.perf_counter() - start)
+        yield CoverageProgress(
+            done, n_replicates, pop.theta0, np.concatenate(chunks), alpha, time.perf_counter() - start
+        )
 
 
 def _last(generator):

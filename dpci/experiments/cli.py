@@ -38,8 +38,16 @@ from .sweeps import (
 )
 
 SWEEPS = (
-    "split-phi1", "split-phi2", "grid-n-d", "grid-n-epsilon", "ci-vs-vi-n", "ci-vs-vi-d", "ci-vs-vi-epsilon",
-    "sample-size", "coverage", "variability",
+    "split-phi1",
+    "split-phi2",
+    "grid-n-d",
+    "grid-n-epsilon",
+    "ci-vs-vi-n",
+    "ci-vs-vi-d",
+    "ci-vs-vi-epsilon",
+    "sample-size",
+    "coverage",
+    "variability",
 )
 DATASETS = ("adult", "kddcup", "synthetic")
 
@@ -53,11 +61,13 @@ def dataset_loader(name: str, seed: int = 0):
     if name == "kddcup":
         return lambda d: _unpack(data.load_kddcup(d=d))
     if name == "synthetic":
+
         def synthetic(d):
             d = d or 5
             theta = np.linspace(-1.5, 1.5, d + 1)
             X, y = data.make_synthetic_logistic(50_000, theta, random_state=seed)
             return X, y, [f"x{j}" for j in range(d)] + ["const"]
+
         return synthetic
     raise ValueError(f"unknown dataset {name!r}; choose from {', '.join(DATASETS)}.")
 
@@ -93,8 +103,14 @@ class ProgressBar:
     def __init__(self, stream=None, width=None):
         from tqdm import tqdm
 
-        self._bar = tqdm(total=1.0, file=stream or sys.stderr, ncols=width, unit="run", dynamic_ncols=width is None,
-                         bar_format="{desc} {percentage:5.1f}% |{bar}| {elapsed}<{remaining}")
+        self._bar = tqdm(
+            total=1.0,
+            file=stream or sys.stderr,
+            ncols=width,
+            unit="run",
+            dynamic_ncols=width is None,
+            bar_format="{desc} {percentage:5.1f}% |{bar}| {elapsed}<{remaining}",
+        )
 
     def update(self, fraction, label=""):
         self._bar.n = min(max(fraction, 0.0), 1.0)
@@ -111,8 +127,9 @@ def _sweep_fraction(p):
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="python -m dpci", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m dpci", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     sw = sub.add_parser("sweep", help="run a named experiment and write a CSV")
     sw.add_argument("name", choices=SWEEPS)
@@ -120,24 +137,39 @@ def build_parser():
     sw.add_argument("--data", default=None, help="your own CSV file instead of --dataset (with --target)")
     sw.add_argument("--target", default=None, help="the label column of --data (two values)")
     sw.add_argument("--positive", default=None, help="the label of --target taken as +1")
-    sw.add_argument("--bounds", default=None,
-                    help='public bounds of the numeric columns of --data, a JSON file {"age": [17, 90], ...}; '
-                         "without it the data's own range is used and the result is NOT private")
+    sw.add_argument(
+        "--bounds",
+        default=None,
+        help='public bounds of the numeric columns of --data, a JSON file {"age": [17, 90], ...}; '
+        "without it the data's own range is used and the result is NOT private",
+    )
     sw.add_argument("--out", required=True, help="CSV file to write (checked before any work)")
     sw.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     sw.add_argument("--scheduler", default=None, help="address of a Dask distributed scheduler to run on")
     sw.add_argument("--loss", choices=tuple(LOSSES), default="logistic")
     sw.add_argument("--h", type=positive_float, default=0.5, help="Huber width")
-    sw.add_argument("--mechanism", "--method", dest="mechanism", choices=registry.available(), default="objective",
-                    help="a registered method (dpci.methods.available())")
+    sw.add_argument(
+        "--mechanism",
+        "--method",
+        dest="mechanism",
+        choices=registry.available(),
+        default="objective",
+        help="a registered method (dpci.methods.available())",
+    )
     sw.add_argument("--privacy", choices=("pure", "zcdp"), default="pure")
-    sw.add_argument("--methods", type=_method_pairs, default=None,
-                    help="methods of grid, comparison and sample-size sweeps, as NAME:NOTION,... "
-                         "(default: the paper's four, objective:pure,output:pure,objective:zcdp,output:zcdp)")
-    sw.add_argument("--budget", type=positive_float, default=None,
-                    help="epsilon (pure) or rho (zcdp); default 1 or 0.5")
-    sw.add_argument("--epsilon", type=positive_float, default=1.0,
-                    help="epsilon of grid and comparison sweeps (rho = eps^2/2)")
+    sw.add_argument(
+        "--methods",
+        type=_method_pairs,
+        default=None,
+        help="methods of grid, comparison and sample-size sweeps, as NAME:NOTION,... "
+        "(default: the paper's four, objective:pure,output:pure,objective:zcdp,output:zcdp)",
+    )
+    sw.add_argument(
+        "--budget", type=positive_float, default=None, help="epsilon (pure) or rho (zcdp); default 1 or 0.5"
+    )
+    sw.add_argument(
+        "--epsilon", type=positive_float, default=1.0, help="epsilon of grid and comparison sweeps (rho = eps^2/2)"
+    )
     sw.add_argument("--c", type=positive_float, default=1e-3)
     sw.add_argument("--alpha", type=open_unit, default=0.05)
     sw.add_argument("--d", type=int_at_least(1), default=10, help="features before the constant")
@@ -146,13 +178,16 @@ def build_parser():
     sw.add_argument("--ns", default="500,1000,2000,4000,8000,15000", help="comma-separated n values of grid sweeps")
     sw.add_argument("--replicates", type=int_at_least(1), default=1_000, help="k: private intervals per setting")
     sw.add_argument("--samples", type=int_at_least(100), default=10_000, help="m: Monte Carlo samples per interval")
-    sw.add_argument("--vi-replicates", type=int_at_least(1), default=10_000,
-                    help="bootstrap replicates of variability intervals")
+    sw.add_argument(
+        "--vi-replicates", type=int_at_least(1), default=10_000, help="bootstrap replicates of variability intervals"
+    )
     sw.add_argument("--jobs", type=worker_count, default=1, help="worker processes (-1: all cores)")
     sw.add_argument("--seed", type=int_at_least(0), default=0)
     from .reproduce import add_arguments as _reproduce_arguments
 
-    _reproduce_arguments(sub.add_parser("reproduce", help="rerun Section 7 and write docs/figures (see dpci.experiments.reproduce)"))
+    _reproduce_arguments(
+        sub.add_parser("reproduce", help="rerun Section 7 and write docs/figures (see dpci.experiments.reproduce)")
+    )
     return parser
 
 
@@ -196,27 +231,48 @@ def iter_sweep(args, bar=None, load=None):
     pairs = dict(methods=args.methods) if args.methods else {}
     if name.startswith("split-"):
         X, y, names = load(args.d)
-        gen = iter_split_sweep(X, y, loss, vary=name.split("-")[1], shares=_floats(args.values),
-                               feature_names=names, **method, **sweep_kw)
+        gen = iter_split_sweep(
+            X, y, loss, vary=name.split("-")[1], shares=_floats(args.values), feature_names=names, **method, **sweep_kw
+        )
     elif name.startswith("grid-"):
         axis = name.split("-")[-1]
         values = _ints(args.values) if axis == "d" else _floats(args.values)
         values = values or ([1, 2, 5, 10] if axis == "d" else [0.2, 0.5, 1.0, 2.0, 4.0])
-        gen = iter_grid_sweep(load, loss, ns=_ints(args.ns), d=args.d, epsilon=args.epsilon,
-                              **{"ds" if axis == "d" else "epsilons": values}, **pairs, **sweep_kw)
+        gen = iter_grid_sweep(
+            load,
+            loss,
+            ns=_ints(args.ns),
+            d=args.d,
+            epsilon=args.epsilon,
+            **{"ds" if axis == "d" else "epsilons": values},
+            **pairs,
+            **sweep_kw,
+        )
     elif name.startswith("ci-vs-vi-"):
         over = name.split("-")[-1]
         defaults = {"n": "1000,2000,5000,10000,20000", "d": "1,2,5,10", "epsilon": "0.2,0.5,1,2,4"}
         values = (_ints if over != "epsilon" else _floats)(args.values or defaults[over])
-        gen = iter_interval_vs_variability(load, loss, over, values, n=args.n, d=args.d, epsilon=args.epsilon,
-                                           n_vi=args.vi_replicates, **pairs, **sweep_kw)
+        gen = iter_interval_vs_variability(
+            load,
+            loss,
+            over,
+            values,
+            n=args.n,
+            d=args.d,
+            epsilon=args.epsilon,
+            n_vi=args.vi_replicates,
+            **pairs,
+            **sweep_kw,
+        )
     else:  # sample-size
         values = _ints(args.values or "1000,2500,5000,7500,10000")
         gen = iter_sample_size_match(load, loss, values, d=args.d, epsilon=args.epsilon, **pairs, **sweep_kw)
     for p in gen:
         label = "" if p.current is None else f"{p.current.get('mechanism')}/{p.current.get('privacy')}"
-        bar.update(_sweep_fraction(p), f"{name}: setting {min(p.settings_done + 1, p.settings_total)}/"
-                                       f"{p.settings_total} {label}")
+        bar.update(
+            _sweep_fraction(p),
+            f"{name}: setting {min(p.settings_done + 1, p.settings_total)}/{p.settings_total} {label}",
+        )
         yield p.frame
     bar.close()
 
@@ -259,9 +315,12 @@ def main(argv=None):
     print(f"wrote {len(frame)} rows to {out}", file=sys.stderr)
     if args.name.startswith("split-"):
         best = recommend_split(frame, args.alpha)
-        print(f"recommended split: phi = ({best['phi1']:.3g}, {best['phi2']:.3g}, {best['phi3']:.3g}), "
-              f"coverage {best['coverage']:.3f}, mean length {best['length']:.4g}"
-              + ("" if best["meets_coverage"] else " (no split reached 1 - alpha)"), file=sys.stderr)
+        print(
+            f"recommended split: phi = ({best['phi1']:.3g}, {best['phi2']:.3g}, {best['phi3']:.3g}), "
+            f"coverage {best['coverage']:.3f}, mean length {best['length']:.4g}"
+            + ("" if best["meets_coverage"] else " (no split reached 1 - alpha)"),
+            file=sys.stderr,
+        )
     return 0
 
 

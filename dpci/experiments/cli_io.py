@@ -15,6 +15,7 @@ from pathlib import Path
 
 def int_at_least(least: int):
     """An argparse type: an integer >= ``least``."""
+
     def parse(text):
         try:
             value = int(text)
@@ -23,6 +24,7 @@ def int_at_least(least: int):
         if value < least:
             raise argparse.ArgumentTypeError(f"must be at least {least:,}, got {value}")
         return value
+
     return parse
 
 
@@ -99,8 +101,9 @@ def file_loader(path: str, target: str, bounds_path: str | None, positive: str |
         except OSError as err:
             raise ValueError(f"--bounds {bounds_path}: {err.strerror}.") from None
         except json.JSONDecodeError as err:
-            raise ValueError(f"--bounds {bounds_path} is not JSON ({err.msg}, line {err.lineno}); write "
-                             '{"age": [17, 90], ...}.') from None
+            raise ValueError(
+                f'--bounds {bounds_path} is not JSON ({err.msg}, line {err.lineno}); write {{"age": [17, 90], ...}}.'
+            ) from None
         if not isinstance(bounds, dict):
             raise ValueError(f'--bounds {bounds_path} must hold one JSON object, {{"age": [17, 90], ...}}.')
     result = read_uploaded_csv(data, target, positive_class=positive, bounds=bounds, sep=guess_separator(data))
@@ -137,6 +140,7 @@ def scheduler(address: str | None):
 def sigterm_as_interrupt():
     """SIGTERM raises KeyboardInterrupt in the main thread, as Ctrl-C does, so the sweep stops
     between chunks, its workers are released and what finished is written."""
+
     def handler(signum, frame):
         raise KeyboardInterrupt
 

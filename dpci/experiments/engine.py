@@ -31,12 +31,9 @@ from __future__ import annotations
 import concurrent.futures as cf
 import importlib
 import os
-import shutil
 import signal
-import tempfile
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool  # loky's own errors derive from it
 from contextlib import contextmanager
@@ -44,14 +41,14 @@ from contextlib import contextmanager
 import numpy as np
 from joblib.externals.loky.process_executor import ShutdownExecutorError  # imported before our exit handler
 
+from .shared_arrays import SharedFiles
+
 AHEAD = 2  # chunks in flight per worker a run asks for: keeps workers busy, cancels promptly, shares fairly
 RETRIES = 3  # times a run resubmits its unfinished chunks after losing the pool (a worker died)
 IDLE_SECONDS = 300.0  # idle workers are stopped after this long without a run (as joblib did)
 EXIT_TIMEOUT = 5.0  # seconds the exit handler waits for the pool's threads after killing its workers
 START_TIMEOUT = 60.0  # seconds a warm-up waits for the workers; after a failed start, runs compute inline this long
 POLL = 0.05  # seconds between checks of the caller's cancel scope while it waits for a result
-SHARE_BYTES = 1 << 20  # arrays at least this large are shared through a memory-mapped file
-WORKER_CACHE = 4  # shared arrays each worker keeps mapped (by key), least recently used dropped
 WORKER_IMPORTS = ("dpci.experiments.bootstrap",)  # imported by each worker as it starts
 
 
@@ -92,37 +89,6 @@ def _wait(future: cf.Future):
 
 
 # --- worker side ----------------------------------------------------------------------------------
-
-_ATTACHED: OrderedDict[str, np.ndarray] = OrderedDict()  # per worker process: key -> mapped array
-
-
-def _attach(path: str, key: str) -> np.ndarray:
-    """In a worker: the array shared under ``key``, mapped from ``path`` the first time only."""
-    array = _ATTACHED.get(key)
-    if array is None:
-        array = np.load(path, mmap_mode="r").view(np.ndarray)  # read-only, the file's pages shared
-        _ATTACHED[key] = array
-        while len(_ATTACHED) > WORKER_CACHE:
-            _ATTACHED.popitem(last=False)
-    else:
-        _ATTACHED.move_to_end(key)
-    return array
-
-
-class SharedArray:
-    """Stands in for a large read-only array in the arguments of a chunk: it is pickled as a file
-    name and unpickled, in a worker, as the array itself (memory-mapped once per worker)."""
-
-    __slots__ = ("key", "path", "shape")
-
-    def __init__(self, path: str, key: str, shape):
-        self.path, self.key, self.shape = path, key, shape
-
-    def __reduce__(self):
-        return _attach, (self.path, self.key)
-
-    def __repr__(self):
-        return f"SharedArray({self.key!r}, shape={self.shape})"
 
 
 def _worker_init():
@@ -223,9 +189,7 @@ class Engine:
         self._active = 0  # runs in progress
         self._closed = False
         self._idle_timer: threading.Timer | None = None
-        self._dirs: dict = {}  # base directory (None: the temporary one) -> our folder in it
-        self._shared: dict = {}  # key -> [SharedArray, users]
-        self._serial = 0
+        self._files = SharedFiles()  # large arrays shared with the workers through files
         self._retry_start_at = 0.0
 
     # -- the pool (every method below with _locked in its name is called with the lock held) --
@@ -348,77 +312,21 @@ class Engine:
 
     # -- large arrays ----------------------------------------------------------------------------
 
-    @contextmanager
     def shared(self, array: np.ndarray, key: str):
         """Within this block, a stand-in for ``array`` to put in chunk arguments (see
-        :class:`SharedArray`); a small array is passed as it is. ``key`` names the array's content:
-        runs sharing the same key share one file, deleted when the last of them leaves."""
-        if array.nbytes < SHARE_BYTES:
-            yield array
-            return
-        handle = self._acquire(array, key)
-        try:
-            yield array if handle is None else handle
-        finally:
-            if handle is not None:
-                self._release(key)
-
-    def _acquire(self, array, key):
-        with self._lock:
-            entry = self._shared.get(key)
-            if entry is not None:
-                entry[1] += 1
-                return entry[0]
-            self._serial += 1
-            name = f"{key}-{os.getpid()}-{self._serial}.npy"
-        path = self._write(array, name)  # outside the lock: tens of milliseconds for 40 MB
-        if path is None:
-            return None  # no room anywhere: the array goes with every chunk
-        with self._lock:
-            entry = self._shared.get(key)
-            if entry is not None:  # another run shared it meanwhile
-                entry[1] += 1
-                _unlink(path)
-                return entry[0]
-            handle = SharedArray(path, key, array.shape)
-            self._shared[key] = [handle, 1]
-            return handle
-
-    def _write(self, array, name):
-        for base in ("/dev/shm", None):  # memory first, then the temporary directory's disk
-            if base is not None and not os.access(base, os.W_OK):
-                continue
-            path = None
-            try:
-                with self._lock:
-                    folder = self._dirs.get(base)
-                    if folder is None or not os.path.isdir(folder):
-                        folder = self._dirs[base] = tempfile.mkdtemp(prefix="dpci-engine-", dir=base)
-                path = os.path.join(folder, name)
-                with open(path + ".part", "wb") as f:
-                    np.save(f, array, allow_pickle=False)
-                os.replace(path + ".part", path)
-                return path
-            except OSError:  # e.g. a small /dev/shm in a container
-                if path is not None:
-                    _unlink(path + ".part")
-        return None
-
-    def _release(self, key):
-        with self._lock:
-            entry = self._shared.get(key)
-            if entry is None:
-                return
-            entry[1] -= 1
-            if entry[1] > 0:
-                return
-            del self._shared[key]
-        _unlink(entry[0].path)  # workers keep their mapping; the memory goes when they drop it
+        :meth:`.shared_arrays.SharedFiles.shared`)."""
+        return self._files.shared(array, key)
 
     # -- runs ------------------------------------------------------------------------------------
 
-    def ordered(self, fn: Callable, calls: Sequence[tuple], workers: int,
-                local: Callable[[int], object] | None = None, retries: int = RETRIES) -> Iterator:
+    def ordered(
+        self,
+        fn: Callable,
+        calls: Sequence[tuple],
+        workers: int,
+        local: Callable[[int], object] | None = None,
+        retries: int = RETRIES,
+    ) -> Iterator:
         """Yield ``fn(*calls[i])`` for each i in order, computed by the pool with at most
         ``AHEAD * workers`` of them in flight.
 
@@ -495,18 +403,7 @@ class Engine:
             if pool.manager is not None and pool.manager is not threading.current_thread():
                 pool.manager.join(max(0.0, deadline - time.monotonic()))
         if close:
-            with self._lock:
-                folders, self._dirs = list(self._dirs.values()), {}
-                self._shared.clear()
-            for folder in folders:
-                shutil.rmtree(folder, ignore_errors=True)
-
-
-def _unlink(path):
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+            self._files.remove_all()
 
 
 _ENGINE: Engine | None = None

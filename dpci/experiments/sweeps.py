@@ -8,7 +8,7 @@
   over n, d or the budget (Figures 14-16).
 * :func:`iter_sample_size_match` -- the private n whose intervals are as short as the
   non-private ones at n' (Figure 13, Section 7.5), by walking or bisecting the lattice of n.
-* :func:`fit_length_vs_n`, :func:`fit_length_vs_budget` -- the curves of Section 7.7.
+* the curves of Section 7.7 are fitted by :mod:`dpci.experiments.curves`.
 
 Every sweep is a generator of :class:`SweepProgress` (partial results while a setting
 runs, at least once per chunk of replicates) and returns, as its last ``frame``, one
@@ -82,31 +82,56 @@ def _coverage_rows(progress, setting: dict, names) -> pd.DataFrame:
     frame = progress.to_frame(names)
     cov, cov_se = progress.overall_coverage
     length, length_se = progress.overall_length
-    overall = dict(feature=ALL, theta0=np.nan, coverage=cov, coverage_se=cov_se, length=length,
-                   length_se=length_se, replicates=progress.done)
+    overall = dict(
+        feature=ALL,
+        theta0=np.nan,
+        coverage=cov,
+        coverage_se=cov_se,
+        length=length,
+        length_se=length_se,
+        replicates=progress.done,
+    )
     frame = pd.concat([frame, pd.DataFrame([overall])], ignore_index=True)
     return frame.assign(**setting)[list(setting) + list(frame.columns)]
 
 
 def _variability_rows(progress, setting: dict, names) -> pd.DataFrame:
     frame = progress.to_frame(names)
-    overall = dict(feature=ALL, theta0=np.nan, vi_lower=np.nan, vi_upper=np.nan,
-                   vi_length=frame["vi_length"].mean(), replicates=progress.done)
+    overall = dict(
+        feature=ALL,
+        theta0=np.nan,
+        vi_lower=np.nan,
+        vi_upper=np.nan,
+        vi_length=frame["vi_length"].mean(),
+        replicates=progress.done,
+    )
     frame = pd.concat([frame, pd.DataFrame([overall])], ignore_index=True)
     return frame.assign(**setting)[list(setting) + list(frame.columns)]
 
 
 def _skipped_row(setting: dict, err: RegularisationTooSmall) -> pd.DataFrame:
     """The row of a setting Algorithm 1 cannot run: c must exceed t / (2n(e^epsilon1 - 1)) (Section 4.1)."""
-    why = (f"c too small for objective perturbation: Algorithm 1 needs c > {err.smallest_c:.4g} "
-           f"(e.g. c = {err.suggested_c:.3g})")
-    row = dict(_public(setting), feature=ALL, theta0=np.nan, coverage=np.nan, coverage_se=np.nan, length=np.nan,
-               length_se=np.nan, replicates=0, skipped=why)
+    why = (
+        f"c too small for objective perturbation: Algorithm 1 needs c > {err.smallest_c:.4g} "
+        f"(e.g. c = {err.suggested_c:.3g})"
+    )
+    row = dict(
+        _public(setting),
+        feature=ALL,
+        theta0=np.nan,
+        coverage=np.nan,
+        coverage_se=np.nan,
+        length=np.nan,
+        length_se=np.nan,
+        replicates=0,
+        skipped=why,
+    )
     return pd.DataFrame([row])
 
 
-def _run(settings: list[dict], runner: Callable[[dict], Iterator[tuple[pd.DataFrame, int, int]]],
-         skip_invalid: bool = False):
+def _run(
+    settings: list[dict], runner: Callable[[dict], Iterator[tuple[pd.DataFrame, int, int]]], skip_invalid: bool = False
+):
     """Drive the settings one after another, yielding progress after every chunk and after every setting
     (the last of which is the final state); ``skip_invalid``: see the module's docstring."""
     done_frames: list[pd.DataFrame] = []
@@ -156,13 +181,33 @@ def _public(setting: dict) -> dict:
 
 
 def _common(c, alpha, n_samples, n_replicates, random_state, n_jobs):
-    return dict(c=c, alpha=check_alpha(alpha), n_samples=n_samples, n_replicates=n_replicates,
-                random_state=random_state, n_jobs=n_jobs)
+    return dict(
+        c=c,
+        alpha=check_alpha(alpha),
+        n_samples=n_samples,
+        n_replicates=n_replicates,
+        random_state=random_state,
+        n_jobs=n_jobs,
+    )
 
 
 def iter_split_sweep(
-    X, y, loss, mechanism="objective", privacy="pure", budget=1.0, vary="phi1", shares=None, phi1=None,
-    feature_names=None, c=1e-3, alpha=0.05, n_samples=10_000, n_replicates=1_000, random_state=0, n_jobs=1,
+    X,
+    y,
+    loss,
+    mechanism="objective",
+    privacy="pure",
+    budget=1.0,
+    vary="phi1",
+    shares=None,
+    phi1=None,
+    feature_names=None,
+    c=1e-3,
+    alpha=0.05,
+    n_samples=10_000,
+    n_replicates=1_000,
+    random_state=0,
+    n_jobs=1,
     skip_invalid=False,
 ):
     """Coverage and length as the split changes (Section 7.3).
@@ -172,8 +217,11 @@ def iter_split_sweep(
     (Section 7.3.2).
     """
     if vary == "phi1":
-        shares = shares or ((0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.8, 0.9) if privacy == "pure"
-                            else (0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98))
+        shares = shares or (
+            (0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.8, 0.9)
+            if privacy == "pure"
+            else (0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98)
+        )
         splits = [Split.even_rest(s) for s in shares]
     elif vary == "phi2":
         shares = shares or (0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875)
@@ -181,8 +229,18 @@ def iter_split_sweep(
         splits = [Split.from_rest(first, s) for s in shares]
     else:
         raise ValueError(f"vary must be 'phi1' or 'phi2', got {vary!r}.")
-    settings = [dict(sweep=f"split-{vary}", mechanism=mechanism, privacy=privacy, budget=budget, n=len(X),
-                     d=X.shape[1] - 1, split=sp) for sp in splits]
+    settings = [
+        dict(
+            sweep=f"split-{vary}",
+            mechanism=mechanism,
+            privacy=privacy,
+            budget=budget,
+            n=len(X),
+            d=X.shape[1] - 1,
+            split=sp,
+        )
+        for sp in splits
+    ]
     common = _common(c, alpha, n_samples, n_replicates, random_state, n_jobs)
     yield from _run(settings, _coverage_runner(X, y, loss, feature_names, common), skip_invalid)
 
@@ -200,9 +258,22 @@ def recommend_split(frame: pd.DataFrame, alpha: float = 0.05) -> pd.Series:
 
 
 def iter_grid_sweep(
-    load: Callable[[int], tuple], loss, ns: Iterable[int], ds: Iterable[int] | None = None,
-    epsilons: Iterable[float] | None = None, d: int = 10, epsilon: float = 1.0, methods=METHODS,
-    c=1e-3, alpha=0.05, n_samples=10_000, n_replicates=1_000, random_state=0, n_jobs=1, seed=0, skip_invalid=False,
+    load: Callable[[int], tuple],
+    loss,
+    ns: Iterable[int],
+    ds: Iterable[int] | None = None,
+    epsilons: Iterable[float] | None = None,
+    d: int = 10,
+    epsilon: float = 1.0,
+    methods=METHODS,
+    c=1e-3,
+    alpha=0.05,
+    n_samples=10_000,
+    n_replicates=1_000,
+    random_state=0,
+    n_jobs=1,
+    seed=0,
+    skip_invalid=False,
 ):
     """Coverage and length over n x d (``ds``) or n x budget (``epsilons``) for each method
     (Section 7.4, Figures 9-12). ``load(d)`` returns (X, y, feature_names) with d features
@@ -215,8 +286,17 @@ def iter_grid_sweep(
         for n in ns:
             for mechanism, privacy in methods:
                 dd, eps = (value, epsilon) if name == "d" else (d, value)
-                settings.append(dict(sweep=f"grid-n-{name}", mechanism=mechanism, privacy=privacy, n=int(n), d=int(dd),
-                                     epsilon=float(eps), budget=budget_for(privacy, eps)))
+                settings.append(
+                    dict(
+                        sweep=f"grid-n-{name}",
+                        mechanism=mechanism,
+                        privacy=privacy,
+                        n=int(n),
+                        d=int(dd),
+                        epsilon=float(eps),
+                        budget=budget_for(privacy, eps),
+                    )
+                )
     common = _common(c, alpha, n_samples, n_replicates, random_state, n_jobs)
     yield from _run(settings, _subsampled_runner(load, loss, common, seed, variability=0), skip_invalid)
 
@@ -249,9 +329,23 @@ def _subsampled_runner(load, loss, common, seed, variability):
 
 
 def iter_interval_vs_variability(
-    load: Callable[[int], tuple], loss, over: str, values: Iterable, n: int = 15_000, d: int = 10,
-    epsilon: float = 1.0, methods=METHODS, c=1e-3, alpha=0.05, n_samples=10_000, n_replicates=1_000,
-    n_vi=10_000, random_state=0, n_jobs=1, seed=0, skip_invalid=False,
+    load: Callable[[int], tuple],
+    loss,
+    over: str,
+    values: Iterable,
+    n: int = 15_000,
+    d: int = 10,
+    epsilon: float = 1.0,
+    methods=METHODS,
+    c=1e-3,
+    alpha=0.05,
+    n_samples=10_000,
+    n_replicates=1_000,
+    n_vi=10_000,
+    random_state=0,
+    n_jobs=1,
+    seed=0,
+    skip_invalid=False,
 ):
     """Mean private-interval length against variability-interval length as n, d or epsilon
     varies (Section 7.6, Figures 14-16)."""
@@ -262,8 +356,15 @@ def iter_interval_vs_variability(
         base = dict(n=int(n), d=int(d), epsilon=float(epsilon))
         base[over] = type(base[over])(value)
         for mechanism, privacy in methods:
-            settings.append(dict(sweep=f"ci-vs-vi-{over}", mechanism=mechanism, privacy=privacy, **base,
-                                 budget=budget_for(privacy, base["epsilon"])))
+            settings.append(
+                dict(
+                    sweep=f"ci-vs-vi-{over}",
+                    mechanism=mechanism,
+                    privacy=privacy,
+                    **base,
+                    budget=budget_for(privacy, base["epsilon"]),
+                )
+            )
     common = _common(c, alpha, n_samples, n_replicates, random_state, n_jobs)
     yield from _run(settings, _subsampled_runner(load, loss, common, seed, variability=n_vi), skip_invalid)
 
@@ -277,9 +378,22 @@ def nonprivate_length(X, y, loss, n: int, c=1e-3, alpha=0.05, seed=0) -> float:
 
 
 def iter_sample_size_match(
-    load: Callable[[int], tuple], loss, nonprivate_ns: Iterable[int], d: int = 10, epsilon: float = 1.0,
-    methods=METHODS, step: int = 2_500, c=1e-3, alpha=0.05, n_samples=10_000, n_replicates=1_000,
-    random_state=0, n_jobs=1, seed=0, n_max: int | None = None, search: str = "walk",
+    load: Callable[[int], tuple],
+    loss,
+    nonprivate_ns: Iterable[int],
+    d: int = 10,
+    epsilon: float = 1.0,
+    methods=METHODS,
+    step: int = 2_500,
+    c=1e-3,
+    alpha=0.05,
+    n_samples=10_000,
+    n_replicates=1_000,
+    random_state=0,
+    n_jobs=1,
+    seed=0,
+    n_max: int | None = None,
+    search: str = "walk",
     nonprivate_lengths: dict | None = None,
 ):
     """For each non-private n', the smallest private n on the lattice step, 2 step, ... <= ``n_max``
@@ -301,15 +415,18 @@ def iter_sample_size_match(
     lattice = list(range(step, n_max + 1, step))
     common = _common(c, alpha, n_samples, n_replicates, random_state, n_jobs)
     known = {int(n): float(v) for n, v in (nonprivate_lengths or {}).items()}
-    targets = [(n, known[n] if n in known else nonprivate_length(X_all, y_all, loss, n, c, alpha, seed))
-               for n in map(int, nonprivate_ns)]
+    targets = [
+        (n, known[n] if n in known else nonprivate_length(X_all, y_all, loss, n, c, alpha, seed))
+        for n in map(int, nonprivate_ns)
+    ]
     total = len(targets) * len(methods)
     rows: list[dict] = []
     start, cache = time.perf_counter(), {}
 
     def progress(current, done, of, evaluated=None):
-        return SweepProgress(len(rows), total, pd.DataFrame(rows), current, done, of, time.perf_counter() - start,
-                             evaluated)
+        return SweepProgress(
+            len(rows), total, pd.DataFrame(rows), current, done, of, time.perf_counter() - start, evaluated
+        )
 
     def length(mechanism, privacy, i, n_np):
         """The mean private length at the i-th n of the lattice (evaluated once), yielding progress."""
@@ -321,14 +438,26 @@ def iter_sample_size_match(
             for p in iter_coverage(X, y, loss, **setting, **common):
                 yield progress(current, p.done, p.total)
             (mean, mean_se), (cov, cov_se) = p.overall_length, p.overall_coverage
-            cache[mechanism, privacy, n] = {"n": n, "length": mean, "length_se": mean_se, "coverage": cov,
-                                            "coverage_se": cov_se}
-            yield progress(current, p.done, p.total, dict(cache[mechanism, privacy, n], mechanism=mechanism,
-                                                          privacy=privacy, seconds=time.perf_counter() - t))
+            cache[mechanism, privacy, n] = {
+                "n": n,
+                "length": mean,
+                "length_se": mean_se,
+                "coverage": cov,
+                "coverage_se": cov_se,
+            }
+            yield progress(
+                current,
+                p.done,
+                p.total,
+                dict(
+                    cache[mechanism, privacy, n], mechanism=mechanism, privacy=privacy, seconds=time.perf_counter() - t
+                ),
+            )
         return cache[mechanism, privacy, n]["length"]
 
     def find(mechanism, privacy, n_np, target):
         """(index of the smallest n reaching the target or None, the length at the last n looked at)."""
+
         def at(i):
             return length(mechanism, privacy, i, n_np)
 
@@ -358,50 +487,18 @@ def iter_sample_size_match(
     for mechanism, privacy in methods:
         for n_np, target in targets:
             found, last = yield from find(mechanism, privacy, n_np, target)
-            rows.append(dict(sweep="sample-size", mechanism=mechanism, privacy=privacy, epsilon=epsilon, d=d,
-                             n_nonprivate=n_np, nonprivate_length=target,
-                             n_private=np.nan if found is None else lattice[found], private_length=last,
-                             n_max=n_max))
+            rows.append(
+                dict(
+                    sweep="sample-size",
+                    mechanism=mechanism,
+                    privacy=privacy,
+                    epsilon=epsilon,
+                    d=d,
+                    n_nonprivate=n_np,
+                    nonprivate_length=target,
+                    n_private=np.nan if found is None else lattice[found],
+                    private_length=last,
+                    n_max=n_max,
+                )
+            )
     yield progress(None, 0, 0)
-
-
-@dataclass(frozen=True)
-class CurveFit:
-    """A fitted curve: coefficients, and how well it fits (R^2 on the lengths)."""
-
-    formula: str
-    coefficients: dict
-    r2: float
-    predict: Callable
-
-
-def _r2(y, fitted):
-    y = np.asarray(y, dtype=float)
-    return 1.0 - np.sum((y - fitted) ** 2) / np.sum((y - y.mean()) ** 2)
-
-
-def fit_length_vs_n(n, length) -> dict[str, CurveFit]:
-    """Section 7.7: length ~ c0/n + c1/sqrt(n), against the privacy-free length ~ c/sqrt(n)."""
-    n, length = np.asarray(n, dtype=float), np.asarray(length, dtype=float)
-    design = np.column_stack([1 / n, 1 / np.sqrt(n)])
-    (c0, c1), *_ = np.linalg.lstsq(design, length, rcond=None)
-    (c,), *_ = np.linalg.lstsq(design[:, 1:], length, rcond=None)
-    two = CurveFit("c0/n + c1/sqrt(n)", dict(c0=c0, c1=c1), _r2(length, design @ [c0, c1]),
-                   lambda m: c0 / np.asarray(m, float) + c1 / np.sqrt(m))
-    one = CurveFit("c/sqrt(n)", dict(c=c), _r2(length, c / np.sqrt(n)), lambda m: c / np.sqrt(m))
-    return {"privacy": two, "sampling only": one}
-
-
-def fit_length_vs_budget(budget, length, privacy: str) -> CurveFit:
-    """Section 7.7: length ~ sqrt(c0/epsilon^2 + c1) (pure DP) or sqrt(c0/rho + c1) (zCDP)."""
-    from scipy.optimize import curve_fit
-
-    budget, length = np.asarray(budget, dtype=float), np.asarray(length, dtype=float)
-    power = 2.0 if privacy == "pure" else 1.0
-
-    def model(b, c0, c1):
-        return np.sqrt(c0 / b**power + c1)
-
-    (c0, c1), _ = curve_fit(model, budget, length, p0=(1.0, 0.01), bounds=(0, np.inf))
-    name = "sqrt(c0/epsilon^2 + c1)" if privacy == "pure" else "sqrt(c0/rho + c1)"
-    return CurveFit(name, dict(c0=c0, c1=c1), _r2(length, model(budget, c0, c1)), lambda b: model(np.asarray(b, float), c0, c1))

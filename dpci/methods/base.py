@@ -88,8 +88,9 @@ class Method:
         phi = tuple(share * total for share in shares)
         steps = step_spends(shares, phi, privacy, self.pure_steps)
         coef_epsilon = steps[0].epsilon
-        return Allocation(privacy, self.name, total, tuple(shares), phi, coef_epsilon,
-                          PrivacySpend(privacy, self.name, steps))
+        return Allocation(
+            privacy, self.name, total, tuple(shares), phi, coef_epsilon, PrivacySpend(privacy, self.name, steps)
+        )
 
     def smallest_c(self, alloc: Allocation, n: int, loss) -> float | None:
         """The bound the regularisation c must exceed for this method to run (None: any c > 0)."""
@@ -125,7 +126,7 @@ class Method:
         return self.colors.get(privacy, "#333333")
 
     def describe(self, privacy: str, short: bool = False) -> str:
-        """"objective perturbation, pure DP" (or "obj, pure DP" with ``short``)."""
+        """ "objective perturbation, pure DP" (or "obj, pure DP" with ``short``)."""
         return f"{self.short if short else self.label}, {NOTION_LABELS.get(privacy, privacy)}"
 
     def __repr__(self):

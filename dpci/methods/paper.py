@@ -47,8 +47,7 @@ def solve_replicates(A, loss, c, weights, linear, start, block) -> np.ndarray:
     theta = np.empty((len(weights), A.shape[1]))
     for b in range(0, len(weights), block):
         blk = slice(b, min(b + block, len(weights)))
-        theta[blk] = minimise_erm_batch(A, loss, c, weights[blk], None if linear is None else linear[blk],
-                                        start=start)
+        theta[blk] = minimise_erm_batch(A, loss, c, weights[blk], None if linear is None else linear[blk], start=start)
     return theta
 
 
@@ -67,11 +66,13 @@ class PaperMethod(Method):
     def release(self, A, loss, c, alloc, alpha, n_samples, rng, closed_form=True) -> PrivateRelease:
         self.check_settings(alloc, A.shape[0], c, loss)
         fit = self.perturb(A, loss, c, alloc, rng)
-        return self.interval_at(A, loss, fit.theta, c, alloc, fit.noise_law, alpha, n_samples, rng,
-                                closed_form=closed_form)
+        return self.interval_at(
+            A, loss, fit.theta, c, alloc, fit.noise_law, alpha, n_samples, rng, closed_form=closed_form
+        )
 
-    def interval_at(self, A, loss, theta, c, alloc, coef_noise, alpha, n_samples, rng, weights=None,
-                    closed_form=True) -> PrivateRelease:
+    def interval_at(
+        self, A, loss, theta, c, alloc, coef_noise, alpha, n_samples, rng, weights=None, closed_form=True
+    ) -> PrivateRelease:
         """Algorithms 3 (lines 3-16) and 5 (lines 2-24) after the coefficients theta~ are released.
 
         ``weights`` (row multiplicities) let a bootstrap replicate be processed without copying
@@ -79,8 +80,9 @@ class PaperMethod(Method):
         """
         n = A.shape[0]
         hessian, covariance = private_matrices(A, loss, theta, c, alloc, rng, weights)
-        conf, offsets, normal_cov = self.finish(theta, hessian, covariance, n, coef_noise, alpha, n_samples, rng,
-                                                closed_form)
+        conf, offsets, normal_cov = self.finish(
+            theta, hessian, covariance, n, coef_noise, alpha, n_samples, rng, closed_form
+        )
         return PrivateRelease(theta, hessian, covariance, conf, alpha, n, c, alloc, coef_noise, offsets, normal_cov)
 
     def replicate_interval(self, A, loss, theta, c, alloc, law, alpha, n_samples, rng, weights) -> np.ndarray:

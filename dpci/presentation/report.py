@@ -8,21 +8,32 @@ from datetime import datetime, timezone
 import pandas as pd
 
 
-def report_html(title: str, settings: dict, sentences: list[str], table: pd.DataFrame, ledger: pd.DataFrame,
-                figures: list) -> str:
+def report_html(
+    title: str, settings: dict, sentences: list[str], table: pd.DataFrame, ledger: pd.DataFrame, figures: list
+) -> str:
     """Standalone HTML (plotly.js embedded once, so it opens offline)."""
-    parts = [f"<h1>{html.escape(title)}</h1>",
-             f"<p class='meta'>Generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC} by dpci.</p>",
-             "<ul>" + "".join(f"<li>{html.escape(s)}</li>" for s in sentences) + "</ul>"]
+    parts = [
+        f"<h1>{html.escape(title)}</h1>",
+        f"<p class='meta'>Generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC} by dpci.</p>",
+        "<ul>" + "".join(f"<li>{html.escape(s)}</li>" for s in sentences) + "</ul>",
+    ]
     for i, fig in enumerate(figures):
         parts.append(fig.to_html(full_html=False, include_plotlyjs=(i == 0)))
     parts.append("<h2>Intervals</h2>" + table.to_html(index=False, float_format=lambda v: f"{v:.4f}", border=0))
-    parts.append("<h2>Privacy spent, step by step</h2>"
-                 + ledger.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0))
-    rows = "".join(f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(str(v))}</td></tr>" for k, v in settings.items())
+    parts.append(
+        "<h2>Privacy spent, step by step</h2>"
+        + ledger.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0)
+    )
+    rows = "".join(
+        f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(str(v))}</td></tr>" for k, v in settings.items()
+    )
     parts.append(f"<h2>Settings</h2><table>{rows}</table>")
-    style = ("body{font-family:Helvetica,Arial,sans-serif;max-width:1000px;margin:2em auto;color:#222}"
-             "table{border-collapse:collapse}td,th{padding:4px 10px;border-bottom:1px solid #ddd;text-align:right}"
-             ".meta{color:#666}")
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{style}</style></head><body>{''.join(parts)}</body></html>")
+    style = (
+        "body{font-family:Helvetica,Arial,sans-serif;max-width:1000px;margin:2em auto;color:#222}"
+        "table{border-collapse:collapse}td,th{padding:4px 10px;border-bottom:1px solid #ddd;text-align:right}"
+        ".meta{color:#666}"
+    )
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{style}</style></head><body>{''.join(parts)}</body></html>"
+    )

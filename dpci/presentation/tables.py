@@ -25,6 +25,7 @@ def escape_markdown(text) -> str:
 def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy whose text cells (and column names) cannot run as spreadsheet formulas: those starting
     with = + - @, tab or CR get a leading apostrophe (OWASP). Numbers are left as numbers."""
+
     def cell(v):
         return "'" + v if isinstance(v, str) and v.startswith(_FORMULA_START) else v
 
@@ -42,8 +43,14 @@ def interval_table(names, release, nonprivate=None, variability=None, truth=None
     ``variability`` is a (d, 2) array of variability-interval bounds (or None while none is ready).
     """
     bounds = release.interval(alpha)
-    table = pd.DataFrame({"feature": list(names), "private_estimate": release.theta,
-                          "private_lower": bounds[:, 0], "private_upper": bounds[:, 1]})
+    table = pd.DataFrame(
+        {
+            "feature": list(names),
+            "private_estimate": release.theta,
+            "private_lower": bounds[:, 0],
+            "private_upper": bounds[:, 1],
+        }
+    )
     if variability is not None:
         table["variability_lower"], table["variability_upper"] = variability[:, 0], variability[:, 1]
     if nonprivate is not None:
@@ -60,6 +67,7 @@ def markdown_table(frame: pd.DataFrame, fmt=lambda v: f"{v:.4g}") -> str:
 
     Light to draw in a browser, unlike an interactive grid: the Explorer shows its small tables so.
     """
+
     def cell(v):
         if isinstance(v, (float, np.floating)) and np.isnan(v):
             return ""
@@ -92,8 +100,16 @@ def width_ratio(table: pd.DataFrame) -> float:
     return float(np.median(private / nonprivate))
 
 
-def plain_summary(table: pd.DataFrame, spend, privacy: str, level: float, n: int, delta: float = 1e-6,
-                  seed: int | None = None, not_private: str | None = None) -> list[str]:
+def plain_summary(
+    table: pd.DataFrame,
+    spend,
+    privacy: str,
+    level: float,
+    n: int,
+    delta: float = 1e-6,
+    seed: int | None = None,
+    not_private: str | None = None,
+) -> list[str]:
     """A few plain sentences for people who do not know what zCDP is.
 
     The width comparison is made only if ``table`` has non-private intervals (which are not
@@ -104,31 +120,43 @@ def plain_summary(table: pd.DataFrame, spend, privacy: str, level: float, n: int
     lines = []
     if "nonprivate_lower" in table:
         ratio = width_ratio(table)
-        lines.append(f"The private {100 * level:g}% intervals are typically {ratio:.1f} times as wide as intervals "
-                     f"computed without privacy on the same {n:,} rows: that is the price of the guarantee.")
+        lines.append(
+            f"The private {100 * level:g}% intervals are typically {ratio:.1f} times as wide as intervals "
+            f"computed without privacy on the same {n:,} rows: that is the price of the guarantee."
+        )
     crosses = ((table["private_lower"] < 0) & (table["private_upper"] > 0)).sum()
-    lines.append(f"{len(table) - crosses} of {len(table)} coefficients have a private interval that excludes zero, "
-                 "so their sign is clear even after privacy noise.")
+    lines.append(
+        f"{len(table) - crosses} of {len(table)} coefficients have a private interval that excludes zero, "
+        "so their sign is clear even after privacy noise."
+    )
     if seed is not None:
         # A known seed gives away the noise, and with it the guarantee (the noise must be secret).
-        lines.append(f"These numbers were drawn with the fixed random seed {seed}, so anyone can recompute the noise: "
-                     "they demonstrate the method and are not themselves a private release. A real release draws "
-                     "fresh, secret randomness once (dpci: random_state=None).")
+        lines.append(
+            f"These numbers were drawn with the fixed random seed {seed}, so anyone can recompute the noise: "
+            "they demonstrate the method and are not themselves a private release. A real release draws "
+            "fresh, secret randomness once (dpci: random_state=None)."
+        )
     # With a known seed the guarantee is the method's, not these numbers'.
     guarantee = "Guarantee" if seed is None else "What the method guarantees with secret randomness"
     if not_private:
         lines.append(f"No privacy guarantee: {not_private}")
     elif privacy == "pure":
-        lines.append(f"{guarantee}: ε = {spend.epsilon:.3g}. Whatever anyone knows in advance, the released numbers "
-                     f"change the odds of any conclusion about one person by at most a factor e^ε = "
-                     f"{np.exp(spend.epsilon):.2f}, whether or not that person's row is in the data.")
+        lines.append(
+            f"{guarantee}: ε = {spend.epsilon:.3g}. Whatever anyone knows in advance, the released numbers "
+            f"change the odds of any conclusion about one person by at most a factor e^ε = "
+            f"{np.exp(spend.epsilon):.2f}, whether or not that person's row is in the data."
+        )
     else:
         approx = spend.to_approx_dp(delta)
-        lines.append(f"{guarantee}: ρ = {spend.rho:.3g} (zero-concentrated DP), which implies "
-                     f"(ε = {approx.epsilon:.3g}, δ = {delta:.0e}): one person's row changes the odds of any "
-                     f"conclusion by at most e^ε = {np.exp(approx.epsilon):.3g}, except with probability δ.")
-    lines.append("The intervals account for both sampling noise and privacy noise, and computing them is part "
-                 "of the same privacy budget.")
+        lines.append(
+            f"{guarantee}: ρ = {spend.rho:.3g} (zero-concentrated DP), which implies "
+            f"(ε = {approx.epsilon:.3g}, δ = {delta:.0e}): one person's row changes the odds of any "
+            f"conclusion by at most e^ε = {np.exp(approx.epsilon):.3g}, except with probability δ."
+        )
+    lines.append(
+        "The intervals account for both sampling noise and privacy noise, and computing them is part "
+        "of the same privacy budget."
+    )
     return lines
 
 
@@ -142,7 +170,9 @@ def method_verdict(frame: pd.DataFrame, over: str, alpha: float) -> list[str]:
     for value, grp in rows.groupby(over):
         honest = grp[grp["coverage"] + 2 * grp["coverage_se"] >= 1 - alpha]
         best = (honest if len(honest) else grp).sort_values("length").iloc[0]
-        lines.append(f"{over} = {value:g}: **{method_label(best['mechanism'], best['privacy'])}** "
-                     f"(mean length {best['length']:.3g}, coverage {best['coverage']:.2f})"
-                     + ("" if len(honest) else " — no method kept its coverage here"))
+        lines.append(
+            f"{over} = {value:g}: **{method_label(best['mechanism'], best['privacy'])}** "
+            f"(mean length {best['length']:.3g}, coverage {best['coverage']:.2f})"
+            + ("" if len(honest) else " — no method kept its coverage here")
+        )
     return lines

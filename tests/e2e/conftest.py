@@ -22,8 +22,15 @@ from bench.memory import tree_rss_mb
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = os.environ.get("DPCI_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def _free_port():
@@ -39,9 +46,26 @@ def server():
     ARTIFACTS.mkdir(exist_ok=True)
     log = open(ARTIFACTS / "streamlit-server.log", "w")  # noqa: SIM115 - open for the server's whole life
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
@@ -62,8 +86,11 @@ def server():
     except subprocess.TimeoutExpired:  # reported, not failed: the tests themselves are over
         proc.kill()
         proc.wait()
-        warnings.warn("the Streamlit server did not stop within 20 s of SIGTERM and was killed "
-                      "(see test-artifacts/streamlit-server.log)", stacklevel=1)
+        warnings.warn(
+            "the Streamlit server did not stop within 20 s of SIGTERM and was killed "
+            "(see test-artifacts/streamlit-server.log)",
+            stacklevel=1,
+        )
 
 
 @pytest.fixture(scope="session")

@@ -21,8 +21,10 @@ def _wait_for_app(page):
 
 def _private_upper(page):
     """The private intervals' right ends as drawn by Plotly (first trace of the forest plot)."""
-    return page.evaluate("() => { const d = document.querySelector('.js-plotly-plot').data; "
-                         "return d[0].x.filter((v, i) => i % 3 === 1); }")
+    return page.evaluate(
+        "() => { const d = document.querySelector('.js-plotly-plot').data; "
+        "return d[0].x.filter((v, i) => i % 3 === 1); }"
+    )
 
 
 def test_explorer_draws_and_follows_a_slider(app_url, page):
@@ -46,14 +48,17 @@ def test_explorer_draws_and_follows_a_slider(app_url, page):
     page.wait_for_function(
         "before => { const d = document.querySelector('.js-plotly-plot').data;"
         " const now = d[0].x.filter((v, i) => i % 3 === 1); return JSON.stringify(now) !== JSON.stringify(before); }",
-        arg=before)
+        arg=before,
+    )
     print(f"slider to redrawn private intervals: {time.perf_counter() - start:.2f} s")
     after = _private_upper(page)
     assert len(after) == len(before) == 11
     # the variability intervals restart for the new budget and are drawn again (the cancelled
     # job's workers were killed under the new one before dpci.experiments.bootstrap resubmitted lost chunks)
-    page.wait_for_function("() => document.querySelector('.js-plotly-plot').data"
-                           ".some(t => (t.name || '').startsWith('variability'))", timeout=60_000)
+    page.wait_for_function(
+        "() => document.querySelector('.js-plotly-plot').data.some(t => (t.name || '').startsWith('variability'))",
+        timeout=60_000,
+    )
     assert page.get_by_text("Variability intervals stopped").count() == 0
     page.screenshot(path=str(ARTIFACTS / "explorer-epsilon-1.5.png"), full_page=True)
 
@@ -75,13 +80,16 @@ def test_bad_csv_upload_gets_a_clear_message(app_url, page, tmp_path):
     page.screenshot(path=str(ARTIFACTS / "upload-too-few-rows.png"), full_page=True)
 
 
-@pytest.mark.parametrize("title, slug", [
-    ("Budget allocation", "budget-allocation"),
-    ("Coverage and sample size", "coverage-and-sample-size"),
-    ("Compare methods", "compare-methods"),
-    ("How it works", "how-it-works"),
-    ("Present", "present"),
-])
+@pytest.mark.parametrize(
+    "title, slug",
+    [
+        ("Budget allocation", "budget-allocation"),
+        ("Coverage and sample size", "coverage-and-sample-size"),
+        ("Compare methods", "compare-methods"),
+        ("How it works", "how-it-works"),
+        ("Present", "present"),
+    ],
+)
 def test_every_page_renders(app_url, page, title, slug):
     page.goto(app_url)
     _wait_for_app(page)
@@ -98,8 +106,11 @@ def test_every_page_renders(app_url, page, title, slug):
 def test_a_classroom_of_three(server, browser):
     """Three sessions with different settings each see their own results; the server stays under 3 GB."""
     url, rss_mb = server
-    settings = [("epsilon=0.5", "0.5"), ("epsilon=3.0&mechanism=Output+perturbation", "3"),
-                ("privacy=%CF%81-zCDP&rho=0.2", "0.2")]
+    settings = [
+        ("epsilon=0.5", "0.5"),
+        ("epsilon=3.0&mechanism=Output+perturbation", "3"),
+        ("privacy=%CF%81-zCDP&rho=0.2", "0.2"),
+    ]
     contexts, pages = [], []
     for query, _ in settings:
         ctx = browser.new_context(viewport={"width": 1200, "height": 900})

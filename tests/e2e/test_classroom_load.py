@@ -64,9 +64,26 @@ def own_server():
     ARTIFACTS.mkdir(exist_ok=True)
     log = open(LOG, "w")  # noqa: SIM115 - open for the server's whole life
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
@@ -141,8 +158,11 @@ def test_three_sessions_moving_epsilon_for_a_minute(own_server, browser):
     for s, (_, page, _) in enumerate(sessions):
         expected = f"{EPSILONS[index[s]]:.3g}"
         remaining = max(1.0, FINISH_WITHIN - (time.monotonic() - last_move))
-        page.wait_for_function("v => document.querySelector('[data-testid=\"stMetricValue\"]').innerText === v",
-                               arg=expected, timeout=remaining * 1000)
+        page.wait_for_function(
+            "v => document.querySelector('[data-testid=\"stMetricValue\"]').innerText === v",
+            arg=expected,
+            timeout=remaining * 1000,
+        )
         _done(page).wait_for(timeout=max(1.0, FINISH_WITHIN - (time.monotonic() - last_move)) * 1000)
         finished.append(time.monotonic() - last_move)
         assert page.get_by_text("Variability intervals stopped").count() == 0
@@ -174,10 +194,12 @@ def test_three_sessions_moving_epsilon_for_a_minute(own_server, browser):
     left = [pid for pid in family if _alive(pid)]
     log = LOG.read_text()
 
-    print(f"\n{moves} slider moves in {MOVES_FOR:.0f} s by 3 sessions; variability intervals done "
-          f"{', '.join(f'{t:.1f}' for t in finished)} s after the last move; server threads {threads0} "
-          f"(peak {peak_threads}) -> {threads1} after the sessions closed; exited {stopped:.1f} s after SIGTERM "
-          f"with a bootstrap running")
+    print(
+        f"\n{moves} slider moves in {MOVES_FOR:.0f} s by 3 sessions; variability intervals done "
+        f"{', '.join(f'{t:.1f}' for t in finished)} s after the last move; server threads {threads0} "
+        f"(peak {peak_threads}) -> {threads1} after the sessions closed; exited {stopped:.1f} s after SIGTERM "
+        f"with a bootstrap running"
+    )
     assert not re.search(r"Traceback|KeyError|Exception", log), log[-3000:]
     assert abs(threads1 - threads0) <= 5
     assert left == [], f"processes left after the server exited: {left}"

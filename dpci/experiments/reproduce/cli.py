@@ -95,8 +95,9 @@ def runtime(ctx: Context) -> ExperimentResult:
     return experiment("7.8", ctx)
 
 
-def run(out_dir="docs", quick=False, n_jobs=1, only=None, log=log_to_stderr, settings: Settings | None = None,
-        replot=False) -> Report:
+def run(
+    out_dir="docs", quick=False, n_jobs=1, only=None, log=log_to_stderr, settings: Settings | None = None, replot=False
+) -> Report:
     """Run the experiments (all, or the keys in ``only``), write their files, return a :class:`Report`.
 
     ``replot=True`` recomputes nothing: it reads the CSVs already in the output directory, redraws the
@@ -134,14 +135,19 @@ def run(out_dir="docs", quick=False, n_jobs=1, only=None, log=log_to_stderr, set
 
 def add_arguments(parser):
     """Arguments of ``python -m dpci reproduce``."""
-    parser.add_argument("--out", default="docs",
-                        help="directory; files go to OUT/figures/ (OUT/figures/quick/ with --quick)")
-    parser.add_argument("--quick", action="store_true",
-                        help="small grids for CI (< 5 min on 2 cores); asserts the claims")
+    parser.add_argument(
+        "--out", default="docs", help="directory; files go to OUT/figures/ (OUT/figures/quick/ with --quick)"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="small grids for CI (< 5 min on 2 cores); asserts the claims"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="joblib workers (-1: all cores)")
     parser.add_argument("--only", default=None, help=f"comma-separated experiments among {','.join(EXPERIMENTS)}")
-    parser.add_argument("--replot", action="store_true",
-                        help="recompute nothing: redraw the figures and re-evaluate the checks from the CSVs in OUT")
+    parser.add_argument(
+        "--replot",
+        action="store_true",
+        help="recompute nothing: redraw the figures and re-evaluate the checks from the CSVs in OUT",
+    )
 
 
 def cli_main(args) -> int:

@@ -33,11 +33,23 @@ def grid_cells(ctx, load, ns, axis, values, label, dataset, methods=METHODS, d_f
     gives NaN, not a crash."""
     s = ctx.s
     grid = {"ds": values, "epsilon": 1.0} if axis == "d" else {"epsilons": values, "d": d_fixed}
-    sweep = iter_grid_sweep(load, LOSS, ns=ns, methods=methods, c=C, alpha=ALPHA, n_samples=s.m,
-                            n_replicates=k or s.k, random_state=s.seed + seed_offset, n_jobs=ctx.n_jobs,
-                            skip_invalid=True, **grid)
-    frame = run_cells(ctx, sweep,
-                      lambda _, r: f"{label} n={r['n']} {axis}={r[axis]} {short(r['mechanism'], r['privacy'])}")
+    sweep = iter_grid_sweep(
+        load,
+        LOSS,
+        ns=ns,
+        methods=methods,
+        c=C,
+        alpha=ALPHA,
+        n_samples=s.m,
+        n_replicates=k or s.k,
+        random_state=s.seed + seed_offset,
+        n_jobs=ctx.n_jobs,
+        skip_invalid=True,
+        **grid,
+    )
+    frame = run_cells(
+        ctx, sweep, lambda _, r: f"{label} n={r['n']} {axis}={r[axis]} {short(r['mechanism'], r['privacy'])}"
+    )
     return frame.assign(dataset=dataset)
 
 
@@ -63,13 +75,24 @@ def compute_sample_complexity(ctx: Context):
     s = ctx.s
     notes = []
     frames = [grid_cells(ctx, adult, s.grid_ns, "d", s.grid_ds, "7.4 adult", "adult", k=s.grid_k)]
-    frames.append(grid_cells(ctx, _paper_scaling_load, s.paper_scaling_ns, "d", (1,), "7.4 adult-paper-scaling",
-                             "adult (paper scaling)", k=s.grid_k))
+    frames.append(
+        grid_cells(
+            ctx,
+            _paper_scaling_load,
+            s.paper_scaling_ns,
+            "d",
+            (1,),
+            "7.4 adult-paper-scaling",
+            "adult (paper scaling)",
+            k=s.grid_k,
+        )
+    )
     kdd_ok, why = kddcup_available()
     if s.grid_kdd and s.kdd_grid_ns:
         if kdd_ok:
-            frames.append(grid_cells(ctx, kddcup, s.kdd_grid_ns, "epsilon", s.kdd_grid_eps, "7.4 kddcup", "kddcup",
-                                     k=s.grid_k))
+            frames.append(
+                grid_cells(ctx, kddcup, s.kdd_grid_ns, "epsilon", s.kdd_grid_eps, "7.4 kddcup", "kddcup", k=s.grid_k)
+            )
         else:
             notes.append(why)
             ctx.log(why)
@@ -84,62 +107,100 @@ def report_sample_complexity(result: ExperimentResult, s: Settings):
 
     cov_range = {"zmin": min(0.8, float(np.nanmin(frame["coverage"]))), "zmax": 1.0}
     result.figures["7.4-adult-coverage"] = heatmap_grid(
-        ad, "d", "coverage", **cov_range,
-        title=f"Figure 9: coverage over n x d, Adult, epsilon = 1 (rho = 0.5), k = {s.grid_k:,}")
+        ad,
+        "d",
+        "coverage",
+        **cov_range,
+        title=f"Figure 9: coverage over n x d, Adult, epsilon = 1 (rho = 0.5), k = {s.grid_k:,}",
+    )
     result.figures["7.4-adult-length"] = heatmap_grid(
-        ad.assign(log10_length=np.log10(ad["length"])), "d", "log10_length",
-        title=f"Figure 10: log10 mean interval length over n x d, Adult, epsilon = 1 (rho = 0.5), k = {s.grid_k:,}")
-    both = pd.concat([ad[ad["d"] == 1].assign(scaling="public bounds (ours)"),
-                      ps.assign(scaling="observed maximum (paper)")])
+        ad.assign(log10_length=np.log10(ad["length"])),
+        "d",
+        "log10_length",
+        title=f"Figure 10: log10 mean interval length over n x d, Adult, epsilon = 1 (rho = 0.5), k = {s.grid_k:,}",
+    )
+    both = pd.concat(
+        [ad[ad["d"] == 1].assign(scaling="public bounds (ours)"), ps.assign(scaling="observed maximum (paper)")]
+    )
     result.figures["7.4-adult-d1-scaling"] = _scaling_plot(both, s.grid_k)
     if len(kd):
         result.figures["7.4-kddcup-coverage"] = heatmap_grid(
-            kd, "epsilon", "coverage", **cov_range,
-            title=f"Figure 11: coverage over n x epsilon (rho = epsilon^2/2), KDD Cup 99, d = 10, k = {s.grid_k:,}")
+            kd,
+            "epsilon",
+            "coverage",
+            **cov_range,
+            title=f"Figure 11: coverage over n x epsilon (rho = epsilon^2/2), KDD Cup 99, d = 10, k = {s.grid_k:,}",
+        )
         result.figures["7.4-kddcup-length"] = heatmap_grid(
-            kd.assign(log10_length=np.log10(kd["length"])), "epsilon", "log10_length",
+            kd.assign(log10_length=np.log10(kd["length"])),
+            "epsilon",
+            "log10_length",
             title="Figure 12: log10 mean length over n x epsilon (rho = epsilon^2/2), KDD Cup 99, d = 10, "
-                  f"k = {s.grid_k:,}")
+            f"k = {s.grid_k:,}",
+        )
 
     # ---- assertions
     out = ad[(ad["mechanism"] == "output") & (ad["n"] >= 1_000)]
     low = out[out["coverage"] < NOMINAL - 3 * out["coverage_se"]]
-    result.checks.append(Check(
-        "7.4", "output perturbation coverage >= 0.95 - 3 se in every Adult cell with n >= 1,000", len(low) == 0,
-        f"{len(out)} cells, minimum {out['coverage'].min():.3f} "
-        f"(se {out.loc[out['coverage'].idxmin(), 'coverage_se']:.3f})"
-        + (f"; failing: {_cells_text(low)}" if len(low) else "")))
+    result.checks.append(
+        Check(
+            "7.4",
+            "output perturbation coverage >= 0.95 - 3 se in every Adult cell with n >= 1,000",
+            len(low) == 0,
+            f"{len(out)} cells, minimum {out['coverage'].min():.3f} "
+            f"(se {out.loc[out['coverage'].idxmin(), 'coverage_se']:.3f})"
+            + (f"; failing: {_cells_text(low)}" if len(low) else ""),
+        )
+    )
     for mechanism in ("objective", "output"):
-        piv_m = ad[ad["mechanism"] == mechanism].pivot_table(index=["n", "d"], columns="privacy",
-                                                             values=["length", "length_se"])
+        piv_m = ad[ad["mechanism"] == mechanism].pivot_table(
+            index=["n", "d"], columns="privacy", values=["length", "length_se"]
+        )
         diff = piv_m[("length", "pure")] - piv_m[("length", "zcdp")]
         margin = 3 * np.hypot(piv_m[("length_se", "pure")], piv_m[("length_se", "zcdp")])
         bad = diff[~(diff > margin)]
         ratio = piv_m[("length", "zcdp")] / piv_m[("length", "pure")]
-        result.checks.append(Check(
-            "7.4", f"zCDP (rho = eps^2/2) intervals shorter than pure DP in every Adult cell, {mechanism} perturbation",
-            len(bad) == 0,
-            f"{len(diff)} cells; length ratio zCDP/pure between {ratio.min():.3f} and {ratio.max():.3f}; the pure-DP "
-            f"excess exceeds 3 se of the difference in {int((diff > margin).sum())} cells"))
+        result.checks.append(
+            Check(
+                "7.4",
+                f"zCDP (rho = eps^2/2) intervals shorter than pure DP in every Adult cell, {mechanism} perturbation",
+                len(bad) == 0,
+                f"{len(diff)} cells; length ratio zCDP/pure between {ratio.min():.3f} and {ratio.max():.3f}; the pure-DP "
+                f"excess exceeds 3 se of the difference in {int((diff > margin).sum())} cells",
+            )
+        )
     dec_bad = []
     for (mechanism, privacy, d), g in ad.groupby(["mechanism", "privacy", "d"]):
         g = g.sort_values("n")
         L, se = g["length"].to_numpy(), g["length_se"].to_numpy()
         if not np.all(np.diff(L) < 3 * np.hypot(se[1:], se[:-1])):
             dec_bad.append(f"{short(mechanism, privacy)} d={d}")
-    result.checks.append(Check("7.4", "mean length decreases with n (every method and d, Adult)", not dec_bad,
-                               "all decreasing" if not dec_bad else "not decreasing: " + ", ".join(dec_bad)))
+    result.checks.append(
+        Check(
+            "7.4",
+            "mean length decreases with n (every method and d, Adult)",
+            not dec_bad,
+            "all decreasing" if not dec_bad else "not decreasing: " + ", ".join(dec_bad),
+        )
+    )
     op = method_rows(ps, "objective", "pure").sort_values("n")
     if len(op) >= 2:
         first, last = op.iloc[0], op.iloc[-1]
-        ok = (first["coverage"] < NOMINAL - 3 * first["coverage_se"]
-              and last["coverage"] >= NOMINAL - 3 * last["coverage_se"])
-        result.checks.append(Check(
-            "7.4", "paper scaling, d=1, objective + pure DP: under-covers at the smallest n, reaches 95% (-3 se) "
-                   "by the "
-                   "largest", bool(ok),
-            f"coverage {first['coverage']:.3f} +/- {first['coverage_se']:.3f} at n = {int(first['n']):,}, "
-            f"{last['coverage']:.3f} +/- {last['coverage_se']:.3f} at n = {int(last['n']):,}"))
+        ok = (
+            first["coverage"] < NOMINAL - 3 * first["coverage_se"]
+            and last["coverage"] >= NOMINAL - 3 * last["coverage_se"]
+        )
+        result.checks.append(
+            Check(
+                "7.4",
+                "paper scaling, d=1, objective + pure DP: under-covers at the smallest n, reaches 95% (-3 se) "
+                "by the "
+                "largest",
+                bool(ok),
+                f"coverage {first['coverage']:.3f} +/- {first['coverage_se']:.3f} at n = {int(first['n']):,}, "
+                f"{last['coverage']:.3f} +/- {last['coverage_se']:.3f} at n = {int(last['n']):,}",
+            )
+        )
 
     # ---- the paper's claims
     ns = sorted(set(ad["n"]))
@@ -148,34 +209,48 @@ def report_sample_complexity(result: ExperimentResult, s: Settings):
         if not len(rows):
             continue
         n95 = _first_n_reaching(rows, NOMINAL, sorted(set(rows["n"])))
-        n95se = _first_n_reaching(rows.assign(coverage=rows["coverage"] + 2 * rows["coverage_se"]), NOMINAL,
-                                  sorted(set(rows["n"])))
+        n95se = _first_n_reaching(
+            rows.assign(coverage=rows["coverage"] + 2 * rows["coverage_se"]), NOMINAL, sorted(set(rows["n"]))
+        )
         cov_text = ", ".join(f"{int(r['n']):,}: {r['coverage']:.3f}" for _, r in rows.iterrows())
         starts_low = rows.iloc[0]["coverage"] < NOMINAL - 3 * rows.iloc[0]["coverage_se"]
-        result.checks.append(Check(
-            "7.4", f"objective + pure DP, d=1: coverage starts low and reaches 95% near n = 4,500 ({label})",
-            bool(starts_low and n95 is not None and 3_000 <= n95 <= 6_000),
-            f"coverage from n = {fmt_n(n95)} on >= 0.95 (from {fmt_n(n95se)} within 2 se); by n: {cov_text}",
-            kind="paper"))
+        result.checks.append(
+            Check(
+                "7.4",
+                f"objective + pure DP, d=1: coverage starts low and reaches 95% near n = 4,500 ({label})",
+                bool(starts_low and n95 is not None and 3_000 <= n95 <= 6_000),
+                f"coverage from n = {fmt_n(n95)} on >= 0.95 (from {fmt_n(n95se)} within 2 se); by n: {cov_text}",
+                kind="paper",
+            )
+        )
     for privacy in ("pure", "zcdp"):
         rows = method_rows(ad, "output", privacy)
         frac = float((rows["coverage"] >= NOMINAL).mean())
         frac2 = float((rows["coverage"] >= NOMINAL - 2 * rows["coverage_se"]).mean())
         small = rows[rows["n"] == min(ns)]
-        result.checks.append(Check(
-            "7.4", f"output + {'pure DP' if privacy == 'pure' else 'zCDP'}: coverage generally > 95%, even at n ~ 500",
-            bool(frac2 >= 0.9),
-            f"{100 * frac:.0f}% of cells >= 0.95, {100 * frac2:.0f}% within 2 se; at n = {min(ns):,}: "
-            f"{small['coverage'].min():.3f} to {small['coverage'].max():.3f}", kind="paper"))
+        result.checks.append(
+            Check(
+                "7.4",
+                f"output + {'pure DP' if privacy == 'pure' else 'zCDP'}: coverage generally > 95%, even at n ~ 500",
+                bool(frac2 >= 0.9),
+                f"{100 * frac:.0f}% of cells >= 0.95, {100 * frac2:.0f}% within 2 se; at n = {min(ns):,}: "
+                f"{small['coverage'].min():.3f} to {small['coverage'].max():.3f}",
+                kind="paper",
+            )
+        )
     rows = method_rows(ad, "objective", "zcdp")
     big = rows[rows["n"] >= 2_000]
     if len(big):
-        result.checks.append(Check(
-            "7.4", "objective + zCDP: coverage about 95% once n >= 2,000",
-            bool((big["coverage"] >= NOMINAL - 3 * big["coverage_se"]).all()),
-            f"n >= 2,000: {big['coverage'].min():.3f} to {big['coverage'].max():.3f}; n < 2,000: "
-            f"{rows[rows['n'] < 2_000]['coverage'].min():.3f} to {rows[rows['n'] < 2_000]['coverage'].max():.3f}",
-            kind="paper"))
+        result.checks.append(
+            Check(
+                "7.4",
+                "objective + zCDP: coverage about 95% once n >= 2,000",
+                bool((big["coverage"] >= NOMINAL - 3 * big["coverage_se"]).all()),
+                f"n >= 2,000: {big['coverage'].min():.3f} to {big['coverage'].max():.3f}; n < 2,000: "
+                f"{rows[rows['n'] < 2_000]['coverage'].min():.3f} to {rows[rows['n'] < 2_000]['coverage'].max():.3f}",
+                kind="paper",
+            )
+        )
     if len(set(ad["d"])) > 1:
         dmin, dmax = min(ad["d"]), max(ad["d"])
         up = []
@@ -184,69 +259,121 @@ def report_sample_complexity(result: ExperimentResult, s: Settings):
             b = g[g["d"] == dmax].set_index("n")["coverage"]
             up.append(f"{short(mechanism, privacy)} {float((b - a).mean()):+.3f}")
         mean_up = float(np.mean([float(t.split()[-1]) for t in up]))
-        result.checks.append(Check("7.4", f"coverage increases with d (d={dmax} minus d={dmin}, mean over n)",
-                                   mean_up > 0, "; ".join(up), kind="paper"))
+        result.checks.append(
+            Check(
+                "7.4",
+                f"coverage increases with d (d={dmax} minus d={dmin}, mean over n)",
+                mean_up > 0,
+                "; ".join(up),
+                kind="paper",
+            )
+        )
         grow, robust = [], {}
         for (mechanism, privacy), g in ad.groupby(["mechanism", "privacy"]):
             a = g[g["d"] == dmin].set_index("n")["length"]
             b = g[g["d"] == dmax].set_index("n")["length"]
             robust[(mechanism, privacy)] = float(np.exp(np.mean(np.log(b / a))))
             grow.append(f"{short(mechanism, privacy)} x{robust[(mechanism, privacy)]:.2f}")
-        result.checks.append(Check("7.4", f"length increases with d (geometric mean ratio d={dmax} / d={dmin})",
-                                   all(v > 1 for v in robust.values()), "; ".join(grow), kind="paper"))
-        result.checks.append(Check(
-            "7.4", "zCDP is more robust to the dimension than pure DP (smaller length growth, each mechanism)",
-            all(robust[(m, "zcdp")] < robust[(m, "pure")] for m in ("objective", "output")), "; ".join(grow),
-            kind="paper"))
+        result.checks.append(
+            Check(
+                "7.4",
+                f"length increases with d (geometric mean ratio d={dmax} / d={dmin})",
+                all(v > 1 for v in robust.values()),
+                "; ".join(grow),
+                kind="paper",
+            )
+        )
+        result.checks.append(
+            Check(
+                "7.4",
+                "zCDP is more robust to the dimension than pure DP (smaller length growth, each mechanism)",
+                all(robust[(m, "zcdp")] < robust[(m, "pure")] for m in ("objective", "output")),
+                "; ".join(grow),
+                kind="paper",
+            )
+        )
     best = ad.loc[ad.groupby(["n", "d"])["length"].idxmin()]
     counts = best.groupby(["mechanism", "privacy"]).size()
     share = counts.get(("output", "zcdp"), 0) / len(best)
     wins = best.assign(win=best["mechanism"].eq("output") & best["privacy"].eq("zcdp")).groupby("d")["win"].all()
-    result.checks.append(Check(
-        "7.4", "zCDP + output perturbation gives the shortest intervals (Adult cells)", share >= 0.8,
-        f"shortest in {100 * share:.0f}% of {len(best)} cells ("
-        + ", ".join(f"{short(*k)} {v}" for k, v in counts.items())
-        + f"); shortest at every n for d in {{{', '.join(str(int(d)) for d in wins.index[wins])}}}", kind="paper"))
+    result.checks.append(
+        Check(
+            "7.4",
+            "zCDP + output perturbation gives the shortest intervals (Adult cells)",
+            share >= 0.8,
+            f"shortest in {100 * share:.0f}% of {len(best)} cells ("
+            + ", ".join(f"{short(*k)} {v}" for k, v in counts.items())
+            + f"); shortest at every n for d in {{{', '.join(str(int(d)) for d in wins.index[wins])}}}",
+            kind="paper",
+        )
+    )
     # smallest n of the grid from which coverage stays >= 95% (and within 2 se of it), per method and d
     n95_rows = []
     for (dataset, mechanism, privacy, d), g in frame[frame["dataset"] != "kddcup"].groupby(
-            ["dataset", "mechanism", "privacy", "d"], sort=False):
+        ["dataset", "mechanism", "privacy", "d"], sort=False
+    ):
         g = g.sort_values("n")
         grid = sorted(set(g["n"]))
-        n95_rows.append({"dataset": dataset, "mechanism": mechanism, "privacy": privacy, "d": int(d),
-                         "coverage_at_min_n": float(g["coverage"].iloc[0]),
-                         "n95": _first_n_reaching(g, NOMINAL, grid),
-                         "n95_2se": _first_n_reaching(g.assign(coverage=g["coverage"] + 2 * g["coverage_se"]),
-                                                   NOMINAL, grid)})
+        n95_rows.append(
+            {
+                "dataset": dataset,
+                "mechanism": mechanism,
+                "privacy": privacy,
+                "d": int(d),
+                "coverage_at_min_n": float(g["coverage"].iloc[0]),
+                "n95": _first_n_reaching(g, NOMINAL, grid),
+                "n95_2se": _first_n_reaching(g.assign(coverage=g["coverage"] + 2 * g["coverage_se"]), NOMINAL, grid),
+            }
+        )
     result.tables["n95"] = pd.DataFrame(n95_rows)
     if len(kd):
         cov_n = kd.groupby("n")["coverage"].mean()
         cov_e = kd.groupby("epsilon")["coverage"].mean()
-        result.checks.append(Check(
-            "7.4", "KDD: coverage increases with n and with the budget",
-            bool(cov_n.iloc[-1] >= cov_n.iloc[0] and cov_e.iloc[-1] >= cov_e.iloc[0]),
-            "mean coverage by n: " + ", ".join(f"{int(k):,}: {v:.3f}" for k, v in cov_n.items())
-            + "; by epsilon: " + ", ".join(f"{k:g}: {v:.3f}" for k, v in cov_e.items()), kind="paper"))
+        result.checks.append(
+            Check(
+                "7.4",
+                "KDD: coverage increases with n and with the budget",
+                bool(cov_n.iloc[-1] >= cov_n.iloc[0] and cov_e.iloc[-1] >= cov_e.iloc[0]),
+                "mean coverage by n: "
+                + ", ".join(f"{int(k):,}: {v:.3f}" for k, v in cov_n.items())
+                + "; by epsilon: "
+                + ", ".join(f"{k:g}: {v:.3f}" for k, v in cov_e.items()),
+                kind="paper",
+            )
+        )
         o = kd[kd["mechanism"] == "output"]
         o_ok = (o["coverage"] >= NOMINAL - 2 * o["coverage_se"]).mean()
         b = kd[kd["mechanism"] == "objective"]
         valid = b[b["coverage"].notna()]
-        result.checks.append(Check(
-            "7.4", "KDD: output perturbation reaches 95% in all settings; objective struggles at small n and budget",
-            bool(o_ok == 1.0 and (valid["coverage"] < NOMINAL - 2 * valid["coverage_se"]).any()),
-            f"output: {100 * o_ok:.0f}% of cells within 2 se of 0.95 (min {o['coverage'].min():.3f}); objective: min "
-            f"{valid['coverage'].min():.3f}, {int(b['coverage'].isna().sum())} cells undefined (c too small)",
-            kind="paper"))
+        result.checks.append(
+            Check(
+                "7.4",
+                "KDD: output perturbation reaches 95% in all settings; objective struggles at small n and budget",
+                bool(o_ok == 1.0 and (valid["coverage"] < NOMINAL - 2 * valid["coverage_se"]).any()),
+                f"output: {100 * o_ok:.0f}% of cells within 2 se of 0.95 (min {o['coverage'].min():.3f}); objective: min "
+                f"{valid['coverage'].min():.3f}, {int(b['coverage'].isna().sum())} cells undefined (c too small)",
+                kind="paper",
+            )
+        )
         kbest = kd.loc[kd.dropna(subset=["length"]).groupby(["n", "epsilon"])["length"].idxmin()]
         kshare = (kbest["mechanism"].eq("output") & kbest["privacy"].eq("zcdp")).mean()
-        result.checks.append(Check(
-            "7.4", "KDD: zCDP shorter than pure DP; zCDP + output gives the best intervals",
-            bool(kshare >= 0.8), f"zCDP + output shortest in {100 * kshare:.0f}% of {len(kbest)} cells", kind="paper"))
+        result.checks.append(
+            Check(
+                "7.4",
+                "KDD: zCDP shorter than pure DP; zCDP + output gives the best intervals",
+                bool(kshare >= 0.8),
+                f"zCDP + output shortest in {100 * kshare:.0f}% of {len(kbest)} cells",
+                kind="paper",
+            )
+        )
 
 
 def _cells_text(rows):
-    return "; ".join(f"{short(r['mechanism'], r['privacy'])} n={int(r['n'])} d={int(r['d'])}: "
-                     f"{r['coverage']:.3f}+/-{r['coverage_se']:.3f}" for _, r in rows.iterrows())
+    return "; ".join(
+        f"{short(r['mechanism'], r['privacy'])} n={int(r['n'])} d={int(r['d'])}: "
+        f"{r['coverage']:.3f}+/-{r['coverage_se']:.3f}"
+        for _, r in rows.iterrows()
+    )
 
 
 def _scaling_plot(frame, k):
@@ -257,14 +384,40 @@ def _scaling_plot(frame, k):
         dash = "solid" if scaling.startswith("public") else "dash"
         name = f"{method_label(mechanism, privacy)}; {scaling}"
         color = registry.color(mechanism, privacy)
-        fig.add_trace(go.Scatter(x=g["n"], y=g["coverage"], mode="lines+markers", name=name, legendgroup=name,
-                                 line={"color": color, "dash": dash}, error_y={"array": 1.96 * g["coverage_se"]}), 1, 1)
-        fig.add_trace(go.Scatter(x=g["n"], y=g["length"], mode="lines+markers", name=name, legendgroup=name,
-                                 showlegend=False, line={"color": color, "dash": dash}), 1, 2)
+        fig.add_trace(
+            go.Scatter(
+                x=g["n"],
+                y=g["coverage"],
+                mode="lines+markers",
+                name=name,
+                legendgroup=name,
+                line={"color": color, "dash": dash},
+                error_y={"array": 1.96 * g["coverage_se"]},
+            ),
+            1,
+            1,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=g["n"],
+                y=g["length"],
+                mode="lines+markers",
+                name=name,
+                legendgroup=name,
+                showlegend=False,
+                line={"color": color, "dash": dash},
+            ),
+            1,
+            2,
+        )
     fig.add_hline(y=NOMINAL, line={"color": "#666666", "dash": "dot"}, row=1, col=1)
     fig.update_xaxes(type="log", title="n")
     fig.update_yaxes(type="log", row=1, col=2)
-    fig.update_layout(title=f"Section 7.4, Adult d = 1: public-bounds scaling (ours, solid) vs the paper's observed-"
-                            f"maximum scaling (dashed); epsilon = 1, k = {k:,}", template="plotly_white", height=520,
-                      legend={"orientation": "h", "y": -0.2})
+    fig.update_layout(
+        title=f"Section 7.4, Adult d = 1: public-bounds scaling (ours, solid) vs the paper's observed-"
+        f"maximum scaling (dashed); epsilon = 1, k = {k:,}",
+        template="plotly_white",
+        height=520,
+        legend={"orientation": "h", "y": -0.2},
+    )
     return fig

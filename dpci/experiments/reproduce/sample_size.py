@@ -15,8 +15,7 @@ from .settings import ALPHA, LOSS, C, Settings
 CURVE_COLUMNS = ["n", "length", "length_se", "coverage", "coverage_se", "mechanism", "privacy"]
 
 
-def match_sample_sizes(ctx, load, d, targets, step, n_max, mechanism, privacy, k, epsilon=1.0, seed=0,
-                       random_state=0):
+def match_sample_sizes(ctx, load, d, targets, step, n_max, mechanism, privacy, k, epsilon=1.0, seed=0, random_state=0):
     """For each (n', target length), the smallest private n on the lattice step, 2 step, ... <= n_max
     whose mean private length (k repetitions) is <= the target; returns that frame and the curve of
     every evaluated n.
@@ -32,16 +31,32 @@ def match_sample_sizes(ctx, load, d, targets, step, n_max, mechanism, privacy, k
 def _match(ctx, load, d, targets, step, n_max, methods, k, epsilon=1.0, seed=0, random_state=0):
     """:func:`match_sample_sizes` for several methods in one sweep, logging each evaluated n."""
     sweep = iter_sample_size_match(
-        load, LOSS, [n for n, _ in targets], d=d, epsilon=epsilon, methods=methods, step=step, c=C, alpha=ALPHA,
-        n_samples=ctx.s.m, n_replicates=k, random_state=random_state, n_jobs=ctx.n_jobs, seed=seed, n_max=n_max,
-        search="bisect", nonprivate_lengths=dict(targets))
+        load,
+        LOSS,
+        [n for n, _ in targets],
+        d=d,
+        epsilon=epsilon,
+        methods=methods,
+        step=step,
+        c=C,
+        alpha=ALPHA,
+        n_samples=ctx.s.m,
+        n_replicates=k,
+        random_state=random_state,
+        n_jobs=ctx.n_jobs,
+        seed=seed,
+        n_max=n_max,
+        search="bisect",
+        nonprivate_lengths=dict(targets),
+    )
     points = []
     for p in sweep:
         if p.evaluated is not None:
             e = p.evaluated
             points.append(e)
-            ctx.log(f"7.5 {short(e['mechanism'], e['privacy'])} n={e['n']}: length {e['length']:.4g} "
-                    f"({e['seconds']:.1f} s)")
+            ctx.log(
+                f"7.5 {short(e['mechanism'], e['privacy'])} n={e['n']}: length {e['length']:.4g} ({e['seconds']:.1f} s)"
+            )
     frame = p.frame.drop(columns="sweep")
     # a target no n reaches has no private length here (the sweep reports the length at the largest n)
     frame["private_length"] = frame["private_length"].where(frame["n_private"].notna())
@@ -84,43 +99,77 @@ def report_overhead(result: ExperimentResult, s: Settings):
     for name, g in frame.groupby("dataset", sort=False):
         nmax = int(g["n_max"].iloc[0])
         result.figures[f"7.5-{name}"] = sample_size_plot(
-            g, title=f"Figure 13 ({name}): private n with the mean length of the non-private interval at n'; d = 10, "
-                     f"epsilon = 1 (rho = 0.5), k = {s.match_k:,}; missing points need n > {nmax:,}")
+            g,
+            title=f"Figure 13 ({name}): private n with the mean length of the non-private interval at n'; d = 10, "
+            f"epsilon = 1 (rho = 0.5), k = {s.match_k:,}; missing points need n > {nmax:,}",
+        )
 
     # assertions
     reached = frame.dropna(subset=["n_private"])
-    result.checks.append(Check(
-        "7.5", "privacy costs samples: every reached private n exceeds n'",
-        bool((reached["n_private"] > reached["n_nonprivate"]).all()),
-        f"{len(reached)} of {len(frame)} targets reached within the data; ratio n/n' from "
-        f"{(reached['n_private'] / reached['n_nonprivate']).min():.1f} to "
-        f"{(reached['n_private'] / reached['n_nonprivate']).max():.1f}" if len(reached) else "no target reached"))
+    result.checks.append(
+        Check(
+            "7.5",
+            "privacy costs samples: every reached private n exceeds n'",
+            bool((reached["n_private"] > reached["n_nonprivate"]).all()),
+            f"{len(reached)} of {len(frame)} targets reached within the data; ratio n/n' from "
+            f"{(reached['n_private'] / reached['n_nonprivate']).min():.1f} to "
+            f"{(reached['n_private'] / reached['n_nonprivate']).max():.1f}"
+            if len(reached)
+            else "no target reached",
+        )
+    )
     bad = []
     for name, g in curve.groupby(["dataset", "mechanism", "privacy"]):
         c2 = g.sort_values("n")
         L, se = c2["length"].to_numpy(), c2["length_se"].to_numpy()
         if not np.all(np.diff(L) < 3 * np.hypot(se[1:], se[:-1])):
             bad.append("/".join(name))
-    result.checks.append(Check("7.5", "private length decreases along the n lattice (bisection is exact)", not bad,
-                               "monotone for every dataset and method" if not bad
-                               else "not monotone: " + ", ".join(bad)))
+    result.checks.append(
+        Check(
+            "7.5",
+            "private length decreases along the n lattice (bisection is exact)",
+            not bad,
+            "monotone for every dataset and method" if not bad else "not monotone: " + ", ".join(bad),
+        )
+    )
     for dataset, g in frame.groupby("dataset", sort=False):
         nz = g.set_index(["mechanism", "privacy", "n_nonprivate"])["n_private"].fillna(np.inf).sort_index()
         for mechanism in ("objective", "output"):
             zc, pu = nz.xs((mechanism, "zcdp")), nz.xs((mechanism, "pure"))
-            result.checks.append(Check(
-                "7.5", f"{dataset}: zCDP needs no more samples than pure DP ({mechanism} perturbation)",
-                bool((zc <= pu).all()), _pairs_text("pure, zCDP", pu, zc)))
+            result.checks.append(
+                Check(
+                    "7.5",
+                    f"{dataset}: zCDP needs no more samples than pure DP ({mechanism} perturbation)",
+                    bool((zc <= pu).all()),
+                    _pairs_text("pure, zCDP", pu, zc),
+                )
+            )
         # paper claims
         for claim, first, second, names in (
-                ("under pure DP objective perturbation needs fewer samples than output", ("objective", "pure"),
-                 ("output", "pure"), "objective, output"),
-                ("zCDP + output slightly better than zCDP + objective", ("output", "zcdp"), ("objective", "zcdp"),
-                 "output, objective")):
+            (
+                "under pure DP objective perturbation needs fewer samples than output",
+                ("objective", "pure"),
+                ("output", "pure"),
+                "objective, output",
+            ),
+            (
+                "zCDP + output slightly better than zCDP + objective",
+                ("output", "zcdp"),
+                ("objective", "zcdp"),
+                "output, objective",
+            ),
+        ):
             a, b = nz.xs(first), nz.xs(second)
             both = np.isfinite(a) | np.isfinite(b)
-            result.checks.append(Check("7.5", f"{dataset}: {claim}", bool((a[both] <= b[both]).all() and both.any()),
-                                       _pairs_text(names, a, b), kind="paper"))
+            result.checks.append(
+                Check(
+                    "7.5",
+                    f"{dataset}: {claim}",
+                    bool((a[both] <= b[both]).all() and both.any()),
+                    _pairs_text(names, a, b),
+                    kind="paper",
+                )
+            )
 
 
 def _pairs_text(names, first, second):

@@ -1,0 +1,286 @@
+"""Figures of the sweeps (Section 7): coverage and length against the split, heatmaps over
+n x d or n x budget, private against variability intervals, the sample-size match, curve fits."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ... import methods
+from .style import (
+    _fmt_number,
+    _layout,
+    _log_axis,
+    method_label,
+    short_method_label,
+)
+
+
+def coverage_length_plot(frame: pd.DataFrame, x: str, alpha=0.05, recommended=None, title=None, x_title=None):
+    """Coverage (with +/- 1.96 se bars and the 1 - alpha line) and mean length against ``x``,
+    one line per method, from the ``(all)`` rows of a sweep (Figures 1-8)."""
+    rows = frame[frame["feature"] == "(all)"]
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("coverage", "mean interval length"), horizontal_spacing=0.12)
+    for (mechanism, privacy), grp in rows.groupby(["mechanism", "privacy"], sort=False):
+        grp = grp.sort_values(x)
+        color = methods.color(mechanism, privacy)
+        name = method_label(mechanism, privacy)
+        fig.add_trace(
+            go.Scatter(
+                x=grp[x],
+                y=grp["coverage"],
+                mode="lines+markers",
+                name=name,
+                legendgroup=name,
+                line=dict(color=color),
+                error_y=dict(array=1.96 * grp["coverage_se"]),
+            ),
+            1,
+            1,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=grp[x],
+                y=grp["length"],
+                mode="lines+markers",
+                name=name,
+                legendgroup=name,
+                showlegend=False,
+                line=dict(color=color),
+                error_y=dict(array=1.96 * grp["length_se"]),
+            ),
+            1,
+            2,
+        )
+    # The target line and the recommended split are named in the legend (below the plot), not by text
+    # on the plot, where it would collide with error bars or the subplot titles.
+    fig.add_hline(y=1 - alpha, line=dict(color="#666666", dash="dash"), row=1, col=1)
+    fig.add_trace(
+        go.Scatter(
+            x=[None],
+            y=[None],
+            mode="lines",
+            line=dict(color="#666666", dash="dash"),
+            name=f"{100 * (1 - alpha):g}% coverage target",
+            hoverinfo="skip",
+        ),
+        1,
+        1,
+    )
+    if recommended is not None:
+        for col in (1, 2):
+            fig.add_vline(x=recommended, line=dict(color="#009E73", width=2), row=1, col=col)
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="lines",
+                line=dict(color="#009E73", width=2),
+                name=f"recommended: {x_title or x} = {recommended:.3g}",
+                hoverinfo="skip",
+            ),
+            1,
+            1,
+        )
+    fig.update_xaxes(title=x_title or x)
+    return _layout(fig, title, height=440)
+
+
+def heatmap_grid(frame: pd.DataFrame, x: str, value: str = "coverage", title=None, zmin=None, zmax=None):
+    """Heatmaps of ``value`` over n (rows) x ``x`` (columns), one panel per method (Figures 9-12).
+
+    Two panels per row (a 2 x 2 grid for the four methods), short panel titles and one shared colour
+    bar, so titles and axis labels stay readable in a narrow column."""
+    rows = frame[frame["feature"] == "(all)"]
+    panels = list(dict.fromkeys(zip(rows["mechanism"], rows["privacy"])))
+    ncols = 1 if len(panels) <= 1 else 2
+    nrows = max(1, math.ceil(len(panels) / ncols))
+    fig = make_subplots(
+        rows=nrows,
+        cols=ncols,
+        subplot_titles=[short_method_label(*m) for m in panels],
+        shared_yaxes=True,
+        horizontal_spacing=0.06,
+        vertical_spacing=0.16 if nrows > 1 else 0.1,
+    )
+    zmin = rows[value].min() if zmin is None else zmin
+    zmax = rows[value].max() if zmax is None else zmax
+    for i, (mechanism, privacy) in enumerate(panels):
+        r, c = divmod(i, ncols)
+        grp = rows[(rows["mechanism"] == mechanism) & (rows["privacy"] == privacy)]
+        pivot = grp.pivot_table(index="n", columns=x, values=value)
+        fig.add_trace(
+            go.Heatmap(
+                z=pivot.values,
+                x=[str(v) for v in pivot.columns],
+                y=[_fmt_number(v) for v in pivot.index],
+                coloraxis="coloraxis",
+                name=short_method_label(mechanism, privacy),
+                text=np.round(pivot.values, 3),
+                texttemplate="%{text}",
+                textfont=dict(size=12),
+                hovertemplate=f"n=%{{y}}, {x}=%{{x}}: {value} %{{z:.3f}}<extra>%{{fullData.name}}</extra>",
+            ),
+            r + 1,
+            c + 1,
+        )
+        fig.update_xaxes(
+            type="category",
+            title=x if r == nrows - 1 or i + ncols >= len(panels) else None,
+            title_standoff=4,
+            row=r + 1,
+            col=c + 1,
+        )
+        fig.update_yaxes(type="category", title="n" if c == 0 else None, row=r + 1, col=c + 1)
+    fig.update_layout(
+        coloraxis=dict(
+            colorscale="Viridis",
+            cmin=zmin,
+            cmax=zmax,
+            colorbar=dict(title=dict(text=value, side="right"), thickness=14),
+        )
+    )
+    return _layout(fig, title, height=90 + 250 * nrows)
+
+
+def ci_vs_vi_plot(frame: pd.DataFrame, over: str, title=None):
+    """Mean private-interval length (solid) and variability-interval length (dashed) per method (Figures 14-16)."""
+    rows = frame[frame["feature"] == "(all)"]
+    fig = go.Figure()
+    for (mechanism, privacy), grp in rows.groupby(["mechanism", "privacy"], sort=False):
+        grp = grp.sort_values(over)
+        color = methods.color(mechanism, privacy)
+        name = method_label(mechanism, privacy)
+        fig.add_trace(
+            go.Scatter(
+                x=grp[over],
+                y=grp["length"],
+                mode="lines+markers",
+                name=f"CI: {name}",
+                line=dict(color=color),
+                error_y=dict(array=1.96 * grp["length_se"]),
+            )
+        )
+        if "vi_length" in grp:
+            fig.add_trace(
+                go.Scatter(
+                    x=grp[over],
+                    y=grp["vi_length"],
+                    mode="lines+markers",
+                    name=f"VI: {name}",
+                    line=dict(color=color, dash="dash"),
+                    marker=dict(symbol="circle-open"),
+                )
+            )
+    fig.update_xaxes(title=over)
+    ys = list(rows["length"]) + (list(rows["vi_length"]) if "vi_length" in rows else [])
+    fig.update_yaxes(title="mean length", **_log_axis(ys))
+    return _layout(fig, title, height=460)
+
+
+def sample_size_plot(frame: pd.DataFrame, title=None):
+    """Private n needed to match the non-private interval length at n' (Figure 13).
+
+    A target that no private n within the data reaches (``n_private`` is NaN) is not left out silently:
+    it is drawn as an open triangle on a "not reached" line at the data's size (the ``n_max`` column when
+    the frame has it, else just above the largest n shown), and the legend says what that means."""
+    fig = go.Figure()
+    reached = frame["n_private"].notna()
+    n_max = None
+    if "n_max" in frame and frame["n_max"].notna().any():
+        n_max = float(frame["n_max"].max())
+    top = float(np.nanmax(frame["n_nonprivate"]))
+    y_values = [top] + list(frame.loc[reached, "n_private"])
+    ceiling = n_max if n_max is not None else 1.08 * max(y_values)
+    groups = list(frame.groupby(["mechanism", "privacy"], sort=False))
+    for k, ((mechanism, privacy), grp) in enumerate(groups):
+        color = methods.color(mechanism, privacy)
+        name = method_label(mechanism, privacy)
+        grp = grp.sort_values("n_nonprivate")
+        # methods missing at the same n' side by side on the "not reached" line, not on top of each other
+        nudge = 0.015 * top * (k - (len(groups) - 1) / 2)
+        ok = grp["n_private"].notna()
+        fig.add_trace(
+            go.Scatter(
+                x=grp.loc[ok, "n_nonprivate"],
+                y=grp.loc[ok, "n_private"],
+                mode="lines+markers",
+                name=name,
+                legendgroup=name,
+                line=dict(color=color),
+                marker=dict(size=8),
+                hovertemplate="n' = %{x:,}: private n = %{y:,}<extra>" + name + "</extra>",
+            )
+        )
+        if (~ok).any():
+            fig.add_trace(
+                go.Scatter(
+                    x=grp.loc[~ok, "n_nonprivate"] + nudge,
+                    y=[ceiling] * int((~ok).sum()),
+                    mode="markers",
+                    customdata=grp.loc[~ok, "n_nonprivate"],
+                    legendgroup=name,
+                    showlegend=False,
+                    marker=dict(color=color, size=12, symbol="triangle-up-open", line=dict(width=2)),
+                    hovertemplate="n' = %{customdata:,}: not reached, needs more rows than the data has"
+                    + (f" ({n_max:,.0f})" if n_max is not None else "")
+                    + "<extra>"
+                    + name
+                    + "</extra>",
+                )
+            )
+    fig.add_trace(
+        go.Scatter(
+            x=[0, top],
+            y=[0, top],
+            mode="lines",
+            name="no privacy cost",
+            line=dict(color="#999999", dash="dot"),
+            hoverinfo="skip",
+        )
+    )
+    if (~reached).any():
+        where = f"more than {n_max:,.0f} rows, the data's size" if n_max is not None else "more rows than the data has"
+        fig.add_hline(y=ceiling, line=dict(color="#BBBBBB", width=1, dash="dash"))
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=f"not reached: needs {where}",
+                marker=dict(color="#555555", size=12, symbol="triangle-up-open", line=dict(width=2)),
+            )
+        )
+    fig.update_xaxes(title="non-private n'", rangemode="tozero")
+    fig.update_yaxes(title="private n with the same mean length", rangemode="tozero")
+    return _layout(fig, title, height=440)
+
+
+def curve_fit_plot(x, length, fits: dict, x_title="n", title=None, log_x=True):
+    """Observed mean lengths and fitted curves of Section 7.7 (``fits``: name -> CurveFit)."""
+    x = np.asarray(x, dtype=float)
+    grid = np.geomspace(x.min(), x.max(), 200) if log_x else np.linspace(x.min(), x.max(), 200)
+    fig = go.Figure(go.Scatter(x=x, y=length, mode="markers", name="observed", marker=dict(size=9, color="#222222")))
+    for (name, fit), dash in zip(fits.items(), ("solid", "dash", "dot")):
+        fig.add_trace(
+            go.Scatter(
+                x=grid,
+                y=fit.predict(grid),
+                mode="lines",
+                line=dict(dash=dash),
+                name=f"{fit.formula} (R² = {fit.r2:.3f})",
+            )
+        )
+    if log_x:
+        fig.update_xaxes(title=x_title, **_log_axis(x))
+    else:
+        fig.update_xaxes(title=x_title, type="linear")
+    fig.update_yaxes(title="mean interval length")
+    return _layout(fig, title, height=420)
+
+
+# ----------------------------------------------------------------- teaching figures
