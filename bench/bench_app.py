@@ -19,8 +19,6 @@ The browser shares the machine's cores with the server. A screenshot goes to ben
 
 from __future__ import annotations
 
-import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,29 +29,17 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402 - after the path above
+
 # null while Plotly redraws the chart from scratch (it can for a few milliseconds)
 CHART_X = "() => { const p = document.querySelector('.js-plotly-plot'); return p && p.data ? p.data[0].x : null; }"
 VI_DRAWN = (
     "() => { const p = document.querySelector('.js-plotly-plot'); return !!p && "
     "p.data.some(t => (t.name || '').startsWith('variability')); }"
 )
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 TARGETS = {"first chart": 3.0, "first variability interval, after the chart": 2.0, "slider to redraw": 0.5}
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def serve(script, port):
@@ -137,7 +123,7 @@ def main(visits=4):
     app_url, ref_url = f"http://127.0.0.1:{app_port}", f"http://127.0.0.1:{ref_port}"
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             ref_times, bare_times = [], []
             for _ in range(visits + 1):
                 context, _, times = load(browser, ref_url, app=False)

@@ -6,8 +6,6 @@ the tests skip and say why.
 """
 
 import os
-import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -17,68 +15,40 @@ from pathlib import Path
 
 import pytest
 
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, free_port
 from bench.memory import tree_rss_mb
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = os.environ.get("DPCI_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="session")
-def server():
-    """(url, function returning the server's resident memory in MB, children included)."""
-    port = _free_port()
+def start_server(log_path):
+    """A Streamlit server running app.py on a free port, writing to ``log_path``: (url, process, log).
+    Fails the test if it does not answer within 90 s."""
+    port = free_port()
     ARTIFACTS.mkdir(exist_ok=True)
-    log = open(ARTIFACTS / "streamlit-server.log", "w")  # noqa: SIM115 - open for the server's whole life
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    log = open(log_path, "w")  # noqa: SIM115 - open for the server's whole life
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
+    command += ["--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    command += ["--server.fileWatcherType", "none"]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
     while time.time() < deadline:
         try:
             with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as resp:
                 if resp.status == 200:
-                    break
+                    return url, proc, log
         except OSError:
             time.sleep(0.5)
-    else:
-        proc.terminate()
-        pytest.fail("the Streamlit server did not start within 90 s")
+    proc.kill()
+    pytest.fail("the Streamlit server did not start within 90 s")
+
+
+@pytest.fixture(scope="session")
+def server():
+    """(url, function returning the server's resident memory in MB, children included)."""
+    url, proc, _ = start_server(ARTIFACTS / "streamlit-server.log")
     yield url, lambda: tree_rss_mb(proc.pid)
     proc.terminate()
     try:

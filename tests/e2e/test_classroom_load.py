@@ -12,14 +12,12 @@ import random
 import re
 import signal
 import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from .conftest import ARTIFACTS, ROOT, _free_port
+from .conftest import ARTIFACTS, start_server
 
 pytestmark = pytest.mark.browser
 
@@ -60,43 +58,7 @@ def own_server():
     """(url, process) of a Streamlit server for this module alone; the test stops it itself."""
     if not Path("/proc/self/task").exists():
         pytest.skip("counts the server's threads in /proc")
-    port = _free_port()
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = open(LOG, "w")  # noqa: SIM115 - open for the server's whole life
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as resp:
-                if resp.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("the Streamlit server did not start within 90 s")
+    url, proc, log = start_server(LOG)
     yield url, proc
     if proc.poll() is None:
         proc.kill()
@@ -201,5 +163,7 @@ def test_three_sessions_moving_epsilon_for_a_minute(own_server, browser):
         f"with a bootstrap running"
     )
     assert not re.search(r"Traceback|KeyError|Exception", log), log[-3000:]
-    assert abs(threads1 - threads0) <= 5
+    # no leak: back to the starting count + 5 at most (fewer is fine: threads of the warm-up visit that were
+    # still winding down when the start was counted end meanwhile; measured 18 -> 11)
+    assert threads1 <= threads0 + 5
     assert left == [], f"processes left after the server exited: {left}"
