@@ -34,7 +34,7 @@ def _explorer(query=None):
 
 def _shown(markdown):
     """What a browser shows of escaped Markdown (the app escapes text from addresses and files)."""
-    return re.sub(r"\\(.)", r"\1", markdown)
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u200b", "")
 
 
 def _no_errors(at):

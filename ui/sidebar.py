@@ -31,7 +31,8 @@ def sidebar(show_vi=True):
     st.session_state[CONTROLS_DRAWN] = True
     sb = st.sidebar
     if "_url_warning" in st.session_state:
-        sb.warning(escape_markdown(st.session_state.pop("_url_warning")))  # quotes the address's own text
+        # shown until the user changes a setting (a page's reruns would otherwise hide it within seconds)
+        sb.warning(escape_markdown(st.session_state["_url_warning"]))  # quotes the address's own text
     sb.header("Data")
     dataset = _widget(
         sb.selectbox,

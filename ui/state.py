@@ -69,6 +69,7 @@ def _restore_table2():
 
 def _store_widget(name):
     settings_store()[name] = st.session_state[WIDGET + name]
+    st.session_state.pop("_url_warning", None)  # the user has taken over from the address
 
 
 def _widget(factory, label, name, *args, **kwargs):

@@ -10,7 +10,10 @@ import pandas as pd
 
 # ASCII punctuation that Markdown, GitHub-flavoured autolinks, LaTeX ($) or Streamlit's directives
 # (:red[...], :material/...:) read; CommonMark lets any of it be backslash-escaped.
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:/&])")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:/&@])")
+ZWSP = "\u200b"
+_AUTOLINK = re.compile(r"\\:(?=\\/\\/)|(?<=\w)\\@|(?i:w)(?=ww\\\.)")  # "://", "x@", "www."
+
 # Cells a spreadsheet would read as a formula (OWASP CSV injection): = + - @ and tab/CR first.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -19,7 +22,10 @@ def escape_markdown(text) -> str:
     """``text`` (a column name, a file name, an address value, an error quoting either) shown
     literally where Streamlit renders Markdown: no link, image, emphasis or directive can be
     injected, and line breaks become spaces."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text)).replace("\r", " ").replace("\n", " ")
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", str(text)).replace("\r", " ").replace("\n", " ")
+    # GitHub-flavoured autolinks (http://, www., e-mail addresses) survive backslash escapes in
+    # Streamlit's renderer (seen in Chromium): an invisible zero-width space breaks each pattern.
+    return _AUTOLINK.sub(lambda m: ZWSP + m[0] if m[0].startswith("\\") else m[0] + ZWSP, escaped)
 
 
 def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:

@@ -132,3 +132,15 @@ def test_a_classroom_of_three(server, browser):
     assert memory < 3 * 1024
     for ctx in contexts:
         ctx.close()
+
+
+def test_a_hostile_address_shows_text_not_links(app_url, page):
+    """A shared link whose settings hold a Markdown link, a bare URL and an e-mail address: the page
+    shows them as text, and links nowhere outside the app."""
+    page.goto(app_url + "/?dataset=[Log%20in%20again](http://evil.example/login)%20www.evil.example%20a@evil.example")
+    page.wait_for_selector(".js-plotly-plot")
+    warning = page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]').first
+    warning.wait_for(timeout=60_000)
+    assert "[Log in again](http" in warning.inner_text()
+    links = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
+    assert not [href for href in links if "evil" in href], links
