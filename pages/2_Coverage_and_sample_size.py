@@ -5,10 +5,9 @@ from functools import partial
 import streamlit as st
 
 import ui
-from dpci import methods as registry
 from dpci.accounting import epsilon_from_rho
 from dpci.experiments.sweeps import iter_grid_sweep, iter_sample_size_match
-from dpci.presentation.figures import heatmap_grid, sample_size_plot, short_method_label
+from dpci.presentation.figures import heatmap_grid, sample_size_plot
 
 settings = ui.page(
     "Coverage and sample size",
@@ -20,15 +19,7 @@ settings = ui.page(
 )
 VIEWS = ["Heatmap: n × d", "Heatmap: n × budget", "Private vs non-private sample size"]
 view = ui.kept_widget(st.radio, "View", VIEWS, "grid_view", horizontal=True)
-# a row of its own: four method names need the width
-methods = ui.kept_widget(
-    st.multiselect,
-    "Methods",
-    list(registry.pairs()),
-    "grid_methods",
-    default=list(registry.PAPER_PAIRS),
-    format_func=lambda m: short_method_label(*m),
-)
+methods = ui.method_chooser("grid_methods")
 c2, c3 = st.columns(2)
 k = ui.kept_widget(c2.select_slider, "Repetitions per cell", [20, 50, 100, 200, 500, 1000], "grid_k", default=50)
 m = ui.kept_widget(

@@ -4,11 +4,10 @@ variability intervals."""
 import streamlit as st
 
 import ui
-from dpci import methods as registry
 from dpci.accounting import epsilon_from_rho
 from dpci.experiments.curves import fit_length_vs_budget, fit_length_vs_n
 from dpci.experiments.sweeps import ALL, iter_interval_vs_variability
-from dpci.presentation.figures import ci_vs_vi_plot, curve_fit_plot, method_label, short_method_label
+from dpci.presentation.figures import ci_vs_vi_plot, curve_fit_plot, method_label
 from dpci.presentation.tables import method_verdict
 
 settings = ui.page(
@@ -18,15 +17,7 @@ settings = ui.page(
     "of each method's estimate, a lower bound no private interval can beat (Figures 14 to 16). The gap is the "
     "cost of estimating the interval privately.",
 )
-# a row of its own: method names need the width. Every registered method is offered.
-chosen = ui.kept_widget(
-    st.multiselect,
-    "Methods",
-    list(registry.pairs()),
-    "cmp_methods",
-    default=list(registry.PAPER_PAIRS),
-    format_func=lambda m: short_method_label(*m),
-)
+chosen = ui.method_chooser("cmp_methods")
 c1, c2 = st.columns(2)
 over = ui.kept_widget(
     c1.radio,

@@ -132,3 +132,18 @@ def kept_widget(factory, label, options, key, default=None, **kwargs):
         st.session_state["kept_" + key] = kept
     st.session_state[key] = kept
     return factory(label, options, key=key, on_change=_keep, args=(key,), **kwargs)
+
+
+def method_chooser(key: str):
+    """The (method, notion) pairs to compare: every registered method is offered, the paper's four
+    chosen at first; a row of its own, since method names need the width. Kept across pages."""
+    from dpci import methods as registry
+
+    return kept_widget(
+        st.multiselect,
+        "Methods",
+        list(registry.pairs()),
+        key,
+        default=list(registry.PAPER_PAIRS),
+        format_func=lambda m: registry.describe(*m, short=True),
+    )
