@@ -65,6 +65,12 @@ def explorer():
         st.warning(caution[0])
         if caution[1] is not None:
             st.button(f"Use c = {ui._fmt_c(caution[1])}", on_click=ui.set_setting, args=("c", caution[1]))
+    if not ui.chosen_method(settings).accounts_for_privacy_noise:
+        st.warning(
+            "The **naive interval** leaves the privacy noise out: it uses the private coefficients with a textbook "
+            "standard error, as an analyst would by default. Compare it with the variability interval: where "
+            "privacy noise matters it is too short, and it misses the truth more often than its level says."
+        )
 
     try:
         key = ui.dataset_key(settings)

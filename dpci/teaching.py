@@ -70,7 +70,12 @@ def walkthrough(
     H_noisy = noisy_symmetric(H, sens[0], alloc.phi[1], privacy, replay)
     S_noisy = noisy_symmetric(S, sens[1], alloc.phi[2], privacy, replay)
     release = method.interval_at(A, loss, theta, c, alloc, fit.noise_law, alpha, n_samples, rng, closed_form=False)
-    assert release.hessian is not None and release.covariance is not None and release.offsets is not None
+    if release.offsets is None:
+        raise ValueError(
+            f"How it works takes apart a Monte Carlo interval (Algorithms 3 and 5); the {method.label} "
+            "draws none. Choose objective or output perturbation."
+        )
+    assert release.hessian is not None and release.covariance is not None
     np.testing.assert_allclose(floor_eigenvalues(H_noisy, c), release.hessian)  # same draws as the release
     return Walkthrough(
         theta_hat,

@@ -4,6 +4,7 @@ from dataclasses import asdict
 
 import streamlit as st
 
+import dpci
 import ui
 from dpci.presentation.figures import forest_plot, ledger_plot
 from dpci.presentation.report import report_html
@@ -58,6 +59,7 @@ sentences = plain_summary(
     settings.delta,
     seed=settings.seed,
     not_private=not_private,
+    accounts_for_privacy_noise=dpci.methods.get(settings.mech).accounts_for_privacy_noise,
 )
 if internal:
     sentences.insert(0, "Internal: this page shows non-private comparisons; do not publish it.")

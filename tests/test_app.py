@@ -495,3 +495,20 @@ def test_an_upload_is_parsed_once_not_at_every_rerun(monkeypatch):
     at.sidebar.select_slider(key="w_epsilon").set_value(2.0).run()  # a slider move: no new parse
     at.run()
     assert calls == first
+
+
+def test_the_naive_baseline_is_labelled_wherever_it_is_shown():
+    at = _explorer()
+    at.sidebar.radio(key="w_mechanism").set_value("Naive interval (ignores privacy noise)").run()
+    _no_errors(at)
+    assert any("leaves the privacy noise out" in w.value for w in at.warning)
+    present = _app("pages/5_Present.py").run()
+    present.session_state["dpci_settings"]["mechanism"] = "Naive interval (ignores privacy noise)"
+    present.run()
+    assert not present.exception
+    assert any("leave the privacy noise out" in m.value for m in present.markdown)
+    walk = _app("pages/4_How_it_works.py")
+    walk.run()
+    walk.session_state["dpci_settings"]["mechanism"] = "Naive interval (ignores privacy noise)"
+    walk.run()
+    assert not walk.exception and "Monte Carlo" in walk.error[0].value

@@ -94,6 +94,11 @@ def cached_nonprivate(key: str, s: Settings):
     return dpci.nonprivate_confidence_intervals(X, y, s.loss, c=s.c, alpha=s.alpha)
 
 
+def chosen_method(s: Settings):
+    """The registered method the settings name."""
+    return registry.get(s.mech)
+
+
 def c_bound(s: Settings, n: int):
     """The bound c must exceed for the settings' method and n (None when any c > 0 works)."""
     method = registry.get(s.mech)

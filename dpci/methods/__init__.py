@@ -10,6 +10,7 @@ objective or output perturbation under pure DP or zCDP.
 from __future__ import annotations
 
 from .base import NOTION_LABELS, Method, Notion, PrivateRelease
+from .naive import NaiveInterval
 from .paper import ObjectivePerturbation, OutputPerturbation, PaperMethod
 
 _REGISTRY: dict[str, Method] = {}
@@ -27,8 +28,8 @@ def register(method: Method, replace: bool = False) -> Method:
 
 def unregister(name: str) -> None:
     """Remove a registered method (the paper's own cannot be removed)."""
-    if name in PAPER:
-        raise ValueError(f"{name!r} is one of the paper's methods and stays registered.")
+    if name in BUILT_IN:
+        raise ValueError(f"{name!r} is one of dpci's own methods (the paper's, or its baseline) and stays registered.")
     _REGISTRY.pop(name, None)
 
 
@@ -62,15 +63,17 @@ def color(name: str, privacy: str) -> str:
     return _REGISTRY[name].color(privacy) if name in _REGISTRY else "#333333"
 
 
-for _method in (ObjectivePerturbation(), OutputPerturbation()):
+for _method in (ObjectivePerturbation(), OutputPerturbation(), NaiveInterval()):
     register(_method)
 PAPER = ("objective", "output")
+BUILT_IN = (*PAPER, "naive")
 PAPER_PAIRS = (("objective", "pure"), ("output", "pure"), ("objective", "zcdp"), ("output", "zcdp"))
 
 __all__ = [
     "PAPER",
     "PAPER_PAIRS",
     "Method",
+    "NaiveInterval",
     "Notion",
     "ObjectivePerturbation",
     "OutputPerturbation",

@@ -70,6 +70,8 @@ class Method:
     splits: ClassVar[dict[str, tuple[float, float, float]]] = {}  # notion -> default shares (phi1, phi2, phi3)
     description: ClassVar[str] = ""
     how_it_trains: ClassVar[str] = ""  # completes "<Label> ...", for teaching pages
+    #: False for a baseline whose interval leaves the privacy noise out (it under-covers by design).
+    accounts_for_privacy_noise: ClassVar[bool] = True
     #: Which steps are pure-DP mechanisms whatever the notion (their zCDP cost is epsilon^2/2).
     pure_steps: ClassVar[tuple[bool, bool, bool]] = (False, False, False)
 

@@ -115,6 +115,7 @@ def plain_summary(
     delta: float = 1e-6,
     seed: int | None = None,
     not_private: str | None = None,
+    accounts_for_privacy_noise: bool = True,
 ) -> list[str]:
     """A few plain sentences for people who do not know what zCDP is.
 
@@ -159,10 +160,16 @@ def plain_summary(
             f"(ε = {approx.epsilon:.3g}, δ = {delta:.0e}): one person's row changes the odds of any "
             f"conclusion by at most e^ε = {np.exp(approx.epsilon):.3g}, except with probability δ."
         )
-    lines.append(
-        "The intervals account for both sampling noise and privacy noise, and computing them is part "
-        "of the same privacy budget."
-    )
+    if accounts_for_privacy_noise:
+        lines.append(
+            "The intervals account for both sampling noise and privacy noise, and computing them is part "
+            "of the same privacy budget."
+        )
+    else:
+        lines.append(
+            "These intervals leave the privacy noise out (a naive baseline): they are narrower than honest private "
+            "intervals and contain the true coefficients less often than their level says. Do not publish them."
+        )
     return lines
 
 
