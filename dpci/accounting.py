@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-MECHANISMS = ("objective", "output")
 PRIVACY_NOTIONS = ("pure", "zcdp")
 STEP_NAMES = ("coefficients", "hessian", "covariance")
 MIN_BUDGET = 1e-9  # below it the noise scales (1/budget and more) overflow the intervals' arithmetic

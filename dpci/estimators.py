@@ -83,7 +83,8 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
 
     def _method(self):
         """The registered method: ``method`` if given, else ``mechanism`` (the paper's name for it)."""
-        if self.method is not None and self.mechanism not in ("objective", self.method):
+        default = type(self)().mechanism  # "mechanism" left at its default does not disagree with "method"
+        if self.method is not None and self.mechanism not in (default, self.method):
             raise ValueError(f"method={self.method!r} and mechanism={self.mechanism!r} disagree; give only method.")
         return methods.get(self.method if self.method is not None else self.mechanism)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ... import methods as registry
 from ..sweeps import ALL
 from .settings import EXPERIMENTS, TITLES, Settings
 
@@ -178,7 +179,8 @@ def fmt_n(n) -> str:
 
 
 def short(mechanism, privacy):
-    return f"{'obj' if mechanism == 'objective' else 'out'}+{'DP' if privacy == 'pure' else 'zCDP'}"
+    name = registry.get(mechanism).short[:3] if mechanism in registry.available() else mechanism
+    return f"{name}+{'DP' if privacy == 'pure' else 'zCDP'}"
 
 
 # --------------------------------------------------------------------------- files

@@ -152,7 +152,7 @@ def report_sample_complexity(result: ExperimentResult, s: Settings):
             + (f"; failing: {_cells_text(low)}" if len(low) else ""),
         )
     )
-    for mechanism in ("objective", "output"):
+    for mechanism in registry.PAPER:
         piv_m = ad[ad["mechanism"] == mechanism].pivot_table(
             index=["n", "d"], columns="privacy", values=["length", "length_se"]
         )
@@ -287,7 +287,7 @@ def report_sample_complexity(result: ExperimentResult, s: Settings):
             Check(
                 "7.4",
                 "zCDP is more robust to the dimension than pure DP (smaller length growth, each mechanism)",
-                all(robust[(m, "zcdp")] < robust[(m, "pure")] for m in ("objective", "output")),
+                all(robust[(m, "zcdp")] < robust[(m, "pure")] for m in registry.PAPER),
                 "; ".join(grow),
                 kind="paper",
             )

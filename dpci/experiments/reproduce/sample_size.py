@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ... import methods as registry
 from ...presentation.figures import sample_size_plot
 from ..sweeps import METHODS, iter_sample_size_match, nonprivate_length
 from .context import Check, Context, ExperimentResult, adult, fmt_n, kddcup, kddcup_available, short
@@ -134,7 +135,7 @@ def report_overhead(result: ExperimentResult, s: Settings):
     )
     for dataset, g in frame.groupby("dataset", sort=False):
         nz = g.set_index(["mechanism", "privacy", "n_nonprivate"])["n_private"].fillna(np.inf).sort_index()
-        for mechanism in ("objective", "output"):
+        for mechanism in registry.PAPER:
             zc, pu = nz.xs((mechanism, "zcdp")), nz.xs((mechanism, "pure"))
             result.checks.append(
                 Check(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ... import methods as registry
 from ...presentation.figures import ci_vs_vi_plot
 from ..sweeps import METHODS, iter_interval_vs_variability
 from .context import Check, Context, ExperimentResult, adult, kddcup, kddcup_available, method_rows, run_cells, short
@@ -131,7 +132,7 @@ def report_intervals_vs_variability(result: ExperimentResult, s: Settings):
         )
         bad = []
         for (over, value), g in frame.groupby(["over", frame.apply(lambda r: r[r["over"]], axis=1)]):
-            for mechanism in ("objective", "output"):
+            for mechanism in registry.PAPER:
                 p, z = method_rows(g, mechanism, "pure"), method_rows(g, mechanism, "zcdp")
                 if len(p) and len(z) and not (z["length"].iloc[0] < p["length"].iloc[0]):
                     bad.append(f"{mechanism} {over}={value}")
@@ -153,7 +154,7 @@ def report_intervals_vs_variability(result: ExperimentResult, s: Settings):
         result.checks.append(Check("7.6", "the gap CI - VI decreases with n", ok, "; ".join(gaps), kind="paper"))
         ok = True
         texts = []
-        for mechanism in ("objective", "output"):
+        for mechanism in registry.PAPER:
             p = method_rows(vn, mechanism, "pure").set_index("n")
             z = method_rows(vn, mechanism, "zcdp").set_index("n")
             ok &= bool((z["vi_length"] < p["vi_length"]).all() and (z["overhead"] < p["overhead"]).all())
