@@ -6,7 +6,8 @@ import streamlit as st
 
 import ui
 from dpci.accounting import epsilon_from_rho
-from dpci.experiments.sweeps import iter_grid_sweep, iter_sample_size_match
+from dpci.experiments.sample_size import iter_sample_size_match
+from dpci.experiments.sweeps import iter_grid_sweep
 from dpci.presentation.figures import heatmap_grid, sample_size_plot
 
 settings = ui.page(

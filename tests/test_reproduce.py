@@ -13,7 +13,7 @@ from dpci import LogisticLoss
 from dpci.experiments import reproduce as rp
 from dpci.experiments.cli import build_parser, main
 from dpci.experiments.reproduce.grids import grid_cells
-from dpci.experiments.sweeps import iter_sample_size_match
+from dpci.experiments.sample_size import iter_sample_size_match
 
 
 @pytest.mark.slow

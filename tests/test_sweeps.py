@@ -8,12 +8,12 @@ from conftest import logistic_labels, unit_ball_rows
 from dpci import LogisticLoss, RegularisationTooSmall
 from dpci.experiments.cli import main
 from dpci.experiments.curves import fit_length_vs_budget, fit_length_vs_n
+from dpci.experiments.sample_size import iter_sample_size_match
 from dpci.experiments.sweeps import (
     ALL,
     budget_for,
     iter_grid_sweep,
     iter_interval_vs_variability,
-    iter_sample_size_match,
     iter_split_sweep,
     recommend_split,
     subsample,

@@ -28,11 +28,11 @@ from .cli_io import (
     worker_count,
     write_atomically,
 )
+from .sample_size import iter_sample_size_match
 from .sweeps import (
     METHODS,
     iter_grid_sweep,
     iter_interval_vs_variability,
-    iter_sample_size_match,
     iter_split_sweep,
     recommend_split,
 )

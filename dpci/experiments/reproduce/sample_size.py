@@ -1,6 +1,6 @@
 """Section 7.5: overhead on sample complexity (Figure 13) -- the private n whose intervals are as short
 as the non-private ones at n', the computation (built on
-:func:`dpci.experiments.sweeps.iter_sample_size_match`) and its checks."""
+:func:`dpci.experiments.sample_size.iter_sample_size_match`) and its checks."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pandas as pd
 
 from ... import methods as registry
 from ...presentation.figures import sample_size_plot
-from ..sweeps import METHODS, iter_sample_size_match, nonprivate_length
+from ..sample_size import iter_sample_size_match, nonprivate_length
+from ..sweeps import METHODS
 from .context import Check, Context, ExperimentResult, adult, fmt_n, kddcup, kddcup_available, short
 from .settings import ALPHA, LOSS, C, Settings
 
@@ -21,7 +22,7 @@ def match_sample_sizes(ctx, load, d, targets, step, n_max, mechanism, privacy, k
     whose mean private length (k repetitions) is <= the target; returns that frame and the curve of
     every evaluated n.
 
-    :func:`dpci.experiments.sweeps.iter_sample_size_match` with ``search="bisect"``: its definition, data
+    :func:`dpci.experiments.sample_size.iter_sample_size_match` with ``search="bisect"``: its definition, data
     and seeds, but the lattice is searched by bisection and every evaluated n is shared between targets.
     The answers agree with its upward walk whenever the mean length decreases along the lattice, which
     the returned curve lets one verify.
