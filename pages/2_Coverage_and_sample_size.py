@@ -29,6 +29,18 @@ m = ui.kept_widget(
 common = dict(c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, random_state=settings.seed)
 load = ui.loader(settings)
 epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
+# what every job of this page depends on (its key also names the view's own choices)
+shared_key = (
+    ui.dataset_key(settings),
+    tuple(methods),
+    k,
+    m,
+    settings.c,
+    settings.level,
+    settings.seed,
+    settings.model,
+    settings.h,
+)
 if view.startswith("Heatmap"):
     ns = ui.kept_widget(
         st.multiselect,
@@ -45,23 +57,7 @@ if view.startswith("Heatmap"):
             st.multiselect, "Budget ε", [0.2, 0.5, 1.0, 2.0, 4.0], "grid_epsilons", default=[0.5, 1.0, 2.0]
         )
         grid = dict(epsilons=axis, d=settings.d)
-    key = (
-        "grid",
-        ui.dataset_key(settings),
-        view,
-        tuple(ns),
-        tuple(axis),
-        tuple(methods),
-        k,
-        m,
-        settings.c,
-        settings.level,
-        settings.seed,
-        settings.model,
-        settings.h,
-        grid.get("epsilon"),
-        grid.get("d"),
-    )
+    key = ("grid", view, tuple(ns), tuple(axis), grid.get("epsilon"), grid.get("d"), *shared_key)
     make = partial(iter_grid_sweep, load, settings.loss, ns=sorted(ns), methods=methods, **grid, **common)
     ready = bool(ns and axis and methods)
 else:
@@ -71,22 +67,7 @@ else:
     step = ui.kept_widget(
         st.select_slider, "Private n grows in steps of", [500, 1000, 2500, 5000], "size_step", default=2500
     )
-    key = (
-        "size",
-        ui.dataset_key(settings),
-        tuple(targets),
-        step,
-        tuple(methods),
-        k,
-        m,
-        settings.c,
-        settings.level,
-        settings.seed,
-        settings.model,
-        settings.h,
-        settings.d,
-        epsilon,
-    )
+    key = ("size", tuple(targets), step, settings.d, epsilon, *shared_key)
     make = partial(
         iter_sample_size_match,
         load,
