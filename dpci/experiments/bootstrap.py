@@ -120,7 +120,8 @@ def _population(X, y, loss, mechanism, privacy, budget, split, c):
     alloc = None if method is None else method.allocate(budget, split, privacy)
     if method is not None:
         method.check_settings(alloc, A.shape[0], c, loss)  # refuses an invalid c before any work
-    theta0 = minimise_erm(A, loss, c).theta
+    target_c = c if method is None else method.estimand_c(alloc, A.shape[0], A.shape[1], c, loss)
+    theta0 = minimise_erm(A, loss, target_c).theta  # what the intervals should cover
     digest = hashlib.blake2b(row_major_transpose(A).data, digest_size=16)  # hashes A in place, no copy
     digest.update(theta0.tobytes())
     digest.update(repr(loss).encode())

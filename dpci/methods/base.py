@@ -94,6 +94,13 @@ class Method:
             privacy, self.name, total, tuple(shares), phi, coef_epsilon, PrivacySpend(privacy, self.name, steps)
         )
 
+    def estimand_c(self, alloc: Allocation, n: int, d: int, c: float, loss) -> float:
+        """The regularisation of the theta_0 its interval targets, the minimiser of the ridge
+        objective at this c (coverage is measured against it). Default: the c it was given; a
+        method that picks its own regulariser returns that one, one that targets the unregularised
+        theta returns 0."""
+        return c
+
     def smallest_c(self, alloc: Allocation, n: int, loss) -> float | None:
         """The bound the regularisation c must exceed for this method to run (None: any c > 0)."""
         return None
