@@ -116,7 +116,7 @@ def test_a_classroom_of_three(server, browser):
         ctx = browser.new_context(viewport={"width": 1200, "height": 900})
         pg = ctx.new_page()
         pg.set_default_timeout(120_000)
-        pg.goto(f"{url}/?{query}", wait_until="commit")
+        pg.goto(f"{url}/?{query}&randomness=teaching", wait_until="commit")  # a class: teaching mode
         contexts.append(ctx)
         pages.append(pg)
     start = time.perf_counter()

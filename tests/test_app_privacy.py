@@ -1,0 +1,89 @@
+"""The app's privacy-honest workflow, headless: fresh randomness for real data, the odometer,
+the cap, one release for Present, and teaching mode said wherever its numbers appear."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _page(page="app.py", **query):
+    at = AppTest.from_file(str(ROOT / page), default_timeout=120)
+    at.query_params.update({k: str(v) for k, v in query.items()})
+    at.run()
+    return at.run() if page == "app.py" else at  # the Explorer draws its settings at its second run
+
+
+def _meter(at, dataset="Adult (UCI census)"):
+    return at.session_state["_odometers"][dataset]
+
+
+def _private_bounds(at):
+    at.session_state["explorer_numbers"] = True
+    at.run()
+    return at.dataframe[0].value["private lower"].to_numpy()
+
+
+def test_real_data_get_fresh_randomness_and_every_new_release_is_counted_once():
+    at = _page(d=2, n=2000)
+    assert not at.exception
+    first = _private_bounds(at)
+    assert _meter(at).total.releases == 1
+    for eps in (0.5, 0.3):
+        at.sidebar.select_slider(key="w_epsilon").set_value(eps).run()
+    meter = _meter(at)
+    assert meter.total.releases == 3 and meter.epsilon() == pytest.approx(1.0 + 0.5 + 0.3)
+    at.sidebar.select_slider(key="w_epsilon").set_value(1.0).run()
+    assert _meter(at).total.releases == 3  # the same settings again: the same release, nothing more
+    np.testing.assert_array_equal(_private_bounds(at), first)
+    other = _page(d=2, n=2000)  # another browser session draws other secret randomness
+    assert not np.array_equal(_private_bounds(other), first)
+    assert "**3** private releases" in " ".join(m.value for m in at.sidebar.markdown)
+
+
+def test_the_confidence_level_is_post_processing_and_costs_nothing():
+    at = _page(d=2, n=2000)
+    at.sidebar.select_slider(key="w_level").set_value(0.9).run()
+    assert not at.exception and _meter(at).total.releases == 1
+
+
+def test_a_release_over_the_cap_waits_for_confirmation():
+    at = _page(d=2, n=2000)
+    at.session_state["odometer_cap"] = 1.2
+    at.session_state["_odometers"]["Adult (UCI census)"].set_cap(1.2)
+    at.sidebar.select_slider(key="w_epsilon").set_value(0.5).run()
+    assert any("over your cap of 1.2" in w.value for w in at.warning)
+    assert _meter(at).total.releases == 1 and not at.get("plotly_chart")
+    next(b for b in at.button if b.label == "Spend it anyway").click().run()
+    assert not at.exception and _meter(at).total.releases == 2
+    assert at.get("plotly_chart")
+
+
+def test_present_shows_the_one_release_made_and_says_how_it_was_drawn():
+    at = _page("pages/5_Present.py", d=2, n=2000)
+    assert not at.exception and "Nothing has been released" in at.info[0].value
+    at.button[0].click().run()
+    assert not at.exception
+    shown = " ".join(m.value for m in at.markdown)
+    assert "fresh, secret randomness" in shown and "seed" not in shown
+    assert _meter(at).total.releases == 1
+
+
+def test_teaching_mode_is_labelled_and_not_counted_as_private():
+    at = _page(d=2, n=2000, randomness="teaching")
+    assert _meter(at).total.releases == 0 and len(_meter(at).not_private) == 1
+    assert any("Teaching mode" in c.value for c in at.sidebar.caption)
+    present = _page("pages/5_Present.py", d=2, n=2000, randomness="teaching")
+    shown = " ".join(m.value for m in present.markdown)
+    assert "public seed 0" in shown and any("Teaching mode" in w.value for w in present.warning)
+
+
+def test_how_it_works_never_uses_the_secret_randomness():
+    at = _page("pages/4_How_it_works.py", d=2, n=2000)
+    assert not at.exception and "always runs in teaching mode" in at.info[0].value
+    assert _meter(at).total.releases == 0  # noted as not private, not charged
