@@ -342,9 +342,11 @@ def test_sweep_pages_run(page):
     _no_errors(at)
     at.sidebar.slider(key="w_d").set_value(2).run()
     choices = {"Rows n": [500, 1000], "Features d": [1, 2], "Values": [1000, 2000], "Methods": [("output", "zcdp")]}
-    for ms in at.multiselect:
-        if ms.label in choices:
-            ms.set_value(choices[ms.label]).run()
+    for label, value in choices.items():  # found again after each run: a choice may change the page
+        for ms in at.multiselect:
+            if ms.label == label:
+                ms.set_value(value).run()
+                break
     at.select_slider[0].set_value(at.select_slider[0].options[0]).run()
     run = [b for b in at.button if b.label == "Run"][0]
     run.click().run()

@@ -87,3 +87,23 @@ def test_how_it_works_never_uses_the_secret_randomness():
     at = _page("pages/4_How_it_works.py", d=2, n=2000)
     assert not at.exception and "always runs in teaching mode" in at.info[0].value
     assert _meter(at).total.releases == 0  # noted as not private, not charged
+
+
+def test_sweeps_tune_on_the_stand_in_unless_told_otherwise():
+    at = _page("pages/1_Budget_allocation.py", d=2, n=2000)
+    assert at.radio(key="sweep_source").value.startswith("A stand-in")
+    assert any("Stand-in: synthetic rows with n = 2,000" in c.value for c in at.caption)
+    at.select_slider[0].set_value(50).run()  # repetitions
+    at.select_slider[1].set_value(500).run()  # Monte Carlo samples
+    at.button[0].click().run()
+    assert at.session_state["slot_split"].job.wait(240)
+    at.run()
+    assert not at.exception and not at.session_state["_odometers"]["Adult (UCI census)"].entries  # nothing spent
+    at.radio(key="sweep_source").set_value("The real data (not private)").run()
+    assert any("not private" in w.value for w in at.warning)
+    at.button[0].click().run()
+    assert at.session_state["slot_split"].job.wait(240)
+    at.run()
+    meter = at.session_state["_odometers"]["Adult (UCI census)"]
+    assert [e.what for e in meter.not_private] == ["Budget allocation sweep run on the real data"]
+    assert meter.total.releases == 0
