@@ -106,7 +106,7 @@ c1, c2, c3 = st.columns(3)
 # on_click="ignore": a download does not rerun the page, so a second click right after is not cancelled
 c1.download_button(
     "Intervals (CSV)",
-    csv_safe(table).to_csv(index=False),
+    csv_safe(table.assign(**ui.privacy.release_columns(settings))).to_csv(index=False),
     f"{name}.csv",
     "text/csv",
     width="stretch",

@@ -107,3 +107,18 @@ def test_sweeps_tune_on_the_stand_in_unless_told_otherwise():
     meter = at.session_state["_odometers"]["Adult (UCI census)"]
     assert [e.what for e in meter.not_private] == ["Budget allocation sweep run on the real data"]
     assert meter.total.releases == 0
+
+
+def test_the_downloaded_csv_says_how_its_numbers_were_drawn():
+    from ui.privacy import release_columns
+    from ui.settings import Settings
+
+    teaching = release_columns(Settings(randomness="teaching", seed=7))
+    assert teaching["randomness"] == "teaching mode, public seed 7 (not private)"
+    fresh = release_columns(Settings(privacy="ρ-zCDP", rho=0.2))
+    assert fresh == {
+        "method": "objective perturbation, zCDP",
+        "budget": "rho = 0.2",
+        "level": 0.95,
+        "randomness": "fresh (secret)",
+    }

@@ -173,3 +173,13 @@ def release_current(s: Settings) -> None:
     from ui.data import dataset_key
 
     release(s, release_key(s, dataset_key(s)))
+
+
+def release_columns(s: Settings) -> dict:
+    """What produced a downloaded table's numbers, one column each (the CSV's provenance)."""
+    return {
+        "method": registry.get(s.mech).describe(s.priv),
+        "budget": f"epsilon = {s.epsilon:g}" if s.priv == "pure" else f"rho = {s.rho:g}",
+        "level": s.level,
+        "randomness": f"teaching mode, public seed {s.seed} (not private)" if s.teaching else "fresh (secret)",
+    }
