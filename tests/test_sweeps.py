@@ -211,3 +211,12 @@ def test_cli_reports_bad_input_without_a_traceback(tmp_path, capsys):
     )
     assert code == 2
     assert "error: c = 1e-09 is too small" in capsys.readouterr().err
+
+
+def test_cli_compares_at_equal_epsilon_delta(tmp_path):
+    out = tmp_path / "grid.csv"
+    argv = ["sweep", "grid-n-d", "--dataset", "synthetic", "--values", "1", "--ns", "1000", "--replicates", "8"]
+    argv += ["--samples", "200", "--methods", "output:zcdp", "--equal-delta", "1e-6", "--out", str(out)]
+    assert main(argv) == 0
+    frame = pd.read_csv(out)
+    assert frame["budget"].iloc[0] == pytest.approx(0.017468, rel=1e-4) and (frame["delta"] == 1e-6).all()
