@@ -16,15 +16,25 @@ noted as such: they are not charged, since no epsilon describes them; the odomet
 longer bounds what was learned from the data.
 
 An optional cap (in epsilon at the odometer's delta) refuses a charge that would go over it unless
-the caller confirms (:class:`BudgetExceeded`). The odometer is shared, never copied: estimators
-and sweeps report to it, and ``copy.deepcopy`` (as scikit-learn's ``clone`` does) returns it as it is.
+the caller confirms (:class:`BudgetExceeded`). The odometer is shared, never copied
+(``copy.deepcopy``, as scikit-learn's ``clone`` does, returns it as it is).
+
+Library code reports to the odometer made active by ``with odometer:``: every private release
+(:func:`dpci.private_confidence_intervals`, the estimators' ``fit``) is charged before its noise is
+drawn (refused over the cap), and every bootstrap or sweep on data is noted as a result no guarantee
+covers (run sweeps on a public stand-in, :mod:`dpci.data.standin`, outside the ``with`` block).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
+import uuid
+from contextvars import ContextVar
 from dataclasses import dataclass
+
+import numpy as np
 
 from .accounting import ApproxDP, PrivacySpend, zcdp_to_approx_dp
 
@@ -108,6 +118,14 @@ class PrivacyOdometer:
         self._entries: dict[str, Entry] = {}
         self._lock = threading.Lock()
 
+    # --- the active odometer --------------------------------------------------------------------
+    def __enter__(self) -> PrivacyOdometer:
+        self._tokens = [*getattr(self, "_tokens", []), _ACTIVE.set(self)]
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _ACTIVE.reset(self._tokens.pop())
+
     # --- sharing, never copying -------------------------------------------------------------
     def __copy__(self):
         return self
@@ -180,6 +198,47 @@ class PrivacyOdometer:
     def _delta_shown(self, spend):
         after = self.after(spend)
         return after.to_approx_dp(self.delta).delta
+
+
+_ACTIVE: ContextVar[PrivacyOdometer | None] = ContextVar("dpci_odometer", default=None)
+
+
+def active() -> PrivacyOdometer | None:
+    """The odometer of the innermost ``with odometer:`` block, or None."""
+    return _ACTIVE.get()
+
+
+def data_key(*parts) -> str:
+    """A key naming a computation on data: arrays by their bytes, anything else by its repr."""
+    digest = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        if isinstance(part, np.ndarray):
+            digest.update(np.ascontiguousarray(part).tobytes())
+            digest.update(repr((part.shape, part.dtype.str)).encode())
+        else:
+            digest.update(repr(part).encode())
+    return digest.hexdigest()
+
+
+def report_release(spend: PrivacySpend, X, y, settings: tuple, random_state, what: str) -> None:
+    """Charge a release to the active odometer, if any, before its noise is drawn. With an integer
+    seed the same data, settings and seed are the same release (charged once); with fresh randomness
+    (None) or a Generator every call is a new release."""
+    meter = active()
+    if meter is None:
+        return
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        key = data_key(X, y, settings, int(random_state))
+    else:
+        key = uuid.uuid4().hex
+    meter.charge(key, spend, what)
+
+
+def report_not_private(X, y, settings: tuple, what: str) -> None:
+    """Note on the active odometer, if any, a computation on data that no guarantee covers."""
+    meter = active()
+    if meter is not None:
+        meter.note_not_private(data_key(X, y, settings), what)
 
 
 def _check_cap(cap):

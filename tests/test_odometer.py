@@ -106,3 +106,56 @@ def test_bad_cap_is_refused_clearly(cap):
 def test_charge_needs_a_spend():
     with pytest.raises(TypeError, match="PrivacySpend"):
         PrivacyOdometer().charge("a", 1.0)
+
+
+def _data():
+    from dpci.data import make_synthetic_logistic
+
+    return make_synthetic_logistic(2_000, [1.0, -0.5, 0.3], random_state=4)
+
+
+def test_releases_and_estimators_report_to_the_active_odometer():
+    from dpci import LogisticLoss, PrivateLogisticRegression, private_confidence_intervals
+
+    X, y = _data()
+    odo = PrivacyOdometer()
+    with odo:
+        private_confidence_intervals(X, y, LogisticLoss(), "output", "pure", 1.0, n_samples=200, random_state=1)
+        private_confidence_intervals(X, y, LogisticLoss(), "output", "pure", 1.0, n_samples=500, random_state=1)
+        assert odo.total.releases == 1  # the same data, settings and seed: one release (m is post-processing)
+        PrivateLogisticRegression(mechanism="output", budget=0.5, n_samples=200).fit(X, y)  # fresh randomness
+        PrivateLogisticRegression(mechanism="output", budget=0.5, n_samples=200).fit(X, y)
+    assert odo.total.releases == 3 and odo.epsilon() == pytest.approx(2.0)
+    private_confidence_intervals(X, y, LogisticLoss(), "output", "pure", 1.0, n_samples=200)
+    assert odo.total.releases == 3  # outside the block nothing is reported
+
+
+def test_the_cap_refuses_a_release_before_its_noise_is_drawn():
+    from dpci import LogisticLoss, private_confidence_intervals
+
+    X, y = _data()
+    with PrivacyOdometer(cap=1.5) as odo:
+        private_confidence_intervals(X, y, LogisticLoss(), "output", "pure", 1.0, n_samples=200)
+        with pytest.raises(BudgetExceeded):
+            private_confidence_intervals(X, y, LogisticLoss(), "output", "pure", 1.0, n_samples=200)
+    assert odo.total.releases == 1
+
+
+def test_an_invalid_c_is_refused_before_anything_is_charged():
+    from dpci import LogisticLoss, RegularisationTooSmall, private_confidence_intervals
+
+    X, y = _data()
+    with PrivacyOdometer() as odo, pytest.raises(RegularisationTooSmall):
+        private_confidence_intervals(X[:200], y[:200], LogisticLoss(), "objective", "pure", 0.1, c=1e-6)
+    assert odo.total.releases == 0
+
+
+def test_a_bootstrap_on_the_data_is_noted_as_not_private():
+    from dpci import LogisticLoss
+    from dpci.experiments.bootstrap import variability_intervals
+
+    X, y = _data()
+    with PrivacyOdometer() as odo:
+        variability_intervals(X, y, LogisticLoss(), mechanism="output", n_replicates=20)
+    assert odo.total.releases == 0
+    assert [e.what for e in odo.not_private] == ["bootstrap replicates of output on the data"]
