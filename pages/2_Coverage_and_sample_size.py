@@ -28,8 +28,12 @@ m = ui.kept_widget(
     c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "grid_m", default=1000
 )
 common = dict(c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, random_state=settings.seed)
-where = tuning.source(settings)
-load = tuning.sweep_loader(settings, where)
+try:
+    where = tuning.source(settings)
+    load = tuning.sweep_loader(settings, where)  # here: the sweep's thread cannot read the session's upload
+except ValueError as err:
+    ui.explain_error(err)
+    st.stop()
 epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
 # what every job of this page depends on (its key also names the view's own choices)
 shared_key = (

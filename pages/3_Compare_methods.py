@@ -47,7 +47,12 @@ n_fixed = (
     else 15000
 )
 epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
-where = tuning.source(settings)
+try:
+    where = tuning.source(settings)
+    load = tuning.sweep_loader(settings, where)  # here: the sweep's thread cannot read the session's upload
+except ValueError as err:
+    ui.explain_error(err)
+    st.stop()
 delta = tuning.comparison_delta(settings, chosen)
 key = (
     "cmp",
@@ -73,7 +78,7 @@ job = ui.sweep_job(
     "cmp",
     key,
     lambda: iter_interval_vs_variability(
-        tuning.sweep_loader(settings, where),
+        load,
         settings.loss,
         over,
         sorted(values),

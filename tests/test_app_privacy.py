@@ -122,3 +122,36 @@ def test_the_downloaded_csv_says_how_its_numbers_were_drawn():
         "level": 0.95,
         "randomness": "fresh (secret)",
     }
+
+
+@pytest.mark.parametrize("source", ["A stand-in from public facts (costs no privacy)", "The real data (not private)"])
+def test_a_sweep_page_runs_on_an_upload(source):
+    from ui.upload import upload_digest
+
+    rng = np.random.default_rng(0)
+    rows = [f"{rng.integers(18, 80)},{rng.integers(1, 80)},{rng.choice(['yes', 'no'])}" for _ in range(1500)]
+    data = "\n".join(["age,hours,label", *rows]).encode()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state["upload_kept"] = ("people.csv", data, upload_digest(data))
+    at.query_params.update({"dataset": "Uploaded CSV", "randomness": "teaching"})
+    at.run()
+    at.switch_page("pages/3_Compare_methods.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.radio(key="sweep_source").set_value(source).run()
+    at.multiselect(key="cmp_methods").set_value([("output", "pure")]).run()
+    at.multiselect(key="cmp_values_n").set_value([500, 1000]).run()
+    at.select_slider(key="cmp_k").set_value(20).run()
+    next(b for b in at.button if b.label == "Run").click().run()
+    job = at.session_state["slot_cmp"].job
+    assert job.wait(240) and job.error is None, job.error
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert sorted(set(job.latest.frame["n"])) == [500, 1000]
+
+
+@pytest.mark.parametrize(
+    "page", ["pages/1_Budget_allocation.py", "pages/2_Coverage_and_sample_size.py", "pages/3_Compare_methods.py"]
+)
+def test_a_sweep_page_without_an_upload_says_so(page):
+    at = _page(page, dataset="Uploaded CSV")
+    assert not at.exception and "No CSV uploaded yet" in at.error[0].value

@@ -184,7 +184,19 @@ def c_caution(s: Settings, n: int):
 
 
 def loader(s: Settings):
-    """d -> (X, y, names) for the settings' dataset (all rows), as the sweeps expect."""
+    """d -> (X, y, names) for the settings' dataset (all rows), as the sweeps expect. What it needs
+    from the session (an upload) is read here, in the page's run: the sweep calls it from a
+    background thread, which cannot read the session's state."""
+    if s.dataset == DATASETS[2]:
+        result = st.session_state.get("upload_result")
+        if result is None:
+            raise DataValidationError("No CSV uploaded yet: upload one on the Explorer, or pick Adult or Synthetic.")
+
+        def load_upload(d):
+            ds = result.to_dataset(d=min(int(d), len(result.schema.feature_names())))
+            return ds.X, ds.y, list(ds.feature_names)
+
+        return load_upload
 
     def load(d):
         X, y, names, _ = load_data(replace(s, d=int(d), n=0))

@@ -55,10 +55,17 @@ def _facts(s: Settings, d: int) -> PublicFacts:
 
 def sweep_loader(s: Settings, where: str):
     """``load(d)`` for the sweeps on the chosen source (all rows, as :func:`ui.data.loader`)."""
+    real = loader(s)  # built here, in the page's run (the sweep calls it from a background thread)
     if where != "stand-in":
-        return loader(s)
-    full = replace(s, n=0)
-    return lambda d: stand_in(_facts(full, d))
+        return real
+
+    label = privacy.dataset_label(s)
+
+    def load(d):
+        X, _, names = real(d)  # only the count of rows and the names are read
+        return stand_in(PublicFacts(len(X), tuple(v for v in names if v != CONSTANT_NAME), label))
+
+    return load
 
 
 def sweep_arrays(s: Settings, where: str):
