@@ -23,7 +23,15 @@ from ui.settings import (
     mechanisms,
     settings_json,
 )
-from ui.state import CONTROLS_DRAWN, _restore_table2, _widget, current_settings, load_settings_file, settings_store
+from ui.state import (
+    CONTROLS_DRAWN,
+    _restore_table2,
+    _widget,
+    current_settings,
+    load_settings_file,
+    settings_store,
+    share_settings,
+)
 
 
 def sidebar(show_vi=True):
@@ -34,6 +42,42 @@ def sidebar(show_vi=True):
     if "_url_warning" in st.session_state:
         # shown until the user changes a setting (a page's reruns would otherwise hide it within seconds)
         sb.warning(escape_markdown(st.session_state["_url_warning"]))  # quotes the address's own text
+    sb.header("Privacy")
+    privacy = PRIVACY[current_settings().privacy]
+    if privacy == "pure":
+        _widget(
+            sb.select_slider,
+            "Total budget ε",
+            "epsilon",
+            EPSILONS,
+            help="Smaller ε means stronger privacy and wider intervals.",
+        )
+    else:
+        _widget(
+            sb.select_slider,
+            "Total budget ρ",
+            "rho",
+            RHOS,
+            help="ρ-zCDP, a weaker guarantee than ε-DP at the paper's ρ = ε²/2: ρ = 0.5 is only "
+            "(5.76, 10⁻⁶)-DP. The (ε, δ) it implies is shown with the results.",
+        )
+    _widget(sb.radio, "Privacy notion", "privacy", list(PRIVACY), horizontal=True)
+    if privacy == "zcdp":
+        _widget(sb.select_slider, "δ for the (ε, δ) equivalent", "delta", DELTAS, format_func=lambda v: f"{v:.0e}")
+    _widget(sb.slider, "φ1: share for the coefficients", "phi1", *RANGES["phi1"], step=0.01)
+    _widget(
+        sb.slider,
+        "φ2: share of the rest for the Hessian",
+        "phi2_rest",
+        *RANGES["phi2_rest"],
+        step=0.025,
+        help="The covariance gets the remainder, so φ1 + φ2 + φ3 = 1 always.",
+    )
+    sb.caption(split_caption(current_settings()))
+    sb.button("Paper's split (Table 2)", on_click=_restore_table2, width="stretch")
+    _teaching_toggle(sb)
+    st.session_state[ODOMETER_SLOT] = sb.empty()
+    draw_odometer(current_settings())
     sb.header("Data")
     dataset = _widget(
         sb.selectbox,
@@ -72,40 +116,6 @@ def sidebar(show_vi=True):
         help="Objective perturbation adds noise to the training objective (Algorithm 1); output "
         "perturbation adds it to the trained coefficients (Algorithm 4).",
     )
-    sb.header("Privacy")
-    st.session_state[ODOMETER_SLOT] = sb.empty()
-    draw_odometer(current_settings())
-    _teaching_toggle(sb)
-    privacy = _widget(sb.radio, "Privacy notion", "privacy", list(PRIVACY), horizontal=True)
-    if PRIVACY[privacy] == "pure":
-        _widget(
-            sb.select_slider,
-            "Total budget ε",
-            "epsilon",
-            EPSILONS,
-            help="Smaller ε means stronger privacy and wider intervals.",
-        )
-    else:
-        _widget(
-            sb.select_slider,
-            "Total budget ρ",
-            "rho",
-            RHOS,
-            help="ρ-zCDP, a weaker guarantee than ε-DP at the paper's ρ = ε²/2: ρ = 0.5 is only "
-            "(5.76, 10⁻⁶)-DP. The (ε, δ) it implies is shown with the results.",
-        )
-        _widget(sb.select_slider, "δ for the (ε, δ) equivalent", "delta", DELTAS, format_func=lambda v: f"{v:.0e}")
-    _widget(sb.slider, "φ1: share for the coefficients", "phi1", *RANGES["phi1"], step=0.01)
-    _widget(
-        sb.slider,
-        "φ2: share of the rest for the Hessian",
-        "phi2_rest",
-        *RANGES["phi2_rest"],
-        step=0.025,
-        help="The covariance gets the remainder, so φ1 + φ2 + φ3 = 1 always.",
-    )
-    sb.caption("Split φ1 / φ2 / φ3 = " + " / ".join(f"{v:.3f}" for v in current_settings().split))
-    sb.button("Paper's split (Table 2)", on_click=_restore_table2, width="stretch")
     sb.header("Interval")
     _widget(
         sb.select_slider,
@@ -147,7 +157,9 @@ def sidebar(show_vi=True):
             + (f", seed {s.seed}" if s.teaching else ", fresh randomness")
         )
     _cap_panel(sb)
-    return current_settings()
+    settings = current_settings()
+    share_settings(settings)  # every page's address holds the settings: a reload or a shared link keeps them
+    return settings
 
 
 ODOMETER_SLOT = "_odometer_slot"  # session_state: this run's sidebar slot of the odometer
@@ -220,6 +232,14 @@ def _cap_panel(sb):
     for entry in meter.entries[-12:]:
         cost = "not private" if entry.spend is None else f"ε = {entry.spend.to_approx_dp(meter.delta).epsilon:.3g}"
         panel.caption(f"• {escape_markdown(entry.what)} ({cost})")
+
+
+def split_caption(s: Settings) -> str:
+    """The split as shares and as amounts of the budget, one meaning on every page."""
+    symbol, total = ("ε", s.epsilon) if s.priv == "pure" else ("ρ", s.rho)
+    shares = " / ".join(f"{v:.3f}" for v in s.split)
+    amounts = " / ".join(f"{v * total:.3g}" for v in s.split)
+    return f"Split φ1 / φ2 / φ3: shares {shares}, so {symbol} = {amounts} for coefficients / Hessian / covariance."
 
 
 def _apply_settings_file():
