@@ -12,7 +12,17 @@ import dpci
 from dpci import methods
 from dpci.data import make_synthetic_logistic, population_theta0
 from dpci.experiments.bootstrap import coverage
-from dpci.methods.wu import wu_c, wu_noise_law, wu_sensitivity
+from dpci.methods.wu import (
+    exponential_mechanism,
+    project,
+    select_c,
+    tuned_allocation,
+    tuned_release,
+    utility_sensitivity,
+    wu_c,
+    wu_noise_law,
+    wu_sensitivity,
+)
 from dpci.release import margin_rows
 from dpci.solver import minimise_erm
 
@@ -166,3 +176,50 @@ def test_interval_wider_than_wkl_output_at_equal_epsilon_and_c(wu, data):
         for name, m in (("wu", at_small_c), ("output", methods.get("output")))
     }
     assert 1.8 < small["wu"] / small["output"] < 2.1  # measured 1.86
+
+
+# --- private selection of c (Wu's Algorithm 5, corrected) ----------------------------------------------------------
+
+
+def test_selection_ledger_composes_to_the_budget():
+    # pure, epsilon = 1, s = 0.2: selection 0.2; the rest 0.8 split (0.8, 0.1, 0.1) -> 0.64, 0.08, 0.08
+    sel, alloc = tuned_allocation(1.0, None, "pure", 0.2)
+    assert sel == pytest.approx(0.2) and alloc.phi == pytest.approx((0.64, 0.08, 0.08))
+    steps = alloc.spend.steps
+    assert [s.step for s in steps] == ["selection", "coefficients", "hessian", "covariance"]
+    assert [s.epsilon for s in steps] == pytest.approx([0.2, 0.64, 0.08, 0.08])
+    assert alloc.spend.epsilon == pytest.approx(1.0) and alloc.spend.rho == pytest.approx(0.2312)
+    # zCDP, rho = 0.5: selection 0.1 (its exponential mechanism at epsilon = sqrt(0.2) costs 0.1), rest 0.36/0.02/0.02
+    sel, alloc = tuned_allocation(0.5, None, "zcdp", 0.2)
+    assert [s.rho for s in alloc.spend.steps] == pytest.approx([0.1, 0.36, 0.02, 0.02])
+    assert alloc.spend.rho == pytest.approx(0.5) and sel == pytest.approx(0.1)
+
+
+def test_utility_sensitivity_and_exponential_mechanism_against_hand_values():
+    # logistic loss on margins in [-R, R]: f(-R) - f(R) = R exactly, over |S'| rows
+    assert utility_sensitivity(LOSS, 1.0, 500) == pytest.approx(1.0 / 500)
+    assert utility_sensitivity(LOSS, 2.0, 100) == pytest.approx(0.02)
+    np.testing.assert_allclose(project(np.array([3.0, 4.0]), 1.0), [0.6, 0.8])
+    # p_i ~ exp(eps u_i / (2 Delta)): u = (0, -ln 2 * 2 Delta / eps) gives p = (2/3, 1/3)
+    eps, delta = 0.5, 0.01
+    _, p = exponential_mechanism([0.0, -math.log(2) * 2 * delta / eps], eps, delta, np.random.default_rng(0))
+    np.testing.assert_allclose(p, [2 / 3, 1 / 3])
+
+
+def test_selection_picks_the_best_c_when_utilities_are_far_apart():
+    X, y = make_synthetic_logistic(20_000, np.array([4.0, -3.0, 2.0, 1.0]), random_state=5)
+    A, rng = margin_rows(X, y), np.random.default_rng(9)
+    picks = [select_c(A, LOSS, 20.0, "pure", rng, grid=(0.002, 30.0), radius=2.0) for _ in range(10)]
+    assert all(p.index == 0 for p in picks)  # c = 30 shrinks w to ~0 (loss ~ log 2); far below c = 0.002
+    assert picks[0].utilities[0] > picks[0].utilities[1] + 0.05
+    # and at a tiny budget the choice is close to a coin flip: the selection is private
+    weak = select_c(A, LOSS, 1e-4, "pure", rng, grid=(0.002, 30.0), radius=2.0)
+    assert weak.probabilities.min() > 0.3
+
+
+def test_tuned_release_uses_the_selected_c():
+    X, y = make_synthetic_logistic(5000, THETA, random_state=3)
+    release, selection = tuned_release(margin_rows(X, y), LOSS, 1.0, None, "pure", 0.05, 500, np.random.default_rng(1))
+    assert release.c == selection.c in selection.grid
+    assert release.coef_noise.scale == pytest.approx(wu_noise_law(5000, selection.c, 0.64, "pure").scale)
+    assert release.spend.epsilon == pytest.approx(1.0)
