@@ -105,6 +105,11 @@ def explorer():
     cols[2].metric("Rows n", f"{len(X):,}")
     cols[3].metric("Coefficients", f"{X.shape[1]}", help="d features plus the constant.")
     ui.release_button(settings, key)
+    if release.c != settings.c:
+        st.caption(
+            f"{ui.chosen_method(settings).label[:1].upper() + ui.chosen_method(settings).label[1:]} chooses its own "
+            f"regularisation, c = {release.c:.3g}, and its interval targets θ₀ at that c: the sidebar's c is not used."
+        )
     bound = ui.c_bound(settings, len(X))
     if bound is not None:
         st.caption(

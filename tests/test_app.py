@@ -541,3 +541,9 @@ def test_a_page_reopens_from_its_address(page, key, value):
     assert at.session_state[key] == value
     assert json.loads(at.query_params[key]) == json.loads(json.dumps(value))  # written back for the next link
     assert at.query_params["epsilon"] == "0.5"
+
+
+def test_a_method_that_chooses_its_own_c_says_so():
+    at = _explorer({"mechanism": "Wu et al. output perturbation"})
+    _no_errors(at)
+    assert any("chooses its own regularisation" in c.value for c in at.caption), [c.value for c in at.caption]
