@@ -547,3 +547,23 @@ def test_a_method_that_chooses_its_own_c_says_so():
     at = _explorer({"mechanism": "Wu et al. output perturbation"})
     _no_errors(at)
     assert any("chooses its own regularisation" in c.value for c in at.caption), [c.value for c in at.caption]
+
+
+def test_repeat_a_release_stacks_hits_and_misses_and_keeps_the_last_run_in_grey():
+    at = _app("pages/6_Repeat_a_release.py", teaching=False)
+    at.query_params.update({"d": "2", "repeat_k": "20", "repeat_n": "1000"})
+    at.run()
+    _no_errors(at)
+    at.button[0].click().run()
+    _wait(at, "slot_repeat")
+    at.run()
+    _no_errors(at)
+    assert any("of the private intervals contain the truth" in m.value for m in at.markdown)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert {t["name"] for t in spec["data"]} <= {"contains θ₀", "misses θ₀"}
+    at.sidebar.select_slider(key="w_epsilon").set_value(0.3).run()  # a replay: the first run in grey
+    at.button[0].click().run()
+    _wait(at, "slot_repeat")
+    at.run()
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert "earlier run" in {t["name"] for t in spec["data"]}

@@ -1,0 +1,90 @@
+"""Coverage, seen: the same release repeated on fresh samples from a known population.
+
+A 95% confidence interval is a procedure that catches the truth in about 95% of repetitions. With
+synthetic data drawn from a logistic model with known coefficients (:mod:`dpci.data.synthetic`),
+every repetition draws a new sample of n rows and new privacy noise, releases the private interval
+and computes the non-private one, and checks whether each contains the population's theta_0 at the
+same c (Eq. 3.1 with n -> infinity, :func:`dpci.data.population_theta0`): for a teaching page the
+hits and misses stack up one repetition at a time, with the running coverage and its standard error.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .. import methods
+from ..data.synthetic import make_synthetic_logistic, population_theta0
+from ..intervals import check_count
+from ..noise import check_random_state
+from ..release import nonprivate_confidence_intervals, private_confidence_intervals
+
+KINDS = ("private", "nonprivate")
+
+
+@dataclass(frozen=True)
+class RepeatProgress:
+    """The repetitions so far: one row per repetition, kind (private, non-private) and coefficient."""
+
+    done: int
+    total: int
+    theta0: np.ndarray
+    frame: pd.DataFrame  # columns: repetition, kind, coefficient, lower, upper, covers
+
+    @property
+    def finished(self) -> bool:
+        return self.done >= self.total
+
+    def coverage(self, kind: str, coefficient: int | None = None) -> tuple[float, float]:
+        """(share of intervals that cover theta_0, its standard error) for a kind, one coefficient or all."""
+        rows = self.frame[self.frame["kind"] == kind]
+        if coefficient is not None:
+            rows = rows[rows["coefficient"] == coefficient]
+        if rows.empty:
+            return math.nan, math.nan
+        share = float(rows["covers"].mean())
+        return share, math.sqrt(share * (1 - share) / len(rows))
+
+
+def iter_repeated_releases(
+    theta,
+    n: int,
+    loss,
+    mechanism: str = "objective",
+    privacy: str = "pure",
+    budget: float = 1.0,
+    split=None,
+    c: float = 1e-3,
+    alpha: float = 0.05,
+    n_samples: int = 2_000,
+    repetitions: int = 100,
+    random_state=0,
+) -> Iterator[RepeatProgress]:
+    """Yield after each repetition: a fresh sample of n rows from the logistic model ``theta`` (the
+    constant's last), its private and non-private intervals, and whether they cover theta_0."""
+    repetitions = check_count("repetitions", repetitions, 1, 100_000)
+    n = check_count("n", n, 100, 10**7, "rows per repetition")
+    theta = np.asarray(theta, dtype=float)
+    loss_name, h = ("huber", loss.h) if getattr(loss, "name", "") == "huber" else ("logistic", None)
+    method = methods.get(mechanism)
+    # the theta_0 its interval targets: at c, or at the c the method picks itself (dpci.methods.Method.estimand_c)
+    target_c = method.estimand_c(method.allocate(budget, split, privacy), n, len(theta), c, loss)
+    theta0 = population_theta0(theta, target_c, loss=loss_name, h=h)
+    rng = check_random_state(random_state)
+    rows: list[dict] = []
+    for r in range(repetitions):
+        X, y = make_synthetic_logistic(n, theta, random_state=rng)
+        private = private_confidence_intervals(
+            X, y, loss, mechanism, privacy, budget, split, c, alpha, n_samples, random_state=rng
+        ).conf_int
+        nonprivate = nonprivate_confidence_intervals(X, y, loss, c=c, alpha=alpha).conf_int
+        for kind, bounds in zip(KINDS, (private, nonprivate)):
+            for j, (low, high) in enumerate(bounds):
+                rows.append(
+                    dict(repetition=r, kind=kind, coefficient=j, lower=low, upper=high, covers=low <= theta0[j] <= high)
+                )
+        yield RepeatProgress(r + 1, repetitions, theta0, pd.DataFrame(rows))
