@@ -18,6 +18,7 @@ st.set_page_config(page_title="dpci: private confidence intervals", page_icon="�
 
 def explorer():
     run = st.session_state["_explorer_run"] = object()  # this full run; its fragment checks it (see results)
+    st.session_state.pop(ui.ODOMETER_SLOT, None)  # the sidebar of this run makes a new one (not on a first paint)
     first_paint = ui.first_paint()
     waiting = ui.waiting_sidebar() if first_paint else None
     settings = ui.current_settings() if first_paint else ui.sidebar()
@@ -35,7 +36,9 @@ def explorer():
         "A model trained with **differential privacy** has two sources of noise: the sample (sampling noise) and "
         "the privacy mechanism (privacy noise). The **private interval** (orange) accounts for both and is itself "
         "private. The **variability interval** (blue) is what the estimate really does over resampled data: a private "
-        "interval should be a bit wider. The **non-private interval** (green) ignores privacy."
+        "interval should be a bit wider. The **non-private interval** (green) ignores privacy. The blue and green "
+        "intervals are computed from the data without any privacy: they are for judging the method, **not for "
+        "publishing**."
     )
 
     if settings.dataset == ui.DATASETS[2] and not ui.upload_panel():
@@ -76,6 +79,9 @@ def explorer():
         key = ui.dataset_key(settings)
         release = ui.cached_release(key, settings)
         nonprivate = ui.cached_nonprivate(key, settings)
+    except ui.OverCap as err:
+        ui.ask_to_confirm(err)
+        halt()
     except Exception as err:  # noqa: BLE001 - shown as a message, never a traceback
         ui.explain_error(err)
         halt()
@@ -98,6 +104,12 @@ def explorer():
         )
     cols[2].metric("Rows n", f"{len(X):,}")
     cols[3].metric("Coefficients", f"{X.shape[1]}", help="d features plus the constant.")
+    ui.release_button(settings, key)
+    if release.c != settings.c:
+        st.caption(
+            f"{ui.chosen_method(settings).label[:1].upper() + ui.chosen_method(settings).label[1:]} chooses its own "
+            f"regularisation, c = {release.c:.3g}, and its interval targets θ₀ at that c: the sidebar's c is not used."
+        )
     bound = ui.c_bound(settings, len(X))
     if bound is not None:
         st.caption(

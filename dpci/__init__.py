@@ -9,15 +9,18 @@ from .accounting import PrivacySpend, Split, allocate, default_split
 from .exceptions import DataValidationError, PrivacyLeakWarning, RegularisationTooSmall, UnderCoverageWarning
 from .losses import HuberLoss, LogisticLoss
 from .mechanisms import smallest_valid_c
+from .odometer import BudgetExceeded, PrivacyOdometer
 from .release import nonprivate_confidence_intervals, private_confidence_intervals
 from .solver import ConvergenceError
 
 __all__ = [
+    "BudgetExceeded",
     "ConvergenceError",
     "DataValidationError",
     "HuberLoss",
     "LogisticLoss",
     "PrivacyLeakWarning",
+    "PrivacyOdometer",
     "PrivacySpend",
     "PrivateHuberSVM",
     "PrivateLogisticRegression",

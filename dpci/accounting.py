@@ -62,6 +62,17 @@ def epsilon_from_rho(rho: float) -> float:
     return math.sqrt(2.0 * rho)
 
 
+def rho_for_approx_dp(epsilon: float, delta: float) -> float:
+    """The largest rho whose guarantee through Proposition 2 is (epsilon, delta)-DP: the root of
+    rho + 2 sqrt(rho log(1/delta)) = epsilon, sqrt(rho) = sqrt(log(1/delta) + epsilon) - sqrt(log(1/delta)).
+    Comparing zCDP with epsilon-DP at this rho is a comparison at equal (epsilon, delta); the
+    paper's rho = epsilon^2/2 (Section 7.2) is a much weaker guarantee (epsilon = 1: (5.76, 1e-6)-DP)."""
+    if not (0.0 < delta < 1.0):
+        raise ValueError(f"delta must lie strictly between 0 and 1, got {delta!r}.")
+    log_term = math.log(1.0 / delta)
+    return (math.sqrt(log_term + float(epsilon)) - math.sqrt(log_term)) ** 2
+
+
 class Split(tuple):
     """Shares (phi1, phi2, phi3) of a budget for the coefficients, the Hessian and the covariance.
 

@@ -181,7 +181,7 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         lines = [
             f"{type(self).__name__}: {self._method().label}, "
             f"{'pure epsilon-DP' if self.privacy == 'pure' else 'rho-zCDP'}",
-            f"n = {self.n_samples_fit_}, d = {self.n_features_in_}, c = {self.c:g}, "
+            f"n = {self.n_samples_fit_}, d = {self.n_features_in_}, c = {self.release_.c:g}, "
             f"split (phi1, phi2, phi3) = {tuple(round(s, 4) for s in self.release_.allocation.shares)}",
         ]
         spent = f"privacy spent: rho = {spend.rho:.4g}"

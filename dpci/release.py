@@ -25,6 +25,7 @@ from .intervals import (
 )
 from .methods import PrivateRelease
 from .noise import check_random_state
+from .odometer import report_release
 from .solver import margin_rows, minimise_erm
 from .validation import check_signed_data
 
@@ -69,6 +70,9 @@ def _release(X, y, loss, mechanism, privacy, budget, split, c, alpha, n_samples,
     n_samples = check_count("n_samples", n_samples, MIN_SAMPLES, MAX_SAMPLES, "the paper uses 10,000")
     method = methods.get(mechanism)
     alloc = method.allocate(budget, split, privacy)
+    method.coefficient_noise_law(alloc, X.shape[0], c, loss)  # an invalid c raises here, before any charge
+    settings = (repr(loss), method.name, privacy, budget, tuple(alloc.shares), c)  # alpha, n_samples: post-processing
+    report_release(alloc.spend, X, y, settings, random_state, f"release: {method.describe(privacy)}, budget {budget:g}")
     rng = check_random_state(random_state)
     return method.release(margin_rows(X, y), loss, c, alloc, alpha, n_samples, rng, closed_form=closed_form)
 

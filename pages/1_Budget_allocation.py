@@ -5,6 +5,7 @@ import streamlit as st
 import ui
 from dpci.experiments.sweeps import iter_split_sweep, recommend_split
 from dpci.presentation.figures import coverage_length_plot
+from ui import tuning
 
 settings = ui.page(
     "Budget allocation",
@@ -33,7 +34,8 @@ m = ui.kept_widget(
 )
 which = "phi1" if vary.startswith("φ1") else "phi2"
 try:
-    X, y, names, _ = ui.load_data(settings)
+    where = tuning.source(settings)
+    X, y, names = tuning.sweep_arrays(settings, where)
 except ValueError as err:
     ui.explain_error(err)
     st.stop()
@@ -43,6 +45,7 @@ if problem is not None:
     st.stop()
 key = (
     ui.dataset_key(settings),
+    where,
     settings.model,
     settings.h,
     settings.mech,
@@ -76,8 +79,10 @@ job = ui.sweep_job(
         random_state=settings.seed,
     ),
     "Run the sweep",
-    "Choose what to vary and press **Run the sweep**. The sweep uses the data and settings of the sidebar.",
+    "Choose what to vary and press **Run the sweep**. The sweep uses the settings of the sidebar.",
 )
+if job is not None:
+    tuning.note_real_sweep(settings, where, "Budget allocation sweep", key)
 
 
 @st.fragment(run_every=ui.poll_interval(job))
@@ -101,7 +106,10 @@ def results():
             f"coverage {rec['coverage']:.3f} ± {1.96 * rec['coverage_se']:.3f}, mean length "
             f"{rec['length']:.4g}{verdict}."
         )
+        if where == "real":
+            st.warning("Computed from the real data without privacy: **not private**, not for publishing.")
         if st.button("Use this split in the Explorer", type="primary"):
+            tuning.note_chosen_from_data(settings, where, "The split")
             ui.set_setting("phi1", round(float(rec["phi1"]), 2))
             ui.set_setting("phi2_rest", round(float(rec["phi2_share"]) * 40) / 40)
             st.switch_page(st.session_state.get("explorer_page", "app.py"))

@@ -9,6 +9,7 @@ from dpci.accounting import epsilon_from_rho
 from dpci.experiments.sample_size import iter_sample_size_match
 from dpci.experiments.sweeps import iter_grid_sweep
 from dpci.presentation.figures import heatmap_grid, sample_size_plot
+from ui import tuning
 
 settings = ui.page(
     "Coverage and sample size",
@@ -16,7 +17,7 @@ settings = ui.page(
     "short (**length**). With few rows, privacy noise dominates and intervals can miss. These heatmaps repeat "
     "each method on resampled subsets of the data (Figures 9 to 12 of the paper); the last view asks how many "
     "rows a private interval needs to be as short as a non-private one (Figure 13). The budget axis is ε; zCDP "
-    "methods use ρ = ε²/2, the paper's comparison.",
+    "methods run at equal (ε, δ), or at the paper's ρ = ε²/2, a weaker guarantee.",
 )
 VIEWS = ["Heatmap: n × d", "Heatmap: n × budget", "Private vs non-private sample size"]
 view = ui.kept_widget(st.radio, "View", VIEWS, "grid_view", horizontal=True)
@@ -27,11 +28,17 @@ m = ui.kept_widget(
     c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "grid_m", default=1000
 )
 common = dict(c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, random_state=settings.seed)
-load = ui.loader(settings)
+try:
+    where = tuning.source(settings)
+    load = tuning.sweep_loader(settings, where)  # here: the sweep's thread cannot read the session's upload
+except ValueError as err:
+    ui.explain_error(err)
+    st.stop()
 epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
 # what every job of this page depends on (its key also names the view's own choices)
 shared_key = (
     ui.dataset_key(settings),
+    where,
     tuple(methods),
     k,
     m,
@@ -57,7 +64,8 @@ if view.startswith("Heatmap"):
             st.multiselect, "Budget ε", [0.2, 0.5, 1.0, 2.0, 4.0], "grid_epsilons", default=[0.5, 1.0, 2.0]
         )
         grid = dict(epsilons=axis, d=settings.d)
-    key = ("grid", view, tuple(ns), tuple(axis), grid.get("epsilon"), grid.get("d"), *shared_key)
+    grid["delta"] = tuning.comparison_delta(settings, methods)
+    key = ("grid", view, tuple(ns), tuple(axis), grid.get("epsilon"), grid.get("d"), grid["delta"], *shared_key)
     make = partial(iter_grid_sweep, load, settings.loss, ns=sorted(ns), methods=methods, **grid, **common)
     ready = bool(ns and axis and methods)
 else:
@@ -88,6 +96,8 @@ job = ui.sweep_job(
     "Pick the grid and press **Run**. Small grids and 50 repetitions take a minute; the paper uses 1,000.",
     disabled=not ready,
 )
+if job is not None:
+    tuning.note_real_sweep(settings, where, "Coverage sweep", key)
 
 
 @st.fragment(run_every=ui.poll_interval(job))
@@ -96,6 +106,8 @@ def results():
     if state is None:
         return
     frame, heatmap = state.frame, view.startswith("Heatmap")
+    if where == "real":
+        st.warning("Computed from the real data without privacy: **not private**, not for publishing.")
     if heatmap:
         x = "d" if view.endswith("d") else "epsilon"
         st.plotly_chart(

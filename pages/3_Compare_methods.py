@@ -9,6 +9,7 @@ from dpci.experiments.curves import fit_length_vs_budget, fit_length_vs_n
 from dpci.experiments.sweeps import ALL, iter_interval_vs_variability
 from dpci.presentation.figures import ci_vs_vi_plot, curve_fit_plot, method_label
 from dpci.presentation.tables import method_verdict
+from ui import tuning
 
 settings = ui.page(
     "Compare methods",
@@ -46,9 +47,18 @@ n_fixed = (
     else 15000
 )
 epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
+try:
+    where = tuning.source(settings)
+    load = tuning.sweep_loader(settings, where)  # here: the sweep's thread cannot read the session's upload
+except ValueError as err:
+    ui.explain_error(err)
+    st.stop()
+delta = tuning.comparison_delta(settings, chosen)
 key = (
     "cmp",
     ui.dataset_key(settings),
+    where,
+    delta,
     tuple(chosen),
     over,
     tuple(values),
@@ -68,7 +78,7 @@ job = ui.sweep_job(
     "cmp",
     key,
     lambda: iter_interval_vs_variability(
-        ui.loader(settings),
+        load,
         settings.loss,
         over,
         sorted(values),
@@ -82,11 +92,14 @@ job = ui.sweep_job(
         n_replicates=k,
         n_vi=n_vi,
         random_state=settings.seed,
+        delta=delta,
     ),
     "Run",
     "Pick what to vary and press **Run**.",
     disabled=not (values and chosen),
 )
+if job is not None:
+    tuning.note_real_sweep(settings, where, "Compare methods sweep", key)
 
 
 @st.fragment(run_every=ui.poll_interval(job))
@@ -94,7 +107,12 @@ def results():
     state = ui.sweep_state(job)
     if state is None:
         return
+    if where == "real":
+        st.warning("Computed from the real data without privacy: **not private**, not for publishing.")
     st.plotly_chart(ci_vs_vi_plot(state.frame, over), width="stretch", key="cmp_plot")
+    st.caption(
+        "Dashed: the variability intervals, computed without privacy (not private: for judging the methods only)."
+    )
     frame = state.frame
     if state.finished:
         lines = method_verdict(frame, over, settings.alpha)

@@ -1,5 +1,7 @@
 """How it works: one private release, step by step, for a class."""
 
+from dataclasses import replace
+
 import numpy as np
 import streamlit as st
 
@@ -22,6 +24,12 @@ settings = ui.page(
     "**secret** (the noise itself, the non-private estimate): we show them only to explain the method.",
     tab="how it works",
 )
+if not settings.teaching:
+    st.info(
+        f"This page always runs in teaching mode (public seed {settings.seed}): it shows the noise, which a real "
+        "release keeps secret, so nothing on it is private. It does not touch your fresh, secret randomness."
+    )
+    settings = replace(settings, randomness="teaching")
 try:
     X, y, names, truth = ui.load_data(settings)
     problem = ui.c_problem(settings, len(X))
@@ -99,6 +107,6 @@ st.plotly_chart(
 st.header("6. The interval")
 st.markdown(f"Each interval keeps the middle {100 * settings.level:g}% of the simulated values.")
 nonprivate = ui.cached_nonprivate(ui.dataset_key(settings), settings)
-release = ui.cached_release(ui.dataset_key(settings), settings)
+release = ui.cached_release(ui.dataset_key(settings), settings, "How it works")
 table = interval_table(names, release, nonprivate, None, truth, settings.alpha)
 st.plotly_chart(forest_plot(table, level=settings.level), width="stretch")

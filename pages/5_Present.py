@@ -1,7 +1,5 @@
 """Present: the current release, cleanly, for stakeholders; with downloads."""
 
-from dataclasses import asdict
-
 import streamlit as st
 
 import dpci
@@ -11,20 +9,42 @@ from dpci.presentation.report import report_html
 from dpci.presentation.tables import csv_safe, interval_table, plain_summary
 
 st.set_page_config(page_title="dpci: present", page_icon="🔒", layout="wide")
-settings = ui.sidebar(show_vi=False)
+current = ui.sidebar(show_vi=False)
+made = ui.released(current)
+if made is None and not current.teaching:
+    st.title("Present a release")
+    st.info(
+        f"Nothing has been released from {ui.escape_markdown(ui.privacy.dataset_label(current))} yet. Present "
+        "shows the one release you make: press *Release these intervals* on the Explorer once the settings are "
+        "chosen (ideally on the stand-in of the sweep pages, which costs no privacy), or release the sidebar's "
+        "settings here."
+    )
+    st.button("Release the sidebar's settings", on_click=ui.release_current, args=(current,), type="primary")
+    st.stop()
+settings = made[0] if made is not None else current  # teaching mode without a release: the sidebar's settings
 try:
     X, y, names, truth = ui.load_data(settings)
     problem = ui.c_problem(settings, len(X))
     if problem is not None:
         raise ValueError(problem[0] + " Fix c in the sidebar.")
     key = ui.dataset_key(settings)
-    release = ui.cached_release(key, settings)
+    release = ui.cached_release(key, settings, "Present")
+except ui.OverCap as err:
+    ui.ask_to_confirm(err)
+    st.stop()
 except ValueError as err:
     ui.explain_error(err)
     st.stop()
 
 title = f"What the private model says, with {100 * settings.level:g}% confidence"
 st.title(title)
+if made is None:
+    st.warning("🎓 Teaching mode: a preview of the sidebar's settings drawn with a public seed; nothing is released.")
+elif made[0] != current:
+    st.caption(
+        f"Showing the release you made ({ui.escape_markdown(ui.privacy.describe(settings))}); the sidebar's settings "
+        "differ. Release those on the Explorer to present them instead."
+    )
 PUBLIC, INTERNAL = "Public: private numbers only", "Internal: with non-private comparisons"
 audience = ui.kept_widget(
     st.radio,
@@ -57,10 +77,11 @@ sentences = plain_summary(
     settings.level,
     len(X),
     settings.delta,
-    seed=settings.seed,
+    seed=settings.seed if settings.teaching else None,
     not_private=not_private,
     accounts_for_privacy_noise=dpci.methods.get(settings.mech).accounts_for_privacy_noise,
 )
+sentences += ui.privacy.release_sentences(settings)
 if internal:
     sentences.insert(0, "Internal: this page shows non-private comparisons; do not publish it.")
 for line in sentences:
@@ -85,7 +106,7 @@ c1, c2, c3 = st.columns(3)
 # on_click="ignore": a download does not rerun the page, so a second click right after is not cancelled
 c1.download_button(
     "Intervals (CSV)",
-    csv_safe(table).to_csv(index=False),
+    csv_safe(table.assign(**ui.privacy.release_columns(settings))).to_csv(index=False),
     f"{name}.csv",
     "text/csv",
     width="stretch",
@@ -102,7 +123,7 @@ c2.download_button(
 )
 c3.download_button(
     "Full report (HTML)",
-    lambda: report_html(title, asdict(settings), sentences, table, ledger, [chart, ledger_fig]),
+    lambda: report_html(title, ui.privacy.report_settings(settings), sentences, table, ledger, [chart, ledger_fig]),
     f"{name}-report.html",
     "text/html",
     width="stretch",

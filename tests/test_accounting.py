@@ -91,3 +91,17 @@ def test_estimator_reports_the_same_ledger(mechanism, privacy, budget):
     expected = allocate(budget, None, mechanism, privacy).spend
     assert model.privacy_spent_ == expected
     assert model.privacy_spent_.rho <= (budget if privacy == "zcdp" else budget**2 / 2) + 1e-12
+
+
+def test_rho_at_equal_epsilon_delta_inverts_proposition_2():
+    from dpci.accounting import rho_for_approx_dp, zcdp_to_approx_dp
+
+    rho = rho_for_approx_dp(1.0, 1e-6)
+    log_term = math.log(1e6)
+    assert rho == pytest.approx((math.sqrt(log_term + 1) - math.sqrt(log_term)) ** 2)  # 0.0175 by hand
+    assert rho == pytest.approx(0.017468, rel=1e-4)
+    assert zcdp_to_approx_dp(rho, 1e-6) == pytest.approx(1.0)
+    # the paper's rho = epsilon^2/2 is a much weaker guarantee: (5.76, 1e-6)-DP at epsilon = 1
+    assert zcdp_to_approx_dp(0.5, 1e-6) == pytest.approx(5.757, abs=1e-3)
+    with pytest.raises(ValueError, match="delta"):
+        rho_for_approx_dp(1.0, 0.0)

@@ -1,6 +1,7 @@
 """The README's Python examples run as written."""
 
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,8 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def _blocks():
-    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    # a block inside a list item is indented: dedented, it runs as written
+    return [textwrap.dedent(b) for b in re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)]
 
 
 def test_readme_has_examples():
@@ -24,3 +26,4 @@ def test_readme_examples_run(capsys):
     out = capsys.readouterr().out
     assert "privacy spent" in out and "estimate" in out
     assert namespace["model"].conf_int_.shape == (11, 2)
+    assert namespace["odometer"].total.releases == 2 and namespace["odometer"].epsilon() == pytest.approx(1.5)

@@ -80,6 +80,24 @@ def test_grid_and_comparison_sweeps():
     overall = grid[grid["feature"] == ALL]
     assert sorted(zip(overall["n"], overall["d"])) == [(1000, 1), (1000, 2), (2000, 1), (2000, 2)]
     assert (overall["budget"] == budget_for("zcdp", 1.0)).all()
+    equal = _last(
+        iter_grid_sweep(
+            _load,
+            LogisticLoss(),
+            ns=[1000],
+            ds=[1],
+            n_replicates=8,
+            n_samples=300,
+            methods=[("output", "zcdp")],
+            delta=1e-6,
+        )
+    ).frame
+    # at equal (epsilon, delta) zCDP gets rho = 0.0175, not 0.5, and its intervals are far longer
+    assert equal["budget"].iloc[0] == pytest.approx(0.017468, rel=1e-4) and (equal["delta"] == 1e-6).all()
+    assert (
+        equal[equal["feature"] == ALL]["length"].iloc[0]
+        > 3 * overall[(overall["n"] == 1000) & (overall["d"] == 1)]["length"].iloc[0]
+    )
     comp = _last(
         iter_interval_vs_variability(
             _load,
@@ -193,3 +211,12 @@ def test_cli_reports_bad_input_without_a_traceback(tmp_path, capsys):
     )
     assert code == 2
     assert "error: c = 1e-09 is too small" in capsys.readouterr().err
+
+
+def test_cli_compares_at_equal_epsilon_delta(tmp_path):
+    out = tmp_path / "grid.csv"
+    argv = ["sweep", "grid-n-d", "--dataset", "synthetic", "--values", "1", "--ns", "1000", "--replicates", "8"]
+    argv += ["--samples", "200", "--methods", "output:zcdp", "--equal-delta", "1e-6", "--out", str(out)]
+    assert main(argv) == 0
+    frame = pd.read_csv(out)
+    assert frame["budget"].iloc[0] == pytest.approx(0.017468, rel=1e-4) and (frame["delta"] == 1e-6).all()

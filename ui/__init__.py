@@ -7,6 +7,7 @@ tests use, so ``import ui; ui.sidebar()`` works. Imports run one way: settings <
 """
 
 from dpci.presentation.tables import escape_markdown
+from ui import privacy
 from ui.background import (
     _WARMING,
     NO_JOB,
@@ -27,6 +28,7 @@ from ui.background import (
     warm_workers,
 )
 from ui.data import (
+    OverCap,
     c_bound,
     c_caution,
     c_problem,
@@ -39,8 +41,10 @@ from ui.data import (
     load_data,
     loader,
 )
+from ui.privacy import odometer, release_current, released
+from ui.release_panel import ask_to_confirm, release_button
 from ui.settings import DATASETS, Settings, _fmt_c, changed_settings, settings_values
-from ui.sidebar import page, settings_file_panel, sidebar
+from ui.sidebar import ODOMETER_SLOT, draw_odometer, page, settings_file_panel, sidebar
 from ui.state import (
     chart_sent,
     controls_follow,
@@ -57,11 +61,14 @@ from ui.upload import _not_private_reason, upload_not_private, upload_panel
 __all__ = [
     "DATASETS",
     "NO_JOB",
+    "ODOMETER_SLOT",
     "VI_JOBS",
     "_WARMING",
+    "OverCap",
     "Settings",
     "_fmt_c",
     "_not_private_reason",
+    "ask_to_confirm",
     "c_bound",
     "c_caution",
     "c_problem",
@@ -75,6 +82,7 @@ __all__ = [
     "current_job",
     "current_settings",
     "dataset_key",
+    "draw_odometer",
     "escape_markdown",
     "existing_variability_job",
     "explain_error",
@@ -85,8 +93,13 @@ __all__ = [
     "load_data",
     "loader",
     "method_chooser",
+    "odometer",
     "page",
     "poll_interval",
+    "privacy",
+    "release_button",
+    "release_current",
+    "released",
     "rerun_once_when_done",
     "session_alive",
     "set_setting",

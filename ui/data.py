@@ -17,7 +17,9 @@ from dpci.exceptions import DataValidationError, RegularisationTooSmall, UnderCo
 from dpci.experiments.sweeps import subsample
 from dpci.mechanisms import safe_c
 from dpci.presentation.tables import escape_markdown
+from ui import privacy
 from ui.settings import C_VALUES, DATASETS, MODELS, Settings, _fmt_c
+from ui.sidebar import draw_odometer
 from ui.upload import _upload_dataset
 
 SYNTHETIC_THETA = (1.5, -1.0, 0.5, -0.3, 0.8, 0.2, -0.6, 1.0, -1.2, 0.4)  # the truth, repeated as needed (+ const 0.3)
@@ -69,23 +71,51 @@ def load_data(s: Settings):
     return X, y, names, truth
 
 
+class OverCap(Exception):
+    """A new release would take the odometer over the session cap: the user must confirm first."""
+
+    def __init__(self, message: str, key: str):
+        super().__init__(message)
+        self.key = key
+
+
+def _charged(data_key: str, s: Settings, where: str) -> int:
+    """Put the settings' release on the odometer (before any work: a failed release still counted,
+    the safe side) and return its randomness; OverCap when it needs the user's confirmation."""
+    key = privacy.release_key(s, data_key)
+    problem = privacy.over_cap(s, key)
+    if problem is not None:
+        raise OverCap(problem, key)
+    privacy.charge(s, key, where)
+    draw_odometer(s)
+    return privacy.random_state(s, key)
+
+
+def cached_release(key: str, s: Settings, where: str = "Explorer"):
+    """One private release (Algorithm 3 or 5) for the settings, charged on the odometer; key names the data."""
+    return _release(key, s, _charged(key, s, where))
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
-def cached_release(key: str, s: Settings):
-    """One private release (Algorithm 3 or 5) for the settings; key names the data."""
+def _release(key: str, s: Settings, random_state: int):
     X, y, _, _ = load_data(s)
-    rel = dpci.private_confidence_intervals(
-        X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=s.seed
+    return dpci.private_confidence_intervals(
+        X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=random_state
     )
-    return rel
+
+
+def cached_walkthrough(key: str, s: Settings):
+    """The release taken apart for the How it works page (dpci.teaching): the same private release as
+    the Explorer's at these settings (the same randomness draws the same coefficients and matrices)."""
+    return _walkthrough(key, s, _charged(key, s, "How it works"))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_walkthrough(key: str, s: Settings):
-    """The release taken apart for the How it works page (dpci.teaching); key names the data."""
+def _walkthrough(key: str, s: Settings, random_state: int):
     from dpci.teaching import walkthrough
 
     X, y, _, _ = load_data(s)
-    return walkthrough(X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=s.seed)
+    return walkthrough(X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=random_state)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -154,7 +184,19 @@ def c_caution(s: Settings, n: int):
 
 
 def loader(s: Settings):
-    """d -> (X, y, names) for the settings' dataset (all rows), as the sweeps expect."""
+    """d -> (X, y, names) for the settings' dataset (all rows), as the sweeps expect. What it needs
+    from the session (an upload) is read here, in the page's run: the sweep calls it from a
+    background thread, which cannot read the session's state."""
+    if s.dataset == DATASETS[2]:
+        result = st.session_state.get("upload_result")
+        if result is None:
+            raise DataValidationError("No CSV uploaded yet: upload one on the Explorer, or pick Adult or Synthetic.")
+
+        def load_upload(d):
+            ds = result.to_dataset(d=min(int(d), len(result.schema.feature_names())))
+            return ds.X, ds.y, list(ds.feature_names)
+
+        return load_upload
 
     def load(d):
         X, y, names, _ = load_data(replace(s, d=int(d), n=0))

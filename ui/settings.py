@@ -30,6 +30,8 @@ LEVELS = (0.8, 0.9, 0.95, 0.99)
 MC_SAMPLES = (1_000, 2_000, 5_000, 10_000, 20_000)
 VI_REPLICATES = (500, 1_000, 2_000, 5_000, 10_000)
 DELTAS = tuple(10.0**-k for k in range(3, 13))
+# "auto": fresh OS randomness for real data (Adult, an upload), a fixed seed for the synthetic data
+RANDOMNESS = ("auto", "fresh", "teaching")
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,15 @@ class Settings:
     vi_replicates: int = 10_000
     seed: int = 0
     delta: float = 1e-6
+    randomness: str = "auto"
+
+    @property
+    def teaching(self) -> bool:
+        """Teaching mode: a fixed, public seed (not a private release). By default only for the
+        synthetic data; real data get fresh OS randomness."""
+        if self.randomness == "auto":
+            return self.dataset == DATASETS[1]
+        return self.randomness == "teaching"
 
     @property
     def mech(self):
@@ -133,7 +144,13 @@ def settings_values(raw) -> tuple[dict, list[str]]:
                 ignored.append(name)
     for name, choices in CHOICES.items():
         values[name] = _nearest(values[name], choices)
-    for name, choices in (("dataset", DATASETS), ("model", MODELS), ("mechanism", mechanisms()), ("privacy", PRIVACY)):
+    for name, choices in (
+        ("dataset", DATASETS),
+        ("model", MODELS),
+        ("mechanism", mechanisms()),
+        ("privacy", PRIVACY),
+        ("randomness", RANDOMNESS),
+    ):
         if values[name] not in choices:
             values[name] = next(iter(choices))
     return values, ignored

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dpci.presentation.tables import escape_markdown
+from ui.privacy import odometer, session_cap, set_cap
 from ui.settings import (
     C_VALUES,
     DATASETS,
@@ -22,7 +23,15 @@ from ui.settings import (
     mechanisms,
     settings_json,
 )
-from ui.state import CONTROLS_DRAWN, _restore_table2, _widget, current_settings, load_settings_file, settings_store
+from ui.state import (
+    CONTROLS_DRAWN,
+    _restore_table2,
+    _widget,
+    current_settings,
+    load_settings_file,
+    settings_store,
+    share_settings,
+)
 
 
 def sidebar(show_vi=True):
@@ -33,6 +42,42 @@ def sidebar(show_vi=True):
     if "_url_warning" in st.session_state:
         # shown until the user changes a setting (a page's reruns would otherwise hide it within seconds)
         sb.warning(escape_markdown(st.session_state["_url_warning"]))  # quotes the address's own text
+    sb.header("Privacy")
+    privacy = PRIVACY[current_settings().privacy]
+    if privacy == "pure":
+        _widget(
+            sb.select_slider,
+            "Total budget ε",
+            "epsilon",
+            EPSILONS,
+            help="Smaller ε means stronger privacy and wider intervals.",
+        )
+    else:
+        _widget(
+            sb.select_slider,
+            "Total budget ρ",
+            "rho",
+            RHOS,
+            help="ρ-zCDP, a weaker guarantee than ε-DP at the paper's ρ = ε²/2: ρ = 0.5 is only "
+            "(5.76, 10⁻⁶)-DP. The (ε, δ) it implies is shown with the results.",
+        )
+    _widget(sb.radio, "Privacy notion", "privacy", list(PRIVACY), horizontal=True)
+    if privacy == "zcdp":
+        _widget(sb.select_slider, "δ for the (ε, δ) equivalent", "delta", DELTAS, format_func=lambda v: f"{v:.0e}")
+    _widget(sb.slider, "φ1: share for the coefficients", "phi1", *RANGES["phi1"], step=0.01)
+    _widget(
+        sb.slider,
+        "φ2: share of the rest for the Hessian",
+        "phi2_rest",
+        *RANGES["phi2_rest"],
+        step=0.025,
+        help="The covariance gets the remainder, so φ1 + φ2 + φ3 = 1 always.",
+    )
+    sb.caption(split_caption(current_settings()))
+    sb.button("Paper's split (Table 2)", on_click=_restore_table2, width="stretch")
+    _teaching_toggle(sb)
+    st.session_state[ODOMETER_SLOT] = sb.empty()
+    draw_odometer(current_settings())
     sb.header("Data")
     dataset = _widget(
         sb.selectbox,
@@ -71,36 +116,6 @@ def sidebar(show_vi=True):
         help="Objective perturbation adds noise to the training objective (Algorithm 1); output "
         "perturbation adds it to the trained coefficients (Algorithm 4).",
     )
-    sb.header("Privacy")
-    privacy = _widget(sb.radio, "Privacy notion", "privacy", list(PRIVACY), horizontal=True)
-    if PRIVACY[privacy] == "pure":
-        _widget(
-            sb.select_slider,
-            "Total budget ε",
-            "epsilon",
-            EPSILONS,
-            help="Smaller ε means stronger privacy and wider intervals.",
-        )
-    else:
-        _widget(
-            sb.select_slider,
-            "Total budget ρ",
-            "rho",
-            RHOS,
-            help="ρ-zCDP; ρ = ε²/2 matches ε-DP in the paper's comparisons.",
-        )
-        _widget(sb.select_slider, "δ for the (ε, δ) equivalent", "delta", DELTAS, format_func=lambda v: f"{v:.0e}")
-    _widget(sb.slider, "φ1: share for the coefficients", "phi1", *RANGES["phi1"], step=0.01)
-    _widget(
-        sb.slider,
-        "φ2: share of the rest for the Hessian",
-        "phi2_rest",
-        *RANGES["phi2_rest"],
-        step=0.025,
-        help="The covariance gets the remainder, so φ1 + φ2 + φ3 = 1 always.",
-    )
-    sb.caption("Split φ1 / φ2 / φ3 = " + " / ".join(f"{v:.3f}" for v in current_settings().split))
-    sb.button("Paper's split (Table 2)", on_click=_restore_table2, width="stretch")
     sb.header("Interval")
     _widget(
         sb.select_slider,
@@ -123,22 +138,108 @@ def sidebar(show_vi=True):
         )
         if show_vi:
             _widget(more.select_slider, "Bootstrap replicates (variability)", "vi_replicates", VI_REPLICATES)
-        _widget(
-            more.number_input,
-            "Seed",
-            "seed",
-            *RANGES["seed"],
-            step=1,
-            help="The same seed gives the same noise: fine for teaching, never for a real release.",
-        )
+        if current_settings().teaching:
+            _widget(
+                more.number_input,
+                "Seed (teaching mode)",
+                "seed",
+                *RANGES["seed"],
+                step=1,
+                help="The same seed gives the same noise: fine for teaching, never for a real release.",
+            )
+        else:
+            more.caption("Randomness: fresh from the operating system (turn on teaching mode for a fixed seed).")
     else:
-        s = settings_store()
+        s = current_settings()
         more.caption(
-            f"m = {s['m']:,}"
-            + (f", {s['vi_replicates']:,} bootstrap replicates" if show_vi else "")
-            + f", seed {s['seed']}"
+            f"m = {s.m:,}"
+            + (f", {s.vi_replicates:,} bootstrap replicates" if show_vi else "")
+            + (f", seed {s.seed}" if s.teaching else ", fresh randomness")
         )
-    return current_settings()
+    _cap_panel(sb)
+    settings = current_settings()
+    share_settings(settings)  # every page's address holds the settings: a reload or a shared link keeps them
+    return settings
+
+
+ODOMETER_SLOT = "_odometer_slot"  # session_state: this run's sidebar slot of the odometer
+
+
+def _store_teaching():
+    settings_store()["randomness"] = "teaching" if st.session_state["w_teaching"] else "fresh"
+
+
+def _teaching_toggle(sb):
+    """Teaching mode: a fixed public seed (reproducible numbers, no privacy) or fresh randomness."""
+    s = current_settings()
+    st.session_state["w_teaching"] = s.teaching
+    sb.toggle(
+        "Teaching mode (fixed seed)",
+        key="w_teaching",
+        on_change=_store_teaching,
+        help="On: the noise comes from a fixed seed, so a class sees the same numbers, but anyone who knows "
+        "the seed can remove the noise: nothing is a private release. Off: fresh randomness from the "
+        "operating system, and every new setting is a new private release counted by the odometer.",
+    )
+    if s.teaching:
+        sb.caption(f"🎓 Teaching mode, seed {s.seed}: the numbers are reproducible and **not private**.")
+
+
+def draw_odometer(s: Settings):
+    """The privacy odometer of the settings' dataset in its sidebar slot (redrawn after each charge)."""
+    slot = st.session_state.get(ODOMETER_SLOT)
+    if slot is None:
+        return
+    meter = odometer(s)
+    total = meter.total
+    eps = meter.epsilon(total)
+    approx = total.to_approx_dp(meter.delta)
+    delta = "" if approx.delta == 0 else f", δ = {approx.delta:.0e}"
+    box = slot.container(border=True)
+    box.markdown(
+        f"**Privacy odometer** · {escape_markdown(meter.name)}, this session  \n"
+        f"ε = **{eps:.3g}**{delta} spent in **{total.releases}** private release{'s' * (total.releases != 1)}"
+        f" · cap {meter.cap:g}"
+    )
+    box.progress(min(eps / meter.cap, 1.0) if meter.cap else 0.0)
+    if meter.not_private:
+        box.caption(
+            f"+ {len(meter.not_private)} result{'s' * (len(meter.not_private) != 1)} no guarantee covers "
+            "(teaching mode or sweeps on the real data)."
+        )
+
+
+def _cap_panel(sb):
+    """The session cap and the odometer's list of what it counted."""
+    panel = sb.expander("Privacy odometer: cap and details", key="odometer_panel", on_change="rerun")
+    if not panel.open:
+        return
+    st.session_state["w_cap"] = session_cap()
+    panel.number_input(
+        "Cap on ε for this session",
+        min_value=0.1,
+        max_value=1000.0,
+        step=0.5,
+        key="w_cap",
+        on_change=lambda: set_cap(st.session_state["w_cap"]),
+        help="A new release that would go over it asks for confirmation first.",
+    )
+    meter = odometer(current_settings())
+    panel.caption(
+        "Every private result computed from this dataset in this browser session, composed: ε adds up "
+        "under pure DP, ρ under zCDP. The same settings again cost nothing more."
+    )
+    for entry in meter.entries[-12:]:
+        cost = "not private" if entry.spend is None else f"ε = {entry.spend.to_approx_dp(meter.delta).epsilon:.3g}"
+        panel.caption(f"• {escape_markdown(entry.what)} ({cost})")
+
+
+def split_caption(s: Settings) -> str:
+    """The split as shares and as amounts of the budget, one meaning on every page."""
+    symbol, total = ("ε", s.epsilon) if s.priv == "pure" else ("ρ", s.rho)
+    shares = " / ".join(f"{v:.3f}" for v in s.split)
+    amounts = " / ".join(f"{v * total:.3g}" for v in s.split)
+    return f"Split φ1 / φ2 / φ3: shares {shares}, so {symbol} = {amounts} for coefficients / Hessian / covariance."
 
 
 def _apply_settings_file():

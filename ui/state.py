@@ -51,7 +51,7 @@ def current_settings() -> Settings:
 
 def share_settings(settings: Settings):
     """Mirror the settings in the URL so a teacher can reopen or share the same configuration."""
-    st.query_params.from_dict({k: str(v) for k, v in asdict(settings).items()})
+    st.query_params.update({k: str(v) for k, v in asdict(settings).items()})  # a page's own controls stay
 
 
 def set_setting(name, value):
@@ -120,18 +120,38 @@ def _keep(key):
     st.session_state["kept_" + key] = st.session_state[key]
 
 
-def kept_widget(factory, label, options, key, default=None, **kwargs):
+def _tuples(value):
+    """JSON gives lists where the options hold tuples (method, notion): turn them back."""
+    if isinstance(value, list):
+        return [tuple(v) if isinstance(v, list) else v for v in value]
+    return value
+
+
+def _from_address(key):
+    try:
+        return _tuples(json.loads(st.query_params[key])) if key in st.query_params else None
+    except (ValueError, TypeError):
+        return None
+
+
+def kept_widget(factory, label, options, key, default=None, address=True, **kwargs):
     """A choice widget (radio, selectbox, multiselect, select_slider) whose choice survives a visit
     to another page: Streamlit drops the state of widgets a page does not draw, so the choice is
     also kept under another key and given back on every run. A kept choice no longer among the
-    options gives way to ``default`` (else the first option)."""
+    options gives way to ``default`` (else the first option). With ``address`` the choice is also
+    in the page's address (as JSON), so a reload or a shared link opens the same view."""
     kept = st.session_state.get("kept_" + key)
+    if kept is None and address:
+        kept = _from_address(key)
     valid = kept is not None and (set(kept) <= set(options) if isinstance(kept, list) else kept in options)
     if not valid:
         kept = default if default is not None else options[0]
-        st.session_state["kept_" + key] = kept
+    st.session_state["kept_" + key] = kept
     st.session_state[key] = kept
-    return factory(label, options, key=key, on_change=_keep, args=(key,), **kwargs)
+    widget = factory(label, options, key=key, on_change=_keep, args=(key,), **kwargs)
+    if address:
+        st.query_params[key] = json.dumps(widget, ensure_ascii=False)
+    return widget
 
 
 def method_chooser(key: str):

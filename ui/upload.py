@@ -153,10 +153,11 @@ def upload_panel() -> bool:
             "Target column (two values)",
             candidates,
             "upload_target",
+            address=False,  # column names stay out of the address (a shared link must not carry the schema)
             help="Columns with exactly two values are listed first.",
         )
         others = [c for c in summary.columns if c != target]
-        features = kept_widget(c3.multiselect, "Features", others, "upload_features", default=others)
+        features = kept_widget(c3.multiselect, "Features", others, "upload_features", default=others, address=False)
         result, warnings_ = _memo(
             "read", (digest, target, tuple(features)), lambda: _read_upload(data, sep, target, None, features, None)
         )
@@ -166,6 +167,7 @@ def upload_panel() -> bool:
             "Positive class (+1)",
             classes,
             "upload_positive",
+            address=False,
             help="The label the model predicts as +1; the other is -1.",
         )
         numeric = [col for col in result.schema.numeric_columns if col.name in features]

@@ -12,6 +12,8 @@ Sections 3 and 6): rows of ``X`` in the unit L2 ball, labels in {-1, +1}.
 * :func:`make_synthetic_logistic`, :func:`population_theta0` -- synthetic data
   with a known population parameter theta0 (eq. 3.1 with n -> infinity).
 * :func:`read_uploaded_csv` -- safe validation of user CSV files.
+* :class:`PublicFacts`, :func:`stand_in` -- a synthetic stand-in built from a dataset's public
+  facts only, to tune on without spending privacy.
 """
 
 from dpci.data.adult import ADULT_COLUMNS, ADULT_SCHEMA, load_adult, load_adult_frame, read_adult_raw
@@ -27,6 +29,7 @@ from dpci.data.preprocessing import (
     scale_numeric,
 )
 from dpci.data.schema import CATEGORICAL, NUMERIC, Column, Schema
+from dpci.data.standin import PublicFacts, stand_in, stand_in_loader
 from dpci.data.synthetic import (
     check_random_state,
     make_synthetic_logistic,
@@ -48,6 +51,7 @@ __all__ = [
     "Column",
     "CsvSummary",
     "Dataset",
+    "PublicFacts",
     "Schema",
     "UnitBallPreprocessor",
     "UploadResult",
@@ -69,4 +73,6 @@ __all__ = [
     "sample_unit_ball",
     "scale_numeric",
     "shared_data_dir",
+    "stand_in",
+    "stand_in_loader",
 ]

@@ -39,6 +39,7 @@ from ..batch import batch_start
 from ..intervals import MAX_SAMPLES, MIN_SAMPLES, check_alpha, check_count, column_quantiles
 from ..methods import Method
 from ..methods.paper import solve_replicates
+from ..odometer import report_not_private
 from ..solver import margin_rows, minimise_erm, row_major_transpose
 from ..validation import check_signed_data
 
@@ -115,6 +116,8 @@ class _Population:
 
 def _population(X, y, loss, mechanism, privacy, budget, split, c):
     X, y = check_signed_data(X, y)  # the same input contract as a release (rows in the unit ball, -1/+1)
+    what = "the non-private bootstrap" if mechanism == NONPRIVATE else f"bootstrap replicates of {mechanism}"
+    report_not_private(X, y, (repr(loss), mechanism, privacy, budget, split, c), f"{what} on the data")
     A = margin_rows(X, y)
     method = None if mechanism == NONPRIVATE else methods.get(mechanism)
     alloc = None if method is None else method.allocate(budget, split, privacy)

@@ -168,7 +168,17 @@ def build_parser():
         "--budget", type=positive_float, default=None, help="epsilon (pure) or rho (zcdp); default 1 or 0.5"
     )
     sw.add_argument(
-        "--epsilon", type=positive_float, default=1.0, help="epsilon of grid and comparison sweeps (rho = eps^2/2)"
+        "--epsilon",
+        type=positive_float,
+        default=1.0,
+        help="epsilon of grid and comparison sweeps (zCDP methods: rho = eps^2/2, or see --equal-delta)",
+    )
+    sw.add_argument(
+        "--equal-delta",
+        type=open_unit,
+        default=None,
+        help="compare zCDP methods with epsilon-DP at equal (epsilon, delta) with this delta (grid and "
+        "comparison sweeps) instead of the paper's rho = eps^2/2, a weaker guarantee",
     )
     sw.add_argument("--c", type=positive_float, default=1e-3)
     sw.add_argument("--alpha", type=open_unit, default=0.05)
@@ -247,6 +257,7 @@ def iter_sweep(args, bar=None, load=None):
             **{"ds" if axis == "d" else "epsilons": values},
             **pairs,
             **sweep_kw,
+            delta=args.equal_delta,
         )
     elif name.startswith("ci-vs-vi-"):
         over = name.split("-")[-1]
@@ -263,6 +274,7 @@ def iter_sweep(args, bar=None, load=None):
             n_vi=args.vi_replicates,
             **pairs,
             **sweep_kw,
+            delta=args.equal_delta,
         )
     else:  # sample-size
         values = _ints(args.values or "1000,2500,5000,7500,10000")

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .. import methods as registry
-from ..accounting import Split, default_split, rho_from_epsilon
+from ..accounting import Split, default_split, rho_for_approx_dp, rho_from_epsilon
 from ..exceptions import RegularisationTooSmall
 from ..intervals import check_alpha
 from .bootstrap import iter_coverage, iter_variability
@@ -42,9 +42,12 @@ METHODS = registry.PAPER_PAIRS  # the default methods of a sweep; any registered
 ALL = "(all)"
 
 
-def budget_for(privacy: str, epsilon: float) -> float:
-    """The budget compared with epsilon-DP: epsilon itself, or rho = epsilon^2 / 2 (Section 7.2)."""
-    return float(epsilon) if privacy == "pure" else rho_from_epsilon(epsilon)
+def budget_for(privacy: str, epsilon: float, delta: float | None = None) -> float:
+    """The budget compared with epsilon-DP: epsilon itself; for zCDP rho = epsilon^2 / 2, the paper's
+    comparison (Section 7.2), or with ``delta`` the rho that is (epsilon, delta)-DP (equal privacy)."""
+    if privacy == "pure":
+        return float(epsilon)
+    return rho_from_epsilon(epsilon) if delta is None else rho_for_approx_dp(epsilon, delta)
 
 
 def subsample(X, y, n: int, seed: int = 0):
@@ -273,10 +276,12 @@ def iter_grid_sweep(
     n_jobs=1,
     seed=0,
     skip_invalid=False,
+    delta=None,
 ):
     """Coverage and length over n x d (``ds``) or n x budget (``epsilons``) for each method
     (Section 7.4, Figures 9-12). ``load(d)`` returns (X, y, feature_names) with d features
-    plus the constant; each n takes the first n rows of a fixed permutation."""
+    plus the constant; each n takes the first n rows of a fixed permutation. ``delta``: compare
+    zCDP methods at equal (epsilon, delta) instead of the paper's rho = epsilon^2/2."""
     if (ds is None) == (epsilons is None):
         raise ValueError("give exactly one of ds (an n x d grid) or epsilons (an n x budget grid).")
     axis = [("d", v) for v in ds] if ds is not None else [("epsilon", v) for v in epsilons or ()]
@@ -285,15 +290,17 @@ def iter_grid_sweep(
         for name, value in axis
         for n in ns
         for setting in _per_method(
-            f"grid-n-{name}", methods, n, value if name == "d" else d, epsilon if name == "d" else value
+            f"grid-n-{name}", methods, n, value if name == "d" else d, epsilon if name == "d" else value, delta
         )
     ]
     common = _common(c, alpha, n_samples, n_replicates, random_state, n_jobs)
     yield from _run(settings, _subsampled_runner(load, loss, common, seed, variability=0), skip_invalid)
 
 
-def _per_method(sweep: str, methods, n, d, epsilon) -> list[dict]:
-    """One setting per (method, notion) at n rows, d features and epsilon (rho = epsilon^2/2 for zCDP)."""
+def _per_method(sweep: str, methods, n, d, epsilon, delta=None) -> list[dict]:
+    """One setting per (method, notion) at n rows, d features and epsilon (for zCDP rho = epsilon^2/2,
+    or with ``delta`` the rho that is (epsilon, delta)-DP: :func:`budget_for`)."""
+    equal = {} if delta is None else {"delta": float(delta)}
     return [
         dict(
             sweep=sweep,
@@ -302,7 +309,8 @@ def _per_method(sweep: str, methods, n, d, epsilon) -> list[dict]:
             n=int(n),
             d=int(d),
             epsilon=float(epsilon),
-            budget=budget_for(p, epsilon),
+            budget=budget_for(p, epsilon, delta),
+            **equal,
         )
         for m, p in methods
     ]
@@ -353,15 +361,16 @@ def iter_interval_vs_variability(
     n_jobs=1,
     seed=0,
     skip_invalid=False,
+    delta=None,
 ):
     """Mean private-interval length against variability-interval length as n, d or epsilon
-    varies (Section 7.6, Figures 14-16)."""
+    varies (Section 7.6, Figures 14-16); ``delta`` as in :func:`iter_grid_sweep`."""
     if over not in ("n", "d", "epsilon"):
         raise ValueError(f"over must be 'n', 'd' or 'epsilon', got {over!r}.")
     settings = []
     for value in values:
         base = dict(n=int(n), d=int(d), epsilon=float(epsilon))
         base[over] = type(base[over])(value)
-        settings += _per_method(f"ci-vs-vi-{over}", methods, **base)
+        settings += _per_method(f"ci-vs-vi-{over}", methods, **base, delta=delta)
     common = _common(c, alpha, n_samples, n_replicates, random_state, n_jobs)
     yield from _run(settings, _subsampled_runner(load, loss, common, seed, variability=n_vi), skip_invalid)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .base import NOTION_LABELS, Method, Notion, PrivateRelease
 from .naive import NaiveInterval
 from .paper import ObjectivePerturbation, OutputPerturbation, PaperMethod
+from .wu import WuOutputPerturbation
 
 _REGISTRY: dict[str, Method] = {}
 
@@ -63,10 +64,10 @@ def color(name: str, privacy: str) -> str:
     return _REGISTRY[name].color(privacy) if name in _REGISTRY else "#333333"
 
 
-for _method in (ObjectivePerturbation(), OutputPerturbation(), NaiveInterval()):
+for _method in (ObjectivePerturbation(), OutputPerturbation(), NaiveInterval(), WuOutputPerturbation()):
     register(_method)
 PAPER = ("objective", "output")
-BUILT_IN = (*PAPER, "naive")
+BUILT_IN = (*PAPER, "naive", "wu")
 PAPER_PAIRS = (("objective", "pure"), ("output", "pure"), ("objective", "zcdp"), ("output", "zcdp"))
 
 __all__ = [
@@ -79,6 +80,7 @@ __all__ = [
     "OutputPerturbation",
     "PaperMethod",
     "PrivateRelease",
+    "WuOutputPerturbation",
     "available",
     "color",
     "describe",

@@ -7,6 +7,7 @@ Screenshots go to test-artifacts/. Timings are printed (run with -s to see them)
 import re
 import time
 
+import numpy as np
 import pytest
 
 from .conftest import ARTIFACTS
@@ -44,7 +45,9 @@ def test_explorer_draws_and_follows_a_slider(app_url, page):
     slider.focus()
     start = time.perf_counter()
     page.keyboard.press("ArrowRight")  # epsilon 1 -> 1.5
-    page.wait_for_function("() => document.querySelector('[data-testid=\"stMetricValue\"]').innerText === '1.5'")
+    page.wait_for_function(
+        "() => { const m = document.querySelector('[data-testid=\"stMetricValue\"]'); return m && m.innerText === '1.5'; }"
+    )
     page.wait_for_function(
         "before => { const d = document.querySelector('.js-plotly-plot').data;"
         " const now = d[0].x.filter((v, i) => i % 3 === 1); return JSON.stringify(now) !== JSON.stringify(before); }",
@@ -91,7 +94,7 @@ def test_bad_csv_upload_gets_a_clear_message(app_url, page, tmp_path):
     ],
 )
 def test_every_page_renders(app_url, page, title, slug):
-    page.goto(app_url)
+    page.goto(app_url + "/?randomness=teaching")  # Present shows a teaching preview before any release
     _wait_for_app(page)
     page.get_by_role("link", name=title).first.click()
     page.wait_for_selector("h1")
@@ -116,7 +119,7 @@ def test_a_classroom_of_three(server, browser):
         ctx = browser.new_context(viewport={"width": 1200, "height": 900})
         pg = ctx.new_page()
         pg.set_default_timeout(120_000)
-        pg.goto(f"{url}/?{query}", wait_until="commit")
+        pg.goto(f"{url}/?{query}&randomness=teaching", wait_until="commit")  # a class: teaching mode
         contexts.append(ctx)
         pages.append(pg)
     start = time.perf_counter()
@@ -144,3 +147,50 @@ def test_a_hostile_address_shows_text_not_links(app_url, page):
     assert "[Log in again](http" in warning.inner_text()
     links = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
     assert not [href for href in links if "evil" in href], links
+
+
+def _odometer(page):
+    box = page.locator('[data-testid="stSidebar"] [data-testid="stMarkdownContainer"]', has_text="Privacy odometer")
+    return box.first.inner_text()
+
+
+def test_the_odometer_counts_every_release_from_an_upload_and_teaching_mode_is_labelled(app_url, page, tmp_path):
+    rng = np.random.default_rng(3)
+    age, hours = rng.uniform(18, 80, 600), rng.uniform(1, 80, 600)
+    label = np.where(rng.random(600) < 1 / (1 + np.exp(-(age - 45) / 10)), "yes", "no")
+    csv = tmp_path / "people.csv"
+    csv.write_text("age,hours,label\n" + "\n".join(f"{a:.0f},{h:.0f},{v}" for a, h, v in zip(age, hours, label)))
+    page.goto(app_url)
+    _wait_for_app(page)
+    page.locator('[data-testid="stSelectbox"]', has_text="Dataset").click()
+    page.get_by_role("option", name="Uploaded CSV").click()
+    page.locator('input[type="file"]').set_input_files(str(csv))
+    page.wait_for_selector(".js-plotly-plot")
+    page.get_by_text(re.compile(r"spent in 1 private release\b")).first.wait_for(timeout=60_000)
+    assert "people.csv" in _odometer(page)
+    slider = page.locator('[data-testid="stSlider"]', has_text="Total budget ε").get_by_role("slider")
+    for shown, total in (("0.75", "1.75"), ("0.5", "2.25"), ("0.3", "2.55")):
+        slider.focus()
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function(
+            "v => { const m = document.querySelector('[data-testid=\"stMetricValue\"]'); return m && m.innerText === v; }",
+            arg=shown,
+        )
+        page.get_by_text(f"ε = {total} spent").first.wait_for(timeout=60_000)
+    assert re.search(r"spent in 4 private releases", _odometer(page)), _odometer(page)
+    page.screenshot(path=str(ARTIFACTS / "odometer-after-three-moves.png"), full_page=True)
+
+    page.locator('[data-testid="stSidebar"]').get_by_text("Teaching mode (fixed seed)").click()
+    page.get_by_text(re.compile("Teaching mode, seed 0")).first.wait_for()
+    page.get_by_role("link", name="Present").first.click()
+    page.wait_for_selector(".js-plotly-plot")
+    _wait_for_app(page)
+    assert page.get_by_text("Teaching mode: a preview").count() >= 1
+    assert page.get_by_text(re.compile("public seed 0; not a private release")).count() >= 1
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Full report (HTML)").click()
+    report = tmp_path / "report.html"
+    download.value.save_as(report)
+    text = report.read_text()
+    assert "teaching mode, public seed 0" in text and "not a private release" in text
+    page.screenshot(path=str(ARTIFACTS / "present-teaching-mode.png"), full_page=True)

@@ -13,8 +13,8 @@ from ... import methods
 # Okabe-Ito colours (distinguishable with colour-vision deficiencies).
 STYLE = {
     "private": dict(color="#D55E00", name="private interval"),
-    "variability": dict(color="#0072B2", name="variability interval"),
-    "nonprivate": dict(color="#009E73", name="non-private interval"),
+    "variability": dict(color="#0072B2", name="variability interval (not private)"),
+    "nonprivate": dict(color="#009E73", name="non-private interval (not private)"),
     "estimate": dict(color="#222222", name="estimate"),
     "truth": dict(color="#CC79A7", name="truth (theta_0)"),
 }

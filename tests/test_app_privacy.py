@@ -1,0 +1,157 @@
+"""The app's privacy-honest workflow, headless: fresh randomness for real data, the odometer,
+the cap, one release for Present, and teaching mode said wherever its numbers appear."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _page(page="app.py", **query):
+    at = AppTest.from_file(str(ROOT / page), default_timeout=120)
+    at.query_params.update({k: str(v) for k, v in query.items()})
+    at.run()
+    return at.run() if page == "app.py" else at  # the Explorer draws its settings at its second run
+
+
+def _meter(at, dataset="Adult (UCI census)"):
+    return at.session_state["_odometers"][dataset]
+
+
+def _private_bounds(at):
+    at.session_state["explorer_numbers"] = True
+    at.run()
+    return at.dataframe[0].value["private lower"].to_numpy()
+
+
+def test_real_data_get_fresh_randomness_and_every_new_release_is_counted_once():
+    at = _page(d=2, n=2000)
+    assert not at.exception
+    first = _private_bounds(at)
+    assert _meter(at).total.releases == 1
+    for eps in (0.5, 0.3):
+        at.sidebar.select_slider(key="w_epsilon").set_value(eps).run()
+    meter = _meter(at)
+    assert meter.total.releases == 3 and meter.epsilon() == pytest.approx(1.0 + 0.5 + 0.3)
+    at.sidebar.select_slider(key="w_epsilon").set_value(1.0).run()
+    assert _meter(at).total.releases == 3  # the same settings again: the same release, nothing more
+    np.testing.assert_array_equal(_private_bounds(at), first)
+    other = _page(d=2, n=2000)  # another browser session draws other secret randomness
+    assert not np.array_equal(_private_bounds(other), first)
+    assert "**3** private releases" in " ".join(m.value for m in at.sidebar.markdown)
+
+
+def test_the_confidence_level_is_post_processing_and_costs_nothing():
+    at = _page(d=2, n=2000)
+    at.sidebar.select_slider(key="w_level").set_value(0.9).run()
+    assert not at.exception and _meter(at).total.releases == 1
+
+
+def test_a_release_over_the_cap_waits_for_confirmation():
+    at = _page(d=2, n=2000)
+    at.session_state["odometer_cap"] = 1.2
+    at.session_state["_odometers"]["Adult (UCI census)"].set_cap(1.2)
+    at.sidebar.select_slider(key="w_epsilon").set_value(0.5).run()
+    assert any("over your cap of 1.2" in w.value for w in at.warning)
+    assert _meter(at).total.releases == 1 and not at.get("plotly_chart")
+    next(b for b in at.button if b.label == "Spend it anyway").click().run()
+    assert not at.exception and _meter(at).total.releases == 2
+    assert at.get("plotly_chart")
+
+
+def test_present_shows_the_one_release_made_and_says_how_it_was_drawn():
+    at = _page("pages/5_Present.py", d=2, n=2000)
+    assert not at.exception and "Nothing has been released" in at.info[0].value
+    at.button[0].click().run()
+    assert not at.exception
+    shown = " ".join(m.value for m in at.markdown)
+    assert "fresh, secret randomness" in shown and "seed" not in shown
+    assert _meter(at).total.releases == 1
+
+
+def test_teaching_mode_is_labelled_and_not_counted_as_private():
+    at = _page(d=2, n=2000, randomness="teaching")
+    assert _meter(at).total.releases == 0 and len(_meter(at).not_private) == 1
+    assert any("Teaching mode" in c.value for c in at.sidebar.caption)
+    present = _page("pages/5_Present.py", d=2, n=2000, randomness="teaching")
+    shown = " ".join(m.value for m in present.markdown)
+    assert "public seed 0" in shown and any("Teaching mode" in w.value for w in present.warning)
+
+
+def test_how_it_works_never_uses_the_secret_randomness():
+    at = _page("pages/4_How_it_works.py", d=2, n=2000)
+    assert not at.exception and "always runs in teaching mode" in at.info[0].value
+    assert _meter(at).total.releases == 0  # noted as not private, not charged
+
+
+def test_sweeps_tune_on_the_stand_in_unless_told_otherwise():
+    at = _page("pages/1_Budget_allocation.py", d=2, n=2000)
+    assert at.radio(key="sweep_source").value.startswith("A stand-in")
+    assert any("Stand-in: synthetic rows with n = 2,000" in c.value for c in at.caption)
+    at.select_slider[0].set_value(50).run()  # repetitions
+    at.select_slider[1].set_value(500).run()  # Monte Carlo samples
+    at.button[0].click().run()
+    assert at.session_state["slot_split"].job.wait(240)
+    at.run()
+    assert not at.exception and not at.session_state["_odometers"]["Adult (UCI census)"].entries  # nothing spent
+    at.radio(key="sweep_source").set_value("The real data (not private)").run()
+    assert any("not private" in w.value for w in at.warning)
+    at.button[0].click().run()
+    assert at.session_state["slot_split"].job.wait(240)
+    at.run()
+    meter = at.session_state["_odometers"]["Adult (UCI census)"]
+    assert [e.what for e in meter.not_private] == ["Budget allocation sweep run on the real data"]
+    assert meter.total.releases == 0
+
+
+def test_the_downloaded_csv_says_how_its_numbers_were_drawn():
+    from ui.privacy import release_columns
+    from ui.settings import Settings
+
+    teaching = release_columns(Settings(randomness="teaching", seed=7))
+    assert teaching["randomness"] == "teaching mode, public seed 7 (not private)"
+    fresh = release_columns(Settings(privacy="ρ-zCDP", rho=0.2))
+    assert fresh == {
+        "method": "objective perturbation, zCDP",
+        "budget": "rho = 0.2",
+        "level": 0.95,
+        "randomness": "fresh (secret)",
+    }
+
+
+@pytest.mark.parametrize("source", ["A stand-in from public facts (costs no privacy)", "The real data (not private)"])
+def test_a_sweep_page_runs_on_an_upload(source):
+    from ui.upload import upload_digest
+
+    rng = np.random.default_rng(0)
+    rows = [f"{rng.integers(18, 80)},{rng.integers(1, 80)},{rng.choice(['yes', 'no'])}" for _ in range(1500)]
+    data = "\n".join(["age,hours,label", *rows]).encode()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state["upload_kept"] = ("people.csv", data, upload_digest(data))
+    at.query_params.update({"dataset": "Uploaded CSV", "randomness": "teaching"})
+    at.run()
+    at.switch_page("pages/3_Compare_methods.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.radio(key="sweep_source").set_value(source).run()
+    at.multiselect(key="cmp_methods").set_value([("output", "pure")]).run()
+    at.multiselect(key="cmp_values_n").set_value([500, 1000]).run()
+    at.select_slider(key="cmp_k").set_value(20).run()
+    next(b for b in at.button if b.label == "Run").click().run()
+    job = at.session_state["slot_cmp"].job
+    assert job.wait(240) and job.error is None, job.error
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert sorted(set(job.latest.frame["n"])) == [500, 1000]
+
+
+@pytest.mark.parametrize(
+    "page", ["pages/1_Budget_allocation.py", "pages/2_Coverage_and_sample_size.py", "pages/3_Compare_methods.py"]
+)
+def test_a_sweep_page_without_an_upload_says_so(page):
+    at = _page(page, dataset="Uploaded CSV")
+    assert not at.exception and "No CSV uploaded yet" in at.error[0].value

@@ -1,0 +1,104 @@
+"""What the sweep pages tune on: by default a stand-in built from the data's public facts (no
+privacy spent, dpci.data.standin); the real data only by an explicit choice, labelled not private
+wherever its results appear and noted on the odometer. And at which privacy zCDP meets epsilon-DP.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from dpci.data.preprocessing import CONSTANT_NAME
+from dpci.data.standin import PublicFacts, stand_in
+from ui import privacy
+from ui.data import load_data, loader
+from ui.settings import DATASETS, Settings
+from ui.state import kept_widget
+
+STAND_IN = "A stand-in from public facts (costs no privacy)"
+REAL = "The real data (not private)"
+PAPER_RHO = "the paper's ρ = ε²/2 (a weaker guarantee)"
+EQUAL = "equal (ε, δ), δ from the sidebar"
+
+
+def source(s: Settings) -> str:
+    """The data a sweep runs on: the synthetic data as they are (public), else the user's choice."""
+    if s.dataset == DATASETS[1]:
+        st.caption("The synthetic data are public (no real people): sweeps run on them directly.")
+        return "synthetic"
+    choice = kept_widget(
+        st.radio,
+        "Run the sweep on",
+        [STAND_IN, REAL],
+        "sweep_source",
+        horizontal=True,
+        help="Every look at the real data is a privacy cost, and a choice made from it is never paid for. The "
+        "stand-in has only the public facts of your data (n, the feature names) and costs nothing.",
+    )
+    if choice == STAND_IN:
+        facts = _facts(s, s.d)
+        st.caption(f"Stand-in: synthetic rows with {facts.describe()}; labels from a public guess of the coefficients.")
+        return "stand-in"
+    st.warning(
+        "Running on the real data: the results are computed without privacy and are **not private**; a split or c "
+        "chosen from them is chosen from the data, and Present will say so."
+    )
+    return "real"
+
+
+def _facts(s: Settings, d: int) -> PublicFacts:
+    """n and the feature names: public facts (the rows are read only for their count and names)."""
+    X, _, names, _ = load_data(replace(s, d=int(d)))
+    return PublicFacts(len(X), tuple(v for v in names if v != CONSTANT_NAME), privacy.dataset_label(s))
+
+
+def sweep_loader(s: Settings, where: str):
+    """``load(d)`` for the sweeps on the chosen source (all rows, as :func:`ui.data.loader`)."""
+    real = loader(s)  # built here, in the page's run (the sweep calls it from a background thread)
+    if where != "stand-in":
+        return real
+
+    label = privacy.dataset_label(s)
+
+    def load(d):
+        X, _, names = real(d)  # only the count of rows and the names are read
+        return stand_in(PublicFacts(len(X), tuple(v for v in names if v != CONSTANT_NAME), label))
+
+    return load
+
+
+def sweep_arrays(s: Settings, where: str):
+    """(X, y, names) at the settings' d and n on the chosen source."""
+    if where != "stand-in":
+        X, y, names, _ = load_data(s)
+        return X, y, names
+    return stand_in(_facts(s, s.d))
+
+
+def note_real_sweep(s: Settings, where: str, what: str, key) -> None:
+    """A sweep that ran on the real data goes on the odometer as a result no guarantee covers."""
+    if where == "real":
+        privacy.note_not_private(s, f"sweep:{what}:{hash(key)}", f"{what} run on the real data")
+
+
+def note_chosen_from_data(s: Settings, where: str, what: str) -> None:
+    if where == "real":
+        privacy.note_not_private(s, f"chosen:{what}", f"{what} chosen from a sweep on the real data")
+
+
+def comparison_delta(s: Settings, pairs) -> float | None:
+    """None: zCDP methods run at the paper's rho = epsilon^2/2; else the delta of an equal-(epsilon,
+    delta) comparison. Asked only when the chosen methods mix the two notions."""
+    if len({p for _, p in pairs}) < 2:
+        return None
+    choice = kept_widget(
+        st.radio,
+        "Compare zCDP with ε-DP at",
+        [EQUAL, PAPER_RHO],
+        "equal_privacy",
+        horizontal=True,
+        help="At the paper's ρ = ε²/2, a zCDP method promises much less than ε-DP: ρ = 0.5 is (5.76, 10⁻⁶)-DP, "
+        "not (1, 0). At equal (ε, δ) both promise the same.",
+    )
+    return s.delta if choice == EQUAL else None
