@@ -8,6 +8,7 @@ release and stores what it learned in attributes ending in ``_``.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -16,11 +17,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import methods
 from .accounting import PRIVACY_NOTIONS, Split
+from .exceptions import PrivacyLeakWarning
 from .intervals import MAX_SAMPLES, MIN_SAMPLES, check_count
 from .losses import HuberLoss, LogisticLoss
 from .noise import check_random_state
 from .release import _release
-from .validation import check_data, check_features
+from .solver import ConvergenceError
+from .validation import check_classes, check_data, check_features
 
 
 def _positive_real(name, value):
@@ -60,6 +63,23 @@ def _random_state(name, value):
     check_random_state(value)
 
 
+def _label_set(name, value):
+    if value is not None:
+        check_classes(value)
+
+
+def _flag(name, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}.")
+
+
+LEARNED_CLASSES = (
+    "classes_ were learned from y: which labels occur (and that there are two) is a fact about the data "
+    "that the privacy guarantee does not cover, and one-class data would be refused. Pass "
+    "classes=(negative, positive) to make the label set a public parameter."
+)
+
+
 class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
     """Shared machinery of the private ERM classifiers (no intercept: X carries its constant column)."""
 
@@ -73,6 +93,8 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         "alpha": _open_unit,
         "n_samples": _sample_count,
         "random_state": _random_state,
+        "classes": _label_set,
+        "private_errors": _flag,
     }
 
     def _validate_params(self):
@@ -94,20 +116,29 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit privately and compute private (1 - alpha) intervals. Rows of X must have norm <= 1."""
         self._validate_params()
-        X, signs, classes, names = check_data(X, y)
-        release = _release(  # private_confidence_intervals without checking the data a second time
-            X,
-            signs,
-            self._loss(),
-            mechanism=self._method().name,
-            privacy=self.privacy,
-            budget=self.budget,
-            split=None if self.split is None else Split.coerce(self.split),
-            c=self.c,
-            alpha=self.alpha,
-            n_samples=self.n_samples,
-            random_state=self.random_state,
-        )
+        X, signs, classes, names = check_data(X, y, self.classes, private_errors=self.private_errors)
+        if self.classes is None:
+            warnings.warn(LEARNED_CLASSES, PrivacyLeakWarning, stacklevel=2)
+        try:
+            release = _release(  # private_confidence_intervals without checking the data a second time
+                X,
+                signs,
+                self._loss(),
+                mechanism=self._method().name,
+                privacy=self.privacy,
+                budget=self.budget,
+                split=None if self.split is None else Split.coerce(self.split),
+                c=self.c,
+                alpha=self.alpha,
+                n_samples=self.n_samples,
+                random_state=self.random_state,
+            )
+        except ConvergenceError:
+            if not self.private_errors:
+                raise
+            raise ConvergenceError(  # the solver's message quotes a gradient norm computed from the data
+                "The Newton solver did not reach the exact minimiser objective perturbation needs; try a larger c."
+            ) from None
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
         if names is not None:
@@ -166,7 +197,7 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """theta . x for each row (post-processing of the private coefficients)."""
         self._check_fitted()
-        X, _ = check_features(X, self.n_features_in_)
+        X, _ = check_features(X, self.n_features_in_, private_errors=self.private_errors)
         return X @ self.coef_
 
     def predict(self, X):
@@ -198,6 +229,14 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
         Monte Carlo samples m of Algorithms 3 and 5 (unused by the zCDP output closed form).
     random_state : None, int or numpy.random.Generator
         The only source of randomness.
+    classes : pair of labels or None
+        The public label set (negative, positive): ``classes_`` is exactly it and ``classes[1]`` is
+        coded +1. y may then hold only one of them (the release still happens, so one-class data do
+        not decide whether it does); a label outside it is refused. None learns the two labels from
+        y, which the guarantee does not cover (a ``PrivacyLeakWarning`` says so).
+    private_errors : bool
+        True: errors about the data say what is wrong without quoting values, row indices or counts
+        from it (safe to show to others). False (default): they name what they found.
 
     Attributes
     ----------
@@ -220,6 +259,8 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
         n_samples=10_000,
         random_state=None,
         method=None,
+        classes=None,
+        private_errors=False,
     ):
         self.mechanism = mechanism
         self.privacy = privacy
@@ -230,6 +271,8 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
         self.n_samples = n_samples
         self.random_state = random_state
         self.method = method
+        self.classes = classes
+        self.private_errors = private_errors
 
     def _loss(self):
         return LogisticLoss()
@@ -262,6 +305,8 @@ class PrivateHuberSVM(_PrivateERMClassifier):
         n_samples=10_000,
         random_state=None,
         method=None,
+        classes=None,
+        private_errors=False,
     ):
         self.h = h
         self.mechanism = mechanism
@@ -273,6 +318,8 @@ class PrivateHuberSVM(_PrivateERMClassifier):
         self.n_samples = n_samples
         self.random_state = random_state
         self.method = method
+        self.classes = classes
+        self.private_errors = private_errors
 
     def _loss(self):
         return HuberLoss(self.h)

@@ -1,4 +1,11 @@
-"""Checks of the input contract: finite numbers, rows in the unit L2 ball, two labels."""
+"""Checks of the input contract: finite numbers, rows in the unit L2 ball, two labels.
+
+Every check takes ``private_errors``: False (the default) names what it found (a row index, a
+norm, a label value) to help fix the data; True says only what is wrong, quoting no data value,
+row index or count taken from the data, so that an error shown to others leaks nothing the
+release would not. What is public is quoted either way: n, d, column names (the schema) and the
+label set ``classes``.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +18,7 @@ from .exceptions import DataValidationError
 NORM_TOL = 1e-9
 
 
-def check_features(X, n_features=None):
+def check_features(X, n_features=None, *, private_errors=False):
     """Return (X as a float ndarray, feature names or None); refuse NaN/inf and wrong shapes."""
     names = None
     if hasattr(X, "tocsr") or hasattr(X, "sparse"):  # scipy.sparse matrices and arrays
@@ -36,24 +43,24 @@ def check_features(X, n_features=None):
     if arr.ndim != 2:
         raise DataValidationError(f"X must be a 2-D array (rows x features), got {arr.ndim} dimension(s).")
     if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise DataValidationError(f"X is empty (shape {arr.shape}).")
+        raise DataValidationError(f"X is empty (shape {arr.shape}).")  # n and d are public
     if n_features is not None and arr.shape[1] != n_features:
         raise DataValidationError(f"X has {arr.shape[1]} features, but the model was fitted with {n_features}.")
     if not np.isfinite(arr).all():
         bad = np.argwhere(~np.isfinite(arr))[0]
-        raise DataValidationError(
-            f"X contains NaN or infinite values (first at row {bad[0]}, column {bad[1]}); drop or impute them."
-        )
+        where = "" if private_errors else f" (first at row {bad[0]}, column {bad[1]})"
+        raise DataValidationError(f"X contains NaN or infinite values{where}; drop or impute them.")
     return arr, names
 
 
-def check_unit_ball(X):
+def check_unit_ball(X, *, private_errors=False):
     """Refuse rows with ||x|| > 1 + NORM_TOL; project rows just outside (rounding) onto the sphere."""
     sq = np.einsum("ij,ij->i", X, X)
     worst = int(np.argmax(sq))
     if sq[worst] > (1.0 + NORM_TOL) ** 2:
+        which = "a row has L2 norm" if private_errors else f"row {worst} has L2 norm {np.sqrt(sq[worst]):.6g}"
         raise DataValidationError(
-            f"row {worst} has L2 norm {np.sqrt(sq[worst]):.6g} > 1. The privacy guarantee assumes every row "
+            f"{which} > 1. The privacy guarantee assumes every row "
             "lies in the unit ball (Section 3): scale features by public bounds and divide each row by its "
             "norm, e.g. with dpci.data.UnitBallPreprocessor."
         )
@@ -62,6 +69,22 @@ def check_unit_ball(X):
         X = X.copy()
         X[over] /= np.sqrt(sq[over])[:, None]
     return X
+
+
+def check_classes(classes):
+    """The public label set ``classes=(negative, positive)`` as a 2-element array (``classes[1]`` is +1).
+
+    A parameter, not data: refused with a ValueError naming what was given.
+    """
+    if isinstance(classes, (str, bytes)) or not hasattr(classes, "__len__") or len(classes) != 2:
+        raise ValueError(f"classes must be a pair (negative label, positive label), got {classes!r}.")
+    labels = list(classes.tolist() if isinstance(classes, np.ndarray) else classes)
+    if any(v is None or (isinstance(v, float) and v != v) for v in labels) or labels[0] == labels[1]:
+        raise ValueError(f"classes must hold two distinct labels, neither None nor NaN; got {classes!r}.")
+    arr = np.asarray(labels)
+    if arr.dtype.kind in "US" and not all(isinstance(v, (str, bytes)) for v in labels):
+        arr = np.asarray(labels, dtype=object)  # (0, "yes") stays a number and a string, not "0" and "yes"
+    return arr
 
 
 def _label_vector(y, n_rows):
@@ -76,26 +99,63 @@ def _label_vector(y, n_rows):
     return y
 
 
-def check_labels(y, n_rows):
-    """Map two labels to -1/+1; return (signs, classes). classes[1] is the positive class."""
+def _equal(y, label):
+    """Elementwise y == label as a boolean array (False where the types cannot be compared)."""
+    try:
+        same = np.asarray(y == label, dtype=bool)
+    except (TypeError, ValueError):
+        same = np.array([v == label for v in y.tolist()], dtype=bool)
+    return same if same.shape == y.shape else np.zeros(y.shape, dtype=bool)
+
+
+def _first_quoted(y, where):
+    """The first label at the indices ``where``, quoted with how many there are (never under private_errors)."""
+    i = where[0]
+    return f"y[{i}] = {y[i : i + 1].tolist()[0]!r} ({where.size} of {y.size} labels)"
+
+
+def _signs_by_classes(y, classes, private_errors):
+    """y coded by the public label set: classes[1] -> +1, classes[0] -> -1; one class alone is fine."""
+    positive, negative = _equal(y, classes[1]), _equal(y, classes[0])
+    outside = np.flatnonzero(~(positive | negative))
+    if outside.size:
+        found = "" if private_errors else f": {_first_quoted(y, outside)}"
+        raise DataValidationError(
+            f"y holds a label outside classes={tuple(classes.tolist())!r}{found}. "
+            "Drop those rows, or recode them to one of the two classes."
+        )
+    return np.where(positive, 1.0, -1.0)
+
+
+def check_labels(y, n_rows, classes=None, *, private_errors=False):
+    """Map two labels to -1/+1; return (signs, classes). classes[1] is the positive class.
+
+    With ``classes`` (the public label set) y is coded by it, and a y holding only one of them is
+    accepted; without it the two labels are learned from y (sorted), which is not private.
+    """
     y = _label_vector(y, n_rows)
     if y.dtype.kind in "fc" and not np.isfinite(y).all():
         raise DataValidationError("y contains NaN or infinite values; drop those rows.")
     if y.dtype == object and any(v is None or (isinstance(v, float) and v != v) for v in y):
         raise DataValidationError("y contains missing values; drop those rows.")
+    if classes is not None:
+        classes = check_classes(classes)
+        return _signs_by_classes(y, classes, private_errors), classes
     try:
-        classes, codes = np.unique(y, return_inverse=True)
+        learned, codes = np.unique(y, return_inverse=True)
     except TypeError:
         raise DataValidationError("y mixes label types that cannot be compared; use two labels of one type.") from None
-    if len(classes) != 2:
-        shown = ", ".join(map(repr, classes[:5].tolist())) + (" ..." if len(classes) > 5 else "")
+    if len(learned) != 2:
+        shown = ", ".join(map(repr, learned[:5].tolist())) + (" ..." if len(learned) > 5 else "")
+        found = "" if private_errors else f", found {len(learned)}: {shown}"
         raise DataValidationError(
-            f"y must have exactly two distinct labels for binary classification, found {len(classes)}: {shown}."
+            f"y must have exactly two distinct labels for binary classification{found}. "
+            "Pass classes=(negative, positive) to name the public label set (then one class alone is accepted)."
         )
-    return np.where(codes == 1, 1.0, -1.0), classes
+    return np.where(codes.reshape(-1) == 1, 1.0, -1.0), learned
 
 
-def check_signs(y, n_rows):
+def check_signs(y, n_rows, *, private_errors=False):
     """Labels already coded -1/+1 (the low-level functions of dpci.release); return them as floats.
 
     The sensitivities (Lemmas 2-5) assume y_i in {-1, +1}; any other value voids the guarantee.
@@ -105,22 +165,25 @@ def check_signs(y, n_rows):
     signs = y.astype(float) if y.dtype.kind in "biuf" else np.full(y.shape, np.nan)
     bad = np.flatnonzero((signs != 1.0) & (signs != -1.0))
     if bad.size:
+        found = "" if private_errors else f", but {_first_quoted(y, bad)} are neither"
         raise DataValidationError(
-            f"y must hold exactly the values -1 and +1 (this low-level function takes coded labels), but "
-            f"y[{bad[0]}] = {y[bad[0] : bad[0] + 1].tolist()[0]!r} ({bad.size} of {n_rows} labels are neither). "
+            f"y must hold exactly the values -1 and +1 (this low-level function takes coded labels){found}. "
             "dpci.PrivateLogisticRegression and dpci.PrivateHuberSVM accept any two labels and code them for you."
         )
     return signs
 
 
-def check_signed_data(X, y):
+def check_signed_data(X, y, *, private_errors=False):
     """Validate the input of dpci.release: return (X in the unit ball, y as -1.0/+1.0 floats)."""
-    X, _ = check_features(X)
-    return check_unit_ball(X), check_signs(y, X.shape[0])
+    X, _ = check_features(X, private_errors=private_errors)
+    return check_unit_ball(X, private_errors=private_errors), check_signs(y, X.shape[0], private_errors=private_errors)
 
 
-def check_data(X, y):
-    """Validate a training set; return (X in the unit ball, signs in {-1,+1}, classes, names)."""
-    X, names = check_features(X)
-    signs, classes = check_labels(y, X.shape[0])
-    return check_unit_ball(X), signs, classes, names
+def check_data(X, y, classes=None, *, private_errors=False):
+    """Validate a training set; return (X in the unit ball, signs in {-1,+1}, classes, names).
+
+    ``classes`` is the public label set (see :func:`check_labels`); None learns it from y.
+    """
+    X, names = check_features(X, private_errors=private_errors)
+    signs, classes = check_labels(y, X.shape[0], classes, private_errors=private_errors)
+    return check_unit_ball(X, private_errors=private_errors), signs, classes, names
