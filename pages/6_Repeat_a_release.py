@@ -34,8 +34,8 @@ problem = ui.c_problem(settings, n)
 if problem is not None:
     st.error(problem[0])
     st.stop()
-key = ("repeat", settings.mech, settings.priv, settings.budget, settings.split, settings.c, settings.level, settings.model)
-key += (settings.h, d, n, k, settings.seed)
+key = ("repeat", settings.mech, settings.priv, settings.budget, settings.split, settings.c, settings.level)
+key += (settings.model, settings.h, d, n, k, settings.seed)
 make = partial(
     iter_repeated_releases,
     theta,

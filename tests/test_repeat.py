@@ -30,7 +30,9 @@ def test_the_same_seed_repeats_the_same_demonstration_and_another_differs():
 
 
 def test_private_intervals_cover_near_their_level_and_the_running_count_has_its_se():
-    p = _last(iter_repeated_releases(THETA, 5_000, LogisticLoss(), "output", "zcdp", 0.5, repetitions=60, random_state=3))
+    p = _last(
+        iter_repeated_releases(THETA, 5_000, LogisticLoss(), "output", "zcdp", 0.5, repetitions=60, random_state=3)
+    )
     share, se = p.coverage("private")
     assert se == pytest.approx(np.sqrt(share * (1 - share) / 180))
     assert share >= 0.95 - 3 * se  # 180 intervals (60 repetitions x 3 coefficients)

@@ -35,7 +35,9 @@ def repeat_plot(frame, theta0, coefficient, name, level, ghost=None, title=None)
             old = ghost[(ghost["kind"] == kind) & (ghost["coefficient"] == coefficient)]
             x, y = _segments(old)
             fig.add_trace(
-                go.Scatter(x=x, y=y, mode="lines", line=dict(color=GHOST, width=3), name="earlier run", showlegend=col == 1),
+                go.Scatter(
+                    x=x, y=y, mode="lines", line=dict(color=GHOST, width=3), name="earlier run", showlegend=col == 1
+                ),
                 row=1,
                 col=col,
             )
