@@ -20,6 +20,18 @@ def _wait_for_app(page):
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
 
 
+def _choose(page, label, option):
+    """Pick an option of a select box, again if a rerun closed its list before the click landed."""
+    for _ in range(5):
+        page.locator('[data-testid="stSelectbox"]', has_text=label).first.click()
+        try:
+            page.get_by_role("option", name=option).click(timeout=10_000)
+            return
+        except Exception:  # noqa: BLE001 - a rerun redrew the page under the click: try again
+            _wait_for_app(page)
+    raise AssertionError(f"could not choose {option!r} in {label!r}")
+
+
 def _private_upper(page):
     """The private intervals' right ends as drawn by Plotly (first trace of the forest plot)."""
     return page.evaluate(
@@ -69,8 +81,7 @@ def test_explorer_draws_and_follows_a_slider(app_url, page):
 def test_bad_csv_upload_gets_a_clear_message(app_url, page, tmp_path):
     page.goto(app_url)
     _wait_for_app(page)
-    page.locator('[data-testid="stSelectbox"]', has_text="Dataset").click()
-    page.get_by_role("option", name="Uploaded CSV").click()
+    _choose(page, "Dataset", "Uploaded CSV")
     page.get_by_text("Upload a CSV to see private intervals").wait_for()
     bad = tmp_path / "tiny.csv"
     bad.write_text("age,income\n30,yes\n40,no\n50,yes\n")
@@ -162,8 +173,7 @@ def test_the_odometer_counts_every_release_from_an_upload_and_teaching_mode_is_l
     csv.write_text("age,hours,label\n" + "\n".join(f"{a:.0f},{h:.0f},{v}" for a, h, v in zip(age, hours, label)))
     page.goto(app_url)
     _wait_for_app(page)
-    page.locator('[data-testid="stSelectbox"]', has_text="Dataset").click()
-    page.get_by_role("option", name="Uploaded CSV").click()
+    _choose(page, "Dataset", "Uploaded CSV")
     page.locator('input[type="file"]').set_input_files(str(csv))
     page.wait_for_selector(".js-plotly-plot")
     page.get_by_text(re.compile(r"spent in 1 private release\b")).first.wait_for(timeout=60_000)
