@@ -39,12 +39,14 @@ from __future__ import annotations
 
 import math
 import threading
+import warnings
 from collections import OrderedDict
 from functools import lru_cache
 
 import numpy as np
 
 from ..accounting import Allocation, PrivacySpend, StepSpend, check_budget, check_split
+from ..exceptions import UnderCoverageWarning
 from ..intervals import quantile_interval
 from ..mechanisms import NoiseLaw
 from ..solver import row_major_transpose, weighted_gram
@@ -53,8 +55,11 @@ from .base import Method, PrivateRelease
 STATISTICS = ("linear statistic", "second moments", "first moment")  # the ledger's steps (phi1, phi2, phi3)
 SENSITIVITIES = (2.0, math.sqrt(2.0), 2.0)  # Eq. 8, Eq. 9, and the oriented first moment (see above)
 PRIOR_SD = 10.0  # theta ~ N(0, PRIOR_SD^2 I): weak for rows in the unit ball (|x'theta| <= ||theta||)
-GH_NODES = 64  # Gauss-Hermite nodes (tests: error < 1e-8 against 10^6-draw Monte Carlo up to sd(u) = 20)
+GH_NODES = 48  # Gauss-Hermite nodes for sd(u) <= WIDE_SD; wider, composite Gauss-Legendre (tanh_moments)
+WIDE_SD = 1.5
 NUISANCE_DRAWS = 16  # draws of the covariate moments' privacy noise in the likelihood
+MIN_ESS = 200  # below it the sampler warns
+IS_DRAWS = 4000  # weighted draws of the final importance-sampling round (ESS is reported)
 REPLICATE_DRAWS = 2000  # posterior draws per bootstrap replicate
 PROPOSAL_DF = 5.0  # Student-t proposal's degrees of freedom
 
@@ -95,33 +100,65 @@ def _hermite(k: int):
     return nodes, weights / math.sqrt(2.0 * math.pi)
 
 
+def _derivatives(u):
+    """g, g', g'', g''' at u for g = tanh(u/2), stacked on a new last axis."""
+    tau = np.tanh(u / 2.0)
+    sech2 = 1.0 - tau * tau
+    return np.stack([tau, sech2 / 2.0, -tau * sech2 / 2.0, -sech2 * (1.0 - 3.0 * tau * tau) / 4.0], axis=-1)
+
+
+@lru_cache(maxsize=1)
+def _panels():
+    """Composite Gauss-Legendre nodes on [-30, 30] (panels of width 3, a break at 0), their weights,
+    and g - sign, g', g'', g''' there (these decay like exp(-|u|): below 1e-12 outside)."""
+    x, w = np.polynomial.legendre.leggauss(8)
+    left = np.arange(-30.0, 30.0, 3.0)
+    grid = (left[:, None] + 1.5 * (x + 1.0)).ravel()
+    derivs = _derivatives(grid)
+    derivs[:, 0] -= np.sign(grid)
+    return grid, np.tile(1.5 * w, len(left)), derivs
+
+
 def tanh_moments(mu, var, k: int = GH_NODES) -> np.ndarray:
     """E[g^(j)(u)] for j = 0..3, g = tanh(u/2), u ~ N(mu, var) (arrays broadcast): shape (..., 4).
 
-    g' = (1 - tau^2)/2, g'' = -tau (1 - tau^2)/2, g''' = -(1 - tau^2)(1 - 3 tau^2)/4, tau = g(u)."""
+    g' = (1 - tau^2)/2, g'' = -tau (1 - tau^2)/2, g''' = -(1 - tau^2)(1 - 3 tau^2)/4, tau = g(u).
+    For sd(u) <= WIDE_SD, Gauss-Hermite with ``k`` nodes. Wider, the derivatives (which decay like
+    exp(-|u|)) are peaked on the scale of the Gaussian and Gauss-Hermite converges slowly; there the
+    expectation is integrated in u by composite Gauss-Legendre on [-30, 30] (break at 0), with
+    E[g] = P(u > 0) - P(u < 0) + E[g(u) - sign(u)] (a decaying integrand, smooth on each side of 0)."""
+    mu, var = np.broadcast_arrays(np.asarray(mu, dtype=float), np.maximum(np.asarray(var, dtype=float), 0.0))
+    out = np.empty(mu.shape + (4,))
+    sd = np.sqrt(var)
+    narrow = sd <= WIDE_SD
     nodes, weights = _hermite(k)
-    u = np.asarray(mu)[..., None] + np.sqrt(np.maximum(np.asarray(var), 0.0))[..., None] * nodes
-    tau = np.tanh(u / 2.0)
-    sech2 = 1.0 - tau * tau
-    derivs = np.stack([tau, sech2 / 2.0, -tau * sech2 / 2.0, -sech2 * (1.0 - 3.0 * tau * tau) / 4.0], axis=-1)
-    return np.einsum("...kj,k->...j", derivs, weights)
+    u = mu[narrow][:, None] + sd[narrow][:, None] * nodes
+    out[narrow] = np.einsum("ikj,k->ij", _derivatives(u), weights)
+    if not narrow.all():
+        from scipy.special import ndtr
+
+        m, s = mu[~narrow][:, None], sd[~narrow][:, None]
+        grid, gw, derivs = _panels()
+        wide = (gw * np.exp(-0.5 * ((grid - m) / s) ** 2) / (s * math.sqrt(2.0 * math.pi))) @ derivs
+        wide[:, 0] += ndtr(m[:, 0] / s[:, 0]) - ndtr(-m[:, 0] / s[:, 0])
+        out[~narrow] = wide
+    return out
 
 
 def model_moments(theta, m, S):
     """F = E[x tanh(x'theta/2)] and W = E[x x' sech^2(x'theta/2)] for x ~ N(m, S), batched over leading
-    axes. Stein's lemma with b = S theta (u = x'theta ~ N(m'theta, theta'b)):
+    axes (broadcast). Stein's lemma with b = S theta (u = x'theta ~ N(m'theta, theta'b)):
     F = m E g + b E g';  W = 2 [E g' (S + m m') + E g'' (m b' + b m') + E g''' b b']."""
-    b = np.einsum("...jk,...k->...j", S, theta)
-    a = tanh_moments(np.einsum("...j,...j->...", m, theta), np.einsum("...j,...j->...", theta, b))
+    b = (S @ theta[..., None])[..., 0]
+    a = tanh_moments((m * theta).sum(-1), (b * theta).sum(-1))
     a0, a1, a2, a3 = (a[..., i, None] for i in range(4))
     F = a0 * m + a1 * b
-    mb = m[..., :, None] * b[..., None, :]
-    W = 2.0 * (
-        a1[..., None] * (S + m[..., :, None] * m[..., None, :])
-        + a2[..., None] * (mb + np.swapaxes(mb, -1, -2))
-        + a3[..., None] * b[..., :, None] * b[..., None, :]
-    )
-    return F, W
+    mb = m[..., :, None] * (a2 * b)[..., None, :]
+    W = a1[..., None] * (S + m[..., :, None] * m[..., None, :])
+    W += mb
+    W += np.swapaxes(mb, -1, -2)
+    W += (a3 * b)[..., :, None] * b[..., None, :]
+    return F, 2.0 * W
 
 
 # --- statistics and their noise -------------------------------------------------------------------
@@ -164,7 +201,7 @@ def _psd(S):
 def covariate_draws(Z2, z3, sigmas, n: int, k: int, rng):
     """K draws of the covariate model's (m, S) given the noisy Z2, z3 (flat prior on the latent sums,
     so each is the release minus a fresh draw of its noise), S = S2/n - m m' projected onto the PSD
-    cone. Draw 0 is the plug-in estimate itself when ``k`` is 1."""
+    cone. With ``k`` = 1, the plug-in estimate itself (no draw)."""
     d = len(z3)
     if k == 1:
         m = z3 / n
@@ -179,12 +216,11 @@ def log_likelihood(thetas, z1, ms, Ss, n: int, sigma1: float, block: int = 256) 
     """log p(z1 | theta) for each row of ``thetas``: the mean over the K covariate draws of
     N(z1; n F, n W + sigma1^2 I) (normal approximation of s1 plus its privacy noise)."""
     thetas = np.atleast_2d(thetas)
-    d, k = thetas.shape[1], len(ms)
+    d = thetas.shape[1]
     out = np.empty(len(thetas))
     eye = sigma1**2 * np.eye(d)
     for start in range(0, len(thetas), block):
-        th = thetas[start : start + block, None, :]
-        F, W = model_moments(np.broadcast_to(th, (th.shape[0], k, d)), ms[None], Ss[None])
+        F, W = model_moments(thetas[start : start + block, None, :], ms[None], Ss[None])
         chol = np.linalg.cholesky(n * W + eye)
         r = np.linalg.solve(chol, (z1 - n * F)[..., None])[..., 0]
         logdens = -0.5 * np.einsum("...j,...j->...", r, r) - np.log(np.diagonal(chol, axis1=-2, axis2=-1)).sum(-1)
@@ -257,24 +293,28 @@ def systematic_resample(rng, weights, size: int) -> np.ndarray:
     return np.minimum(np.searchsorted(np.cumsum(weights), positions), len(weights) - 1)
 
 
-def sample_posterior(z1, Z2, z3, sigmas, n, rng, n_draws, prior_sd=PRIOR_SD, nuisance=NUISANCE_DRAWS):
-    """Posterior draws of theta given the released statistics: (mean, draws (n_draws, d), ESS).
+def sample_posterior(z1, ms, Ss, plug_in, n, sigma1, rng, n_draws, prior_sd=PRIOR_SD):
+    """Posterior draws of theta given z1 and the covariate draws (ms, Ss): (mean, draws, ESS).
 
-    Importance sampling: round 1 from a t proposal at the Gauss-Newton mode with twice its covariance,
-    round 2 from a t proposal with round 1's weighted mean and 1.5 x its covariance; the final
-    weighted draws are resampled systematically into ``n_draws`` equally weighted ones."""
-    m0, S0 = covariate_draws(Z2, z3, sigmas, n, 1, rng)
-    mode, cov = posterior_mode(z1, m0[0], S0[0], n, sigmas[0], prior_sd)
-    ms, Ss = covariate_draws(Z2, z3, sigmas, n, nuisance, rng)
-    center, cov, size = mode, 2.0 * cov, max(500, n_draws // 4)
-    for scale in (None, 1.5):
-        if scale is not None:
-            center, cov, size = mean, scale * cov, n_draws
-        draws, logq = _t_draws(rng, center, cov, size)
-        logw = log_posterior(draws, z1, ms, Ss, n, sigmas[0], prior_sd) - logq
-        w, mean, cov = _weighted_moments(draws, logw)
+    Importance sampling: round 1 (IS_DRAWS/4 draws) from a t proposal at the Gauss-Newton mode (with
+    the plug-in covariate moments ``plug_in`` = (m, S)) with twice its covariance, round 2 (IS_DRAWS)
+    from a t proposal with round 1's weighted mean and 1.5 x its covariance; the final weighted draws
+    are resampled systematically into ``n_draws`` equally weighted ones. A low effective sample size
+    (ESS < MIN_ESS) warns: the credible bounds are then Monte Carlo noisy."""
+    center, cov = posterior_mode(z1, *plug_in, n, sigma1, prior_sd)
+    for size, inflate in ((IS_DRAWS // 4, 2.0), (IS_DRAWS, 1.5)):
+        draws, logq = _t_draws(rng, center, inflate * cov, size)
+        logw = log_posterior(draws, z1, ms, Ss, n, sigma1, prior_sd) - logq
+        w, center, cov = _weighted_moments(draws, logw)
     ess = 1.0 / float(w @ w)
-    return mean, draws[systematic_resample(rng, w, n_draws)], ess
+    if ess < MIN_ESS:
+        warnings.warn(
+            f"kulkarni: the importance sampler's effective sample size is {ess:.0f} of {IS_DRAWS} draws; the "
+            "credible bounds are Monte Carlo noisy (the posterior is far from its Gauss-Newton approximation).",
+            UnderCoverageWarning,
+            stacklevel=3,
+        )
+    return center, draws[systematic_resample(rng, w, n_draws)], ess
 
 
 class KulkarniBayesian(Method):
@@ -333,9 +373,11 @@ class KulkarniBayesian(Method):
 
     def posterior(self, A, alloc, rng, n_draws, weights=None):
         """The noisy statistics of A (with row multiplicities ``weights``) and the posterior drawn from them."""
-        sigmas = noise_scales(alloc)
+        sigmas, n = noise_scales(alloc), A.shape[0]
         z1, Z2, z3 = add_noise(statistics(A, weights), sigmas, rng)
-        return sample_posterior(z1, Z2, z3, sigmas, A.shape[0], rng, n_draws, self.prior_sd)
+        plug_in = covariate_draws(Z2, z3, sigmas, n, 1, rng)
+        ms, Ss = covariate_draws(Z2, z3, sigmas, n, NUISANCE_DRAWS, rng)
+        return sample_posterior(z1, ms, Ss, (plug_in[0][0], plug_in[1][0]), n, sigmas[0], rng, n_draws, self.prior_sd)
 
     def release(self, A, loss, c, alloc, alpha, n_samples, rng, closed_form=True) -> PrivateRelease:
         """One release: the noisy statistics, then the posterior mean and the equal-tailed interval.
