@@ -41,11 +41,12 @@ import math
 import threading
 import warnings
 from collections import OrderedDict
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
 
-from ..accounting import Allocation, PrivacySpend, StepSpend, check_budget, check_split
+from ..accounting import Allocation
 from ..exceptions import UnderCoverageWarning
 from ..intervals import quantile_interval
 from ..mechanisms import NoiseLaw
@@ -335,19 +336,16 @@ class KulkarniBayesian(Method):
     how_it_trains = "releases noisy sums of y·x, x·xᵀ and x and computes the posterior of θ from them"
     prior_sd = PRIOR_SD
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()  # replicate theta -> posterior offsets
         self._lock = threading.Lock()
 
     # --- privacy map ---
     def allocate(self, budget, split, privacy: str) -> Allocation:
         """rho split into the three statistics' Gaussian mechanisms; each step spends its rho_i."""
-        privacy = self.check_notion(privacy)
-        total = check_budget(budget, privacy)
-        shares = self.default_split(privacy) if split is None else check_split(split, self.name, privacy)
-        phi = tuple(share * total for share in shares)
-        steps = tuple(StepSpend(step, share, None, rho) for step, share, rho in zip(STATISTICS, shares, phi))
-        return Allocation(privacy, self.name, total, tuple(shares), phi, None, PrivacySpend(privacy, self.name, steps))  # type: ignore[arg-type]
+        alloc = super().allocate(budget, split, privacy)  # zCDP only: step i spends rho_i = phi_i rho
+        steps = tuple(replace(step, step=name) for step, name in zip(alloc.spend.steps, STATISTICS))
+        return replace(alloc, spend=replace(alloc.spend, steps=steps))
 
     def approx_dp(self, alloc: Allocation, delta: float) -> float:
         """The tight epsilon at ``delta`` of the whole release (analytic Gaussian mechanism)."""
