@@ -3,6 +3,7 @@ map against hand values, the noise on each statistic (KS), the quadrature moment
 and adaptive quadrature, the posterior against an independent dense-grid reference in d = 2, its
 refusals, and coverage of its own estimand (the unregularised theta)."""
 
+import itertools
 import math
 
 import numpy as np
@@ -36,9 +37,9 @@ def test_privacy_map_against_hand_values():
     assert k.noise_scales(a) == pytest.approx([2 / math.sqrt(1.2), math.sqrt(2) / math.sqrt(0.6), 2 / math.sqrt(0.2)])
     b = METHOD.allocate(0.5, (0.5, 0.25, 0.25), "zcdp")
     assert [s.rho for s in b.spend.steps] == pytest.approx([0.25, 0.125, 0.125])
-    assert k.noise_scales(b) == pytest.approx([2.0, 2.0, 2 / math.sqrt(0.25)])
+    assert k.noise_scales(b) == pytest.approx([2 * math.sqrt(2), 2 * math.sqrt(2), 4.0])  # 2/sqrt(0.5), ...
     law = METHOD.coefficient_noise_law(b, 1000, 1e-3, dpci.LogisticLoss())
-    assert law.kind == "gaussian" and law.scale == pytest.approx(2.0)
+    assert law.kind == "gaussian" and law.scale == pytest.approx(2 * math.sqrt(2))
     # the coverage truth: the unregularised theta
     assert METHOD.estimand_c(b, 1000, 3, 1e-3, dpci.LogisticLoss()) == 0.0
 
@@ -54,7 +55,7 @@ def test_tight_epsilon_is_the_analytic_gaussian_mechanisms():
 
     assert delta(eps) == pytest.approx(1e-5, rel=1e-4)
     proposition2 = METHOD.allocate(0.5, None, "zcdp").spend.to_approx_dp(1e-5).epsilon
-    assert eps == pytest.approx(4.3346, abs=1e-3) and eps < proposition2  # 5.298 by Proposition 2
+    assert eps == pytest.approx(4.3772, abs=1e-3) and eps < proposition2  # 5.298 by Proposition 2
     assert k.gaussian_epsilon(1e-12, 0.5) == 0.0
 
 
@@ -112,8 +113,10 @@ def test_tanh_moments_against_adaptive_quadrature():
         cuts = sorted({lo, hi, *[p for p in (-30, -10, -3, 0, 3, 10, 30) if lo < p < hi]})
         return [
             sum(
-                integrate.quad(lambda u: k._derivatives(np.array(u))[j] * stats.norm.pdf(u, mu, sd), a, b, limit=500)[0]
-                for a, b in zip(cuts[:-1], cuts[1:])
+                integrate.quad(
+                    lambda u, j=j: k._derivatives(np.array(u))[j] * stats.norm.pdf(u, mu, sd), a, b, limit=500
+                )[0]
+                for a, b in itertools.pairwise(cuts)
             )
             for j in range(4)
         ]
@@ -148,7 +151,7 @@ def test_model_moments_against_monte_carlo_and_the_errata():
 
 
 # --- the posterior ---------------------------------------------------------------------------------
-def _grid_moments(theta_grid, m, S, nodes=40):
+def _grid_moments(theta_grid, m, S, nodes=24):
     """F and W on a grid of theta by tensor Gauss-Hermite over x itself (2-d, no Stein reduction)."""
     t, w = np.polynomial.hermite_e.hermegauss(nodes)
     w = w / math.sqrt(2 * math.pi)
@@ -163,11 +166,13 @@ def _grid_moments(theta_grid, m, S, nodes=40):
     return F, W
 
 
-def test_posterior_matches_an_independent_dense_grid_in_two_dimensions():
+def test_posterior_matches_an_independent_dense_grid_in_two_dimensions(monkeypatch):
     """n = 300, rho = 0.05: a wide, skewed posterior. The reference evaluates the same noise-aware
     likelihood (mean over the covariate draws of N(z1; n F, n W + sigma1^2 I)) times the prior on a
-    400 x 400 grid with moments by 2-d quadrature over x; the sampler's mean and 2.5%/97.5% marginal
-    quantiles agree within 0.06 posterior sd."""
+    240 x 240 grid with moments by 2-d quadrature over x; the sampler (16,000 importance draws: Monte
+    Carlo error ~0.025 sd at the 2.5% quantile) gives the mean and the 2.5%/97.5% marginal quantiles
+    within 0.06 posterior sd."""
+    monkeypatch.setattr(k, "IS_DRAWS", 16_000)
     rng = np.random.default_rng(5)
     theta = np.array([2.0, -1.0])
     X = rng.multivariate_normal([0.3, 0.1], [[0.08, 0.02], [0.02, 0.05]], size=300)
@@ -179,10 +184,10 @@ def test_posterior_matches_an_independent_dense_grid_in_two_dimensions():
     plug = k.covariate_draws(Z2, z3, sigmas, n, 1, rng)
     ms, Ss = k.covariate_draws(Z2, z3, sigmas, n, 4, rng)
     mean, draws, ess = k.sample_posterior(z1, ms, Ss, (plug[0][0], plug[1][0]), n, sigmas[0], rng, 20000)
-    assert ess > 1000
+    assert ess > 4000
 
     sd = draws.std(0)
-    axes = [np.linspace(mean[j] - 7 * sd[j], mean[j] + 7 * sd[j], 400) for j in range(2)]
+    axes = [np.linspace(mean[j] - 7 * sd[j], mean[j] + 7 * sd[j], 240) for j in range(2)]
     grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 2)
     dens = []
     for mk, Sk in zip(ms, Ss):
@@ -193,11 +198,11 @@ def test_posterior_matches_an_independent_dense_grid_in_two_dimensions():
         dens.append(-0.5 * quad - 0.5 * np.log(np.linalg.det(cov)))
     dens = np.array(dens)
     logp = np.log(np.exp(dens - dens.max()).mean(0)) - 0.5 * (grid**2).sum(1) / k.PRIOR_SD**2
-    p = np.exp(logp - logp.max()).reshape(400, 400)
+    p = np.exp(logp - logp.max()).reshape(240, 240)
     p /= p.sum()
     for j in range(2):
         marginal = p.sum(axis=1 - j)
-        cdf = np.cumsum(marginal)
+        cdf = np.cumsum(marginal) - marginal / 2  # at the cells' centres
         ref_q = np.interp([0.025, 0.975], cdf, axes[j])
         ref_mean = marginal @ axes[j]
         assert abs(mean[j] - ref_mean) < 0.06 * sd[j]
