@@ -214,21 +214,26 @@ def covariate_draws(Z2, z3, sigmas, n: int, k: int, rng):
 
 # --- posterior --------------------------------------------------------------------------------------
 def log_likelihood(thetas, z1, ms, Ss, n: int, sigma1: float, block: int = 256) -> np.ndarray:
-    """log p(z1 | theta) for each row of ``thetas``: the mean over the K covariate draws of
-    N(z1; n F, n W + sigma1^2 I) (normal approximation of s1 plus its privacy noise)."""
+    """log p(z1 | theta) for each row of ``thetas``: the normal approximation of s1 plus its privacy
+    noise, with the covariate moments' privacy noise integrated out to second order. Over the K draws
+    (m_k, S_k): z1 ~ N(n mean_k F_k, n mean_k W_k + n^2 cov_k F_k + sigma1^2 I), the moments of the
+    mixture of the K normals (one draw, K = 1: the plug-in likelihood). Moment matching keeps the
+    likelihood smooth and unimodal in theta, where the mixture itself is lumpy when the draws differ."""
     thetas = np.atleast_2d(thetas)
-    d = thetas.shape[1]
+    d, k = thetas.shape[1], len(ms)
     out = np.empty(len(thetas))
     eye = sigma1**2 * np.eye(d)
     for start in range(0, len(thetas), block):
         F, W = model_moments(thetas[start : start + block, None, :], ms[None], Ss[None])
-        chol = np.linalg.cholesky(n * W + eye)
-        r = np.linalg.solve(chol, (z1 - n * F)[..., None])[..., 0]
-        logdens = -0.5 * np.einsum("...j,...j->...", r, r) - np.log(np.diagonal(chol, axis1=-2, axis2=-1)).sum(-1)
-        top = logdens.max(axis=1, keepdims=True)
-        out[start : start + block] = (top[:, 0] + np.log(np.exp(logdens - top).mean(axis=1))) - 0.5 * d * math.log(
-            2 * math.pi
-        )
+        mean = F.mean(axis=1)
+        omega = n * W.mean(axis=1) + eye
+        if k > 1:
+            spread = F - mean[:, None]
+            omega += (n * n / (k - 1)) * np.einsum("bki,bkj->bij", spread, spread)
+        chol = np.linalg.cholesky(omega)
+        r = np.linalg.solve(chol, (z1 - n * mean)[..., None])[..., 0]
+        logdet = np.log(np.diagonal(chol, axis1=-2, axis2=-1)).sum(-1)
+        out[start : start + block] = -0.5 * np.einsum("bj,bj->b", r, r) - logdet - 0.5 * d * math.log(2 * math.pi)
     return out
 
 
@@ -297,13 +302,14 @@ def systematic_resample(rng, weights, size: int) -> np.ndarray:
 def sample_posterior(z1, ms, Ss, plug_in, n, sigma1, rng, n_draws, prior_sd=PRIOR_SD):
     """Posterior draws of theta given z1 and the covariate draws (ms, Ss): (mean, draws, ESS).
 
-    Importance sampling: round 1 (IS_DRAWS/4 draws) from a t proposal at the Gauss-Newton mode (with
-    the plug-in covariate moments ``plug_in`` = (m, S)) with twice its covariance, round 2 (IS_DRAWS)
-    from a t proposal with round 1's weighted mean and 1.5 x its covariance; the final weighted draws
-    are resampled systematically into ``n_draws`` equally weighted ones. A low effective sample size
+    Adaptive importance sampling: round 1 (IS_DRAWS/4 draws) from a t proposal at the Gauss-Newton
+    mode (with the plug-in covariate moments ``plug_in`` = (m, S)) with twice its covariance; rounds 2
+    and 3 (IS_DRAWS/4) and the final round (IS_DRAWS) from t proposals with the previous round's
+    weighted mean and 1.5 x (last: 1.2 x) its covariance; the final weighted draws are resampled
+    systematically into ``n_draws`` equally weighted ones. A low effective sample size
     (ESS < MIN_ESS) warns: the credible bounds are then Monte Carlo noisy."""
     center, cov = posterior_mode(z1, *plug_in, n, sigma1, prior_sd)
-    for size, inflate in ((IS_DRAWS // 4, 2.0), (IS_DRAWS, 1.5)):
+    for size, inflate in ((IS_DRAWS // 4, 2.0), (IS_DRAWS // 4, 1.5), (IS_DRAWS // 4, 1.5), (IS_DRAWS, 1.2)):
         draws, logq = _t_draws(rng, center, inflate * cov, size)
         logw = log_posterior(draws, z1, ms, Ss, n, sigma1, prior_sd) - logq
         w, center, cov = _weighted_moments(draws, logw)
