@@ -259,8 +259,10 @@ def test_bootstrap_replicates_and_their_intervals():
 @pytest.mark.slow
 def test_credible_intervals_cover_the_unregularised_theta():
     """Known truth, the covariate model holding (Gaussian covariates, a constant), n = 20,000, d = 4:
-    nominal 95%. Measured 0.95 at rho = 0.05 (noise-dominated) and 0.95 at rho = 5 (150 datasets each,
-    SE ~0.018 per coordinate, coordinates averaged)."""
+    nominal 95%, at rho = 0.05 (noise-dominated) and rho = 5, 150 datasets each (SE ~0.018 for the
+    coordinate-averaged coverage): it must lie in [0.91, 0.99]. Passed (274 s) with the plain-mixture
+    likelihood of an earlier commit; the exact coverage values were not recorded, and the run with the
+    current moment-matched likelihood was cut short for time."""
     theta = np.array([2.0, -1.5, 1.0, 0.5])
     for rho in (0.05, 5.0):
         rng, hits = np.random.default_rng(17), []
