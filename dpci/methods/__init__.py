@@ -10,6 +10,7 @@ objective or output perturbation under pure DP or zCDP.
 from __future__ import annotations
 
 from .base import NOTION_LABELS, Method, Notion, PrivateRelease
+from .kulkarni import KulkarniBayesian
 from .naive import NaiveInterval
 from .paper import ObjectivePerturbation, OutputPerturbation, PaperMethod
 from .wu import WuOutputPerturbation
@@ -64,15 +65,22 @@ def color(name: str, privacy: str) -> str:
     return _REGISTRY[name].color(privacy) if name in _REGISTRY else "#333333"
 
 
-for _method in (ObjectivePerturbation(), OutputPerturbation(), NaiveInterval(), WuOutputPerturbation()):
+for _method in (
+    ObjectivePerturbation(),
+    OutputPerturbation(),
+    NaiveInterval(),
+    WuOutputPerturbation(),
+    KulkarniBayesian(),
+):
     register(_method)
 PAPER = ("objective", "output")
-BUILT_IN = (*PAPER, "naive", "wu")
+BUILT_IN = (*PAPER, "naive", "wu", "kulkarni")
 PAPER_PAIRS = (("objective", "pure"), ("output", "pure"), ("objective", "zcdp"), ("output", "zcdp"))
 
 __all__ = [
     "PAPER",
     "PAPER_PAIRS",
+    "KulkarniBayesian",
     "Method",
     "NaiveInterval",
     "Notion",
