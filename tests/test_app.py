@@ -567,3 +567,11 @@ def test_repeat_a_release_stacks_hits_and_misses_and_keeps_the_last_run_in_grey(
     at.run()
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert "earlier run" in {t["name"] for t in spec["data"]}
+
+
+def test_a_zcdp_only_method_never_meets_pure_dp():
+    at = _explorer({"mechanism": "Kulkarni et al. noise-aware Bayesian", "privacy": "Pure ε-DP", "n": "2000", "d": "2"})
+    _no_errors(at)
+    assert at.sidebar.radio(key="w_privacy").value == "ρ-zCDP"
+    assert at.sidebar.radio(key="w_privacy").options == ["ρ-zCDP"]
+    assert at.get("plotly_chart")

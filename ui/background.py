@@ -10,6 +10,7 @@ import time
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
+from dpci import methods as registry
 from dpci.experiments import bootstrap
 from dpci.experiments.bootstrap import iter_variability
 from dpci.presentation.tables import escape_markdown
@@ -107,8 +108,14 @@ def variability_key(s: Settings):
         round(s.budget * s.split[0], 12),
         s.c,
         s.seed,
-        s.vi_replicates,
+        replicates(s),
     )
+
+
+def replicates(s: Settings) -> int:
+    """The bootstrap replicates to run: the setting, at most the method's own limit (a slow replicate)."""
+    most = registry.get(s.mech).max_replicates
+    return s.vi_replicates if most is None else min(s.vi_replicates, most)
 
 
 def existing_variability_job(s: Settings):
@@ -133,7 +140,7 @@ def variability_job(s: Settings, X, y):
         split=s.split,
         c=s.c,
         alpha=s.alpha,
-        n_replicates=s.vi_replicates,
+        n_replicates=replicates(s),
         random_state=s.seed,
     )
     return slot.ensure(key, lambda: iter_variability(X, y, s.loss, n_jobs=VI_JOBS, low_priority=True, **kwargs))

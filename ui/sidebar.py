@@ -61,7 +61,11 @@ def sidebar(show_vi=True):
             help="ρ-zCDP, a weaker guarantee than ε-DP at the paper's ρ = ε²/2: ρ = 0.5 is only "
             "(5.76, 10⁻⁶)-DP. The (ε, δ) it implies is shown with the results.",
         )
-    _widget(sb.radio, "Privacy notion", "privacy", list(PRIVACY), horizontal=True)
+    notions = chosen_notions()
+    _widget(sb.radio, "Privacy notion", "privacy", [k for k, v in PRIVACY.items() if v in notions], horizontal=True)
+    if len(notions) < len(PRIVACY):
+        supported = " and ".join(k for k, v in PRIVACY.items() if v in notions)
+        sb.caption(f"{escape_markdown(current_settings().mechanism)} supports {supported} only.")
     if privacy == "zcdp":
         _widget(sb.select_slider, "δ for the (ε, δ) equivalent", "delta", DELTAS, format_func=lambda v: f"{v:.0e}")
     _widget(sb.slider, "φ1: share for the coefficients", "phi1", *RANGES["phi1"], step=0.01)
@@ -232,6 +236,12 @@ def _cap_panel(sb):
     for entry in meter.entries[-12:]:
         cost = "not private" if entry.spend is None else f"ε = {entry.spend.to_approx_dp(meter.delta).epsilon:.3g}"
         panel.caption(f"• {escape_markdown(entry.what)} ({cost})")
+
+
+def chosen_notions():
+    from dpci import methods as registry
+
+    return registry.get(current_settings().mech).notions
 
 
 def split_caption(s: Settings) -> str:

@@ -46,7 +46,17 @@ def load_settings_file(data: bytes):
 
 
 def current_settings() -> Settings:
-    return Settings(**settings_store())
+    """The session's settings; a privacy notion the chosen method does not support (Kulkarni et al.
+    is zCDP only) gives way to one it does, so no page is asked for an impossible release."""
+    from dpci import methods as registry
+
+    store = settings_store()
+    notions = registry.get(mechanisms()[store["mechanism"]]).notions
+    if PRIVACY[store["privacy"]] not in notions:
+        store["privacy"] = next(label for label, notion in PRIVACY.items() if notion in notions)
+        if WIDGET + "privacy" in st.session_state:
+            st.session_state.pop(WIDGET + "privacy")  # redrawn from the store (_widget) at its next draw
+    return Settings(**store)
 
 
 def share_settings(settings: Settings):

@@ -72,6 +72,9 @@ class Method:
     how_it_trains: ClassVar[str] = ""  # completes "<Label> ...", for teaching pages
     #: False for a baseline whose interval leaves the privacy noise out (it under-covers by design).
     accounts_for_privacy_noise: ClassVar[bool] = True
+    #: The most bootstrap replicates an interactive page should ask for (None: no limit); a method
+    #: whose replicate is slow (a posterior per replicate) sets it so a classroom never waits on it.
+    max_replicates: ClassVar[int | None] = None
     #: Which steps are pure-DP mechanisms whatever the notion (their zCDP cost is epsilon^2/2).
     pure_steps: ClassVar[tuple[bool, bool, bool]] = (False, False, False)
 

@@ -327,6 +327,7 @@ def sample_posterior(z1, ms, Ss, plug_in, n, sigma1, rng, n_draws, prior_sd=PRIO
 class KulkarniBayesian(Method):
     """Noise-aware Bayesian logistic regression from noisy sufficient statistics (Kulkarni et al.)."""
 
+    max_replicates = 500  # a posterior per replicate: ~0.1-0.3 s of CPU each
     name = "kulkarni"
     label = "Kulkarni et al. noise-aware Bayesian"
     short = "Kulkarni"
