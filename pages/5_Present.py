@@ -6,7 +6,8 @@ import dpci
 import ui
 from dpci.presentation.figures import forest_plot, ledger_plot
 from dpci.presentation.report import report_html
-from dpci.presentation.tables import csv_safe, interval_table, plain_summary
+from dpci.presentation.tables import interval_table, plain_summary
+from ui import present
 
 st.set_page_config(page_title="dpci: present", page_icon="🔒", layout="wide")
 current = ui.sidebar(show_vi=False)
@@ -36,7 +37,7 @@ except ValueError as err:
     ui.explain_error(err)
     st.stop()
 
-title = f"What the private model says, with {100 * settings.level:g}% confidence"
+title = f"What the private model says about {present.outcome(settings)}, with {100 * settings.level:g}% confidence"
 st.title(title)
 if made is None:
     st.warning("🎓 Teaching mode: a preview of the sidebar's settings drawn with a public seed; nothing is released.")
@@ -106,7 +107,7 @@ c1, c2, c3 = st.columns(3)
 # on_click="ignore": a download does not rerun the page, so a second click right after is not cancelled
 c1.download_button(
     "Intervals (CSV)",
-    csv_safe(table.assign(**ui.privacy.release_columns(settings))).to_csv(index=False),
+    present.intervals_csv(table, settings, len(X), X.shape[1], not_private),
     f"{name}.csv",
     "text/csv",
     width="stretch",
@@ -123,7 +124,14 @@ c2.download_button(
 )
 c3.download_button(
     "Full report (HTML)",
-    lambda: report_html(title, ui.privacy.report_settings(settings), sentences, table, ledger, [chart, ledger_fig]),
+    lambda: report_html(
+        title,
+        present.settings_in_words(settings, len(X), X.shape[1], not_private),
+        sentences,
+        table,
+        ledger,
+        [chart, ledger_fig],
+    ),
     f"{name}-report.html",
     "text/html",
     width="stretch",

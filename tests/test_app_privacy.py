@@ -110,18 +110,24 @@ def test_sweeps_tune_on_the_stand_in_unless_told_otherwise():
 
 
 def test_the_downloaded_csv_says_how_its_numbers_were_drawn():
-    from ui.privacy import release_columns
+    import pandas as pd
+
+    from ui.present import intervals_csv, settings_in_words
     from ui.settings import Settings
 
-    teaching = release_columns(Settings(randomness="teaching", seed=7))
-    assert teaching["randomness"] == "teaching mode, public seed 7 (not private)"
-    fresh = release_columns(Settings(privacy="ρ-zCDP", rho=0.2))
-    assert fresh == {
-        "method": "objective perturbation, zCDP",
-        "budget": "rho = 0.2",
-        "level": 0.95,
-        "randomness": "fresh (secret)",
-    }
+    table = pd.DataFrame(
+        {"feature": ["age", "const"], "private_lower": [0.123456789, -1.0], "private_upper": [2.0, 3.0]}
+    )
+    text = intervals_csv(table, Settings(randomness="teaching", seed=7), 30_162, 11, None)
+    header = [line for line in text.splitlines() if line.startswith("# ")]
+    assert "# Randomness: teaching mode, public seed 7 (not a private release)" in header
+    assert "# Privacy guarantee: ε = 1 (pure differential privacy)" in header
+    assert any(line.startswith("# dpci version: ") for line in header) and "# Outcome: income >50K" in header
+    assert "0.1235" in text and "0.123456789" not in text  # rounded
+    words = settings_in_words(Settings(privacy="ρ-zCDP", rho=0.5), 1000, 3, "bounds from the data")
+    assert words["Privacy guarantee"].startswith("ρ = 0.5 (zero-concentrated DP), i.e. (ε = 5.76")
+    assert words["Randomness"] == "fresh and secret (a private release)" and words["Features"] == "2 and a constant"
+    assert not any(key in words for key in ("phi2_rest", "vi_replicates", "m", "n"))  # no internal names
 
 
 @pytest.mark.parametrize("source", ["A stand-in from public facts (costs no privacy)", "The real data (not private)"])

@@ -160,26 +160,8 @@ def release_sentences(s: Settings) -> list[str]:
     return lines
 
 
-def report_settings(s: Settings) -> dict:
-    """The settings a report lists: the seed only in teaching mode (fresh randomness is secret)."""
-    values = asdict(s)
-    values["randomness"] = f"teaching mode, public seed {s.seed}" if s.teaching else "fresh (secret)"
-    values.pop("seed")
-    return values
-
-
 def release_current(s: Settings) -> None:
     """Button callback on Present: release the sidebar's settings (charged when Present draws them)."""
     from ui.data import dataset_key
 
     release(s, release_key(s, dataset_key(s)))
-
-
-def release_columns(s: Settings) -> dict:
-    """What produced a downloaded table's numbers, one column each (the CSV's provenance)."""
-    return {
-        "method": registry.get(s.mech).describe(s.priv),
-        "budget": f"epsilon = {s.epsilon:g}" if s.priv == "pure" else f"rho = {s.rho:g}",
-        "level": s.level,
-        "randomness": f"teaching mode, public seed {s.seed} (not private)" if s.teaching else "fresh (secret)",
-    }

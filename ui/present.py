@@ -1,0 +1,69 @@
+"""What Present says to stakeholders: the outcome in words, the settings in words (not internal
+names), and a CSV that carries its own provenance."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pandas as pd
+import streamlit as st
+
+import dpci
+from dpci import methods as registry
+from dpci.data import ADULT_SCHEMA
+from dpci.presentation.tables import csv_safe
+from ui.settings import DATASETS, Settings
+
+
+def outcome(s: Settings) -> str:
+    """What the model predicts, in words: "income >50K" (Adult), "label = yes" (an upload)."""
+    if s.dataset == DATASETS[0]:
+        return f"{ADULT_SCHEMA.label} {ADULT_SCHEMA.positive_class}"
+    if s.dataset == DATASETS[2]:
+        result = st.session_state.get("upload_result")
+        if result is not None:
+            return f"{result.schema.label} = {result.schema.positive_class}"
+        return "the positive class of the upload"
+    return "y = +1 (synthetic data)"
+
+
+def settings_in_words(s: Settings, n: int, d: int, not_private: str | None) -> dict[str, str]:
+    """The settings a reader of the report needs, named as a reader would name them."""
+    method = registry.get(s.mech)
+    if s.priv == "pure":
+        guarantee = f"ε = {s.epsilon:g} (pure differential privacy)"
+        amounts = [share * s.epsilon for share in s.split]
+        symbol = "ε"
+    else:
+        approx = method.allocate(s.rho, s.split, "zcdp").spend.to_approx_dp(s.delta)
+        guarantee = f"ρ = {s.rho:g} (zero-concentrated DP), i.e. (ε = {approx.epsilon:.3g}, δ = {s.delta:.0e})"
+        amounts = [share * s.rho for share in s.split]
+        symbol = "ρ"
+    words = {
+        "Outcome": outcome(s),
+        "Method": method.label[:1].upper() + method.label[1:] + (f" ({s.model.lower()})" if s.model else ""),
+        "Privacy guarantee": guarantee,
+        "Budget split": " / ".join(f"{symbol} {v:.3g}" for v in amounts) + " for coefficients / Hessian / covariance",
+        "Confidence level": f"{100 * s.level:g}%",
+        "Rows": f"{n:,}",
+        "Features": f"{d - 1} and a constant",
+        "Regularisation c": f"{s.c:g}",
+        "Randomness": "fresh and secret (a private release)"
+        if not s.teaching
+        else f"teaching mode, public seed {s.seed} (not a private release)",
+        "Not private": not_private or "nothing: every number shown is private",
+    }
+    if s.model == "Huberized SVM":
+        words["Huber width h"] = f"{s.h:g}"
+    return words
+
+
+def intervals_csv(table: pd.DataFrame, s: Settings, n: int, d: int, not_private: str | None) -> str:
+    """The intervals rounded to 4 significant digits, under a header of '# name: value' lines saying
+    what produced them (method, guarantee, level, randomness, dpci's version, the date)."""
+    header = dict(settings_in_words(s, n, d, not_private))
+    header["dpci version"] = dpci.__version__
+    header["Made"] = f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}"
+    lines = [f"# {k}: {v}" for k, v in header.items()]
+    body = csv_safe(table).to_csv(index=False, float_format="%.4g")
+    return "\n".join(lines) + "\n" + body
