@@ -158,3 +158,24 @@ def test_forest_plot_legend_below_title_above():
     assert fig.layout.height <= 340  # compact for few rows, with room for the legend below
     many = pd.concat([table] * 10, ignore_index=True).assign(feature=[f"x{i}" for i in range(20)])
     assert figures.forest_plot(many).layout.height >= 40 * 20  # every row keeps its height
+
+
+def test_the_forest_plot_names_the_estimate_ticks_once_in_its_legend():
+    import pandas as pd
+
+    from dpci.presentation.figures import forest_plot
+
+    table = pd.DataFrame(
+        {
+            "feature": ["a", "b"],
+            "private_lower": [0.0, 1.0],
+            "private_upper": [1.0, 2.0],
+            "private_estimate": [0.5, 1.5],
+            "nonprivate_lower": [0.2, 1.2],
+            "nonprivate_upper": [0.8, 1.8],
+            "nonprivate_estimate": [0.5, 1.5],
+        }
+    )
+    fig = forest_plot(table)
+    shown = [t.name for t in fig.data if t.showlegend is not False]
+    assert shown.count("estimate (tick on each bar)") == 1

@@ -24,6 +24,7 @@ def forest_plot(table: pd.DataFrame, title=None, level=0.95):
     y = np.arange(len(features))[::-1].astype(float)
     fig = go.Figure()
     offsets = {"private": 0.22, "variability": 0.0, "nonprivate": -0.22}
+    tick_named = False  # the estimate ticks get one legend entry, with the first of them
     for kind, dy in offsets.items():
         lo, hi = f"{kind}_lower", f"{kind}_upper"
         if lo not in table or table[lo].isna().all():
@@ -62,12 +63,15 @@ def forest_plot(table: pd.DataFrame, title=None, level=0.95):
                     x=table[est],
                     y=y + dy,
                     mode="markers",
-                    showlegend=False,
+                    name="estimate (tick on each bar)",
+                    legendgroup="estimate",
+                    showlegend=not tick_named,
                     marker=dict(color=STYLE["estimate"]["color"], size=9, symbol="line-ns-open", line=dict(width=2)),
                     customdata=features,
                     hovertemplate="%{customdata}: estimate %{x:.4f}<extra>" + style["name"] + "</extra>",
                 )
             )
+            tick_named = True
     if "theta0" in table and table["theta0"].notna().any():
         fig.add_trace(
             go.Scatter(
