@@ -81,7 +81,15 @@ def doubling(problem: Problem, A, target, coefs, grid, rng, callback=None) -> Se
             met = True
             break
     return SearchResult(
-        "doubling", p.privacy, target, coefs, release, met, budget, summed_spend(spends), tuple(path),
+        "doubling",
+        p.privacy,
+        target,
+        coefs,
+        release,
+        met,
+        budget,
+        summed_spend(spends),
+        tuple(path),
         releases=len(spends),
     )
 
@@ -117,8 +125,16 @@ def fixed(problem: Problem, A, target, coefs, grid, rng, callback=None, standin_
     if callback is not None:
         callback(step)
     return SearchResult(
-        "fixed", p.privacy, target, coefs, release, bool(np.all(widths <= target)), budget,
-        release.allocation.spend, (step,), extra={"predicted": predicted},
+        "fixed",
+        p.privacy,
+        target,
+        coefs,
+        release,
+        bool(np.all(widths <= target)),
+        budget,
+        release.allocation.spend,
+        (step,),
+        extra={"predicted": predicted},
     )
 
 

@@ -28,11 +28,10 @@ from ..intervals import (
     quantile_interval,
     sandwich_covariance,
 )
-from ..losses import get_loss
+from ..losses import Loss, get_loss
 from ..mechanisms import NoiseLaw, floor_eigenvalues
 from ..methods import PrivateRelease, get
 from ..methods.base import Notion
-from ..noise import check_random_state
 from ..sensitivity import output_sensitivity
 from ..solver import margin_rows, minimise_erm
 from ..validation import check_signed_data
@@ -120,9 +119,7 @@ class SearchResult:
         """The path as a pandas DataFrame: budget, checked, width (max over the chosen), bound."""
         import pandas as pd
 
-        return pd.DataFrame(
-            [dict(budget=p.budget, checked=p.checked, width=p.width, bound=p.bound) for p in self.path]
-        )
+        return pd.DataFrame([dict(budget=p.budget, checked=p.checked, width=p.width, bound=p.bound) for p in self.path])
 
 
 # --- checks ------------------------------------------------------------------------------------
@@ -175,7 +172,7 @@ class Problem:
 
     n: int
     d: int
-    loss: object
+    loss: Loss
     c: float
     privacy: Notion
     split: tuple[float, float, float]
@@ -226,7 +223,9 @@ class IntervalMaker:
         self._gauss: np.ndarray | None = None
         self._noise: np.ndarray | None = None
 
-    def __call__(self, theta, hessian, covariance, budget, scale) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    def __call__(
+        self, theta, hessian, covariance, budget, scale
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
         p = self.p
         law = coefficient_law(p.privacy, scale)
         if p.privacy == "zcdp":  # Algorithm 5, lines 18-23: U = sigma^2 I + H~^-1 Sigma~ H~^-1 / n
@@ -303,6 +302,14 @@ def noise_reduction(problem: Problem, A, target, coefs, grid, rng, design_budget
     if p.privacy == "zcdp" and design_budget is None:
         design_budget = float(math.sqrt(grid[anchor] * grid[-1]))
     return SearchResult(
-        "noise_reduction", p.privacy, target, coefs, release, met, float(grid[last]), spend, tuple(path),
+        "noise_reduction",
+        p.privacy,
+        target,
+        coefs,
+        release,
+        met,
+        float(grid[last]),
+        spend,
+        tuple(path),
         design_budget if p.privacy == "zcdp" else None,
     )
