@@ -5,7 +5,6 @@ spend, bad input, speed on Adult and (slow) coverage on known-truth data."""
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -130,7 +129,9 @@ def test_doubling_pays_the_sum_of_its_releases(data):
     assert [s.epsilon for s in r.spend.steps] == pytest.approx([744.0, 93.0, 93.0])
     z = accuracy_first(X, y, target=TARGET, privacy="zcdp", max_budget=100.0, grid=ALL, strategy="doubling")
     assert z.spend.rho == pytest.approx(30.0 + 60.0) and z.spend.epsilon is None
-    one = accuracy_first(X, y, target=1e6, privacy="pure", max_budget=8.0, grid=GRID, strategy="doubling", random_state=0)
+    one = accuracy_first(
+        X, y, target=1e6, privacy="pure", max_budget=8.0, grid=GRID, strategy="doubling", random_state=0
+    )
     assert one.releases == 1 and one.spend.epsilon == pytest.approx(0.2)
 
 
@@ -183,7 +184,9 @@ def test_the_stopping_rule_reads_no_data_after_the_first_release(data, monkeypat
         steps.append(step)
         Xs.sealed = ys.sealed = True
 
-    r = accuracy_first(Xs, ys, target=TARGET, privacy=privacy, max_budget=480.0, grid=ALL, random_state=0, callback=seal)
+    r = accuracy_first(
+        Xs, ys, target=TARGET, privacy=privacy, max_budget=480.0, grid=ALL, random_state=0, callback=seal
+    )
     assert len(steps) == 5 and not r.met  # every step checked after the seal, and none read the data
 
 
@@ -260,7 +263,8 @@ def test_noise_reduction_spends_less_than_doubling_on_average(data):
     for _ in range(5):
         nr.append(accuracy_first(X, y, target=0.6, privacy="zcdp", max_budget=5.0, random_state=rng).spend.rho)
         dbl.append(
-            accuracy_first(X, y, target=0.6, privacy="zcdp", max_budget=5.0, random_state=rng, strategy="doubling")
-            .spend.rho
+            accuracy_first(
+                X, y, target=0.6, privacy="zcdp", max_budget=5.0, random_state=rng, strategy="doubling"
+            ).spend.rho
         )
     assert np.mean(nr) < np.mean(dbl)
