@@ -123,6 +123,16 @@ class SearchResult:
 
 
 # --- checks ------------------------------------------------------------------------------------
+def _positive(name, value, what) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not (math.isfinite(number) and number > 0):
+        raise ValueError(f"{name} must be a positive, finite {what}, got {value!r}.")
+    return number
+
+
 def check_search(target, coefficients, d, max_budget, grid, method, strategy):
     """Validate the search's settings; returns (target, coefficient indices, grid)."""
     if method != "output":
@@ -134,12 +144,7 @@ def check_search(target, coefficients, d, max_budget, grid, method, strategy):
         )
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {', '.join(map(repr, STRATEGIES))}; got {strategy!r}.")
-    try:
-        target = float(target)
-    except (TypeError, ValueError):
-        raise ValueError(f"target must be a positive interval width, got {target!r}.") from None
-    if not (math.isfinite(target) and target > 0):
-        raise ValueError(f"target must be a positive, finite interval width, got {target!r}.")
+    target = _positive("target", target, "interval width")
     if coefficients is None:
         coefs = tuple(range(d))
     else:
@@ -147,12 +152,7 @@ def check_search(target, coefficients, d, max_budget, grid, method, strategy):
         if not coefs or any(not -d <= j < d for j in coefs):
             raise ValueError(f"coefficients must be indices of the {d} coefficients, got {coefficients!r}.")
         coefs = tuple(j % d for j in coefs)
-    try:
-        max_budget = float(max_budget)
-    except (TypeError, ValueError):
-        raise ValueError(f"max_budget must be a positive number, got {max_budget!r}.") from None
-    if not (math.isfinite(max_budget) and max_budget > 0):
-        raise ValueError(f"max_budget must be a positive, finite number, got {max_budget!r}.")
+    max_budget = _positive("max_budget", max_budget, "budget")
     grid = budget_grid(max_budget) if grid is None else np.asarray(grid, dtype=float).ravel()
     if grid.size == 0:
         raise ValueError("the budget grid is empty: give at least one budget.")
