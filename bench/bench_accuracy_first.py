@@ -23,15 +23,16 @@ SETTINGS = {"pure": (20.0, (1.0, 0.5, 0.3)), "zcdp": (5.0, (0.5, 0.3, 0.2))}
 STRATEGIES = ("noise_reduction", "doubling", "fixed")
 
 
-def simulate(privacy, target, reps, seed=0, strategies=STRATEGIES, n_samples=2_000):
+def simulate(privacy, target, reps, seed=0, strategies=STRATEGIES, n_samples=2_000, n=N, max_budget=None):
     """Per strategy: coverage of theta_0 (mean over coefficients), its SE over repetitions, mean
-    spend (epsilon, or rho and the ex-post epsilon at DELTA), mean max width, share met, mean step."""
-    max_budget, _ = SETTINGS[privacy]
+    spend (epsilon, or rho and the ex-post epsilon at DELTA), mean max width, share met, the mean and
+    the spread (sd) of the last budget reached."""
+    max_budget = SETTINGS[privacy][0] if max_budget is None else max_budget
     theta0 = population_theta0(THETA, C)
     rng = np.random.default_rng(seed)
     rows = {s: [] for s in strategies}
     for _ in range(reps):
-        X, y = make_synthetic_logistic(N, THETA, random_state=rng)
+        X, y = make_synthetic_logistic(n, THETA, random_state=rng)
         for s in strategies:
             r = accuracy_first(
                 X, y, target=target, privacy=privacy, max_budget=max_budget, c=C, alpha=ALPHA,
@@ -47,23 +48,33 @@ def simulate(privacy, target, reps, seed=0, strategies=STRATEGIES, n_samples=2_0
         out[s] = dict(
             coverage=a[:, 0].mean(), se=a[:, 0].std(ddof=1) / np.sqrt(len(a)), spend=a[:, 1].mean(),
             expost_eps=a[:, 2].mean(), width=a[:, 3].mean(), met=a[:, 4].mean(), last_budget=a[:, 5].mean(),
+            budget_sd=a[:, 5].std(ddof=1),
         )  # fmt: skip
     return out
 
 
-def table(reps, seed=0) -> str:
+#: a harder case for validity: n = 2,000, where the stopping step varies from dataset to dataset
+STRESS = {"pure": (200.0, (1.5,)), "zcdp": (50.0, (0.8,))}
+
+
+def table(reps, seed=0, n=N, settings=None) -> str:
+    settings = SETTINGS if settings is None else settings
     lines = [
-        "| notion | target | strategy | coverage ± SE | mean spend | mean ex-post ε (δ=1e-6) | mean width | met |",
-        "|---|---|---|---|---|---|---|---|",
+        f"n = {n:,}, {reps} repetitions per row",
+        "",
+        "| notion | target | strategy | coverage ± SE | mean spend | mean ex-post ε (δ=1e-6) | last budget: mean (sd) "
+        "| mean width | met |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for privacy, (_, targets) in SETTINGS.items():
+    for privacy, (max_budget, targets) in settings.items():
         unit = "ε" if privacy == "pure" else "ρ"
         for target in targets:
-            res = simulate(privacy, target, reps, seed)
+            res = simulate(privacy, target, reps, seed, n=n, max_budget=max_budget)
             for s, v in res.items():
                 lines.append(
                     f"| {privacy} | {target} | {s} | {v['coverage']:.3f} ± {v['se']:.3f} | {unit} = {v['spend']:.3f} "
-                    f"| {v['expost_eps']:.3f} | {v['width']:.3f} | {v['met']:.2f} |"
+                    f"| {v['expost_eps']:.3f} | {v['last_budget']:.3f} ({v['budget_sd']:.3f}) | {v['width']:.3f} "
+                    f"| {v['met']:.2f} |"
                 )
     return "\n".join(lines)
 
@@ -110,6 +121,8 @@ def main(argv=None):
             f"ratio {search / fit:.2f}"
         )
     print(table(args.reps, args.seed))
+    print()
+    print(table(max(args.reps // 3, 20), args.seed, n=2_000, settings=STRESS))
 
 
 if __name__ == "__main__":
