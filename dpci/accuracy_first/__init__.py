@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..noise import check_random_state
-from .baselines import doubling, fixed, predicted_widths
+from .baselines import doubling, fixed, predicted_budget, predicted_widths
 from .noise_reduction import (
     CoordinateLaplaceLaw,
     brownian_expost_epsilon,
@@ -77,7 +77,8 @@ def accuracy_first(
     c, alpha, n_samples : regularisation, level, Monte Carlo draws of Algorithm 5 (pure DP).
     strategy : "noise_reduction" (default), "doubling" or "fixed" (the baselines).
     design_budget : zCDP noise reduction only: the rho at which the ex-post bound is tightest
-        (default: the geometric mean of the first feasible and the last grid budget; public).
+        (default: the budget a public stand-in predicts for the target, as the fixed baseline uses;
+        it reads no data).
     callback : called with every checked :class:`PathStep` (e.g. to draw the path as it grows).
 
     Returns a :class:`SearchResult`: the release, whether the target was met, the ledger of what was
@@ -90,6 +91,8 @@ def accuracy_first(
         return doubling(problem, A, target, coefs, grid, rng, callback)
     if strategy == "fixed":
         return fixed(problem, A, target, coefs, grid, rng, callback)
+    if problem.privacy == "zcdp" and design_budget is None:
+        design_budget = predicted_budget(problem, grid, coefs, target)[0]  # public: the stand-in only
     return noise_reduction(problem, A, target, coefs, grid, rng, design_budget, callback)
 
 
@@ -103,5 +106,6 @@ __all__ = [
     "brownian_path",
     "budget_grid",
     "laplace_path",
+    "predicted_budget",
     "predicted_widths",
 ]

@@ -112,12 +112,17 @@ def predicted_widths(problem: Problem, grid, coefs, random_state=0) -> np.ndarra
     return np.array(out)
 
 
+def predicted_budget(problem: Problem, grid, coefs, target, standin_seed=0) -> tuple[float, np.ndarray]:
+    """The smallest grid budget whose width predicted on the public stand-in meets the target (the
+    last if none), and the predicted widths (largest over ``coefs``) at every grid budget."""
+    predicted = predicted_widths(problem, grid, coefs, standin_seed).max(axis=1)
+    ok = np.flatnonzero(predicted <= target)
+    return float(grid[int(ok[0]) if ok.size else len(grid) - 1]), predicted
+
+
 def fixed(problem: Problem, A, target, coefs, grid, rng, callback=None, standin_seed=0) -> SearchResult:
     p = problem
-    predicted = predicted_widths(p, grid, coefs, standin_seed).max(axis=1)
-    ok = np.flatnonzero(predicted <= target)
-    t = int(ok[0]) if ok.size else len(grid) - 1
-    budget = float(grid[t])
+    budget, predicted = predicted_budget(p, grid, coefs, target, standin_seed)
     theta_hat = minimise_erm(A, p.loss, p.c).theta
     release = one_shot(p, A, theta_hat, budget, IntervalMaker(p, rng), rng)
     widths = interval_widths(release, coefs)
@@ -138,4 +143,4 @@ def fixed(problem: Problem, A, target, coefs, grid, rng, callback=None, standin_
     )
 
 
-__all__ = ["doubling", "fixed", "one_shot", "predicted_widths", "summed_spend"]
+__all__ = ["doubling", "fixed", "one_shot", "predicted_budget", "predicted_widths", "summed_spend"]

@@ -299,7 +299,7 @@ def noise_reduction(problem: Problem, A, target, coefs, grid, rng, design_budget
             break
     assert release is not None
     spend = release.allocation.spend
-    if p.privacy == "zcdp" and design_budget is None:
+    if p.privacy == "zcdp" and design_budget is None:  # public: the grid only
         design_budget = float(math.sqrt(grid[anchor] * grid[-1]))
     return SearchResult(
         "noise_reduction",
