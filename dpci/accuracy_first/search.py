@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..accounting import Allocation, ApproxDP, PrivacySpend, StepSpend, zcdp_to_approx_dp
+from ..accounting import Allocation, ApproxDP, PrivacySpend, StepSpend, rho_for_approx_dp, zcdp_to_approx_dp
 from ..intervals import (
     _gaussian_factor,
     check_alpha,
@@ -108,9 +108,7 @@ class SearchResult:
         that delta then shows the valid ex-post guarantee of this outcome; see the docs for composing)."""
         if self.privacy == "pure" or self.strategy != "noise_reduction":
             return self.spend
-        eps = self.approx_dp(delta).epsilon
-        log_term = math.log(1.0 / delta)
-        rho = (math.sqrt(log_term + eps) - math.sqrt(log_term)) ** 2  # root of rho + 2 sqrt(rho L) = eps
+        rho = rho_for_approx_dp(self.approx_dp(delta).epsilon, delta)  # root of rho + 2 sqrt(rho L) = eps
         factor = rho / self.spend.rho
         steps = tuple(StepSpend(s.step, s.share, None, s.rho * factor) for s in self.spend.steps)
         return PrivacySpend(self.spend.privacy, self.spend.mechanism, steps)
