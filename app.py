@@ -206,6 +206,9 @@ st.navigation(
         st.Page("pages/1_Budget_allocation.py", title="Budget allocation", icon=":material/balance:"),
         st.Page("pages/2_Coverage_and_sample_size.py", title="Coverage and sample size", icon=":material/grid_on:"),
         st.Page("pages/3_Compare_methods.py", title="Compare methods", icon=":material/compare_arrows:"),
+        st.Page(
+            "pages/7_Budget_for_a_target_width.py", title="Budget for a target width", icon=":material/straighten:"
+        ),
         st.Page("pages/4_How_it_works.py", title="How it works", icon=":material/school:"),
         st.Page("pages/6_Repeat_a_release.py", title="Repeat a release", icon=":material/replay:"),
         st.Page("pages/5_Present.py", title="Present", icon=":material/slideshow:"),

@@ -161,3 +161,22 @@ def test_a_sweep_page_runs_on_an_upload(source):
 def test_a_sweep_page_without_an_upload_says_so(page):
     at = _page(page, dataset="Uploaded CSV")
     assert not at.exception and "No CSV uploaded yet" in at.error[0].value
+
+
+def test_budget_for_a_target_width_runs_three_strategies_and_charges_only_the_real_data():
+    at = _page("pages/7_Budget_for_a_target_width.py", d=2, n=5000, af_target="0.5", af_max="5.0")
+    assert not at.exception, [e.value for e in at.exception]
+    next(b for b in at.button if b.label == "Find the budget").click().run()
+    assert at.session_state["slot_accuracy"].job.wait(240)
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    shown = " ".join(m.value for m in at.markdown)
+    assert "noise reduction" in shown and "doubling" in shown and "pays for that step only" in shown
+    assert at.get("plotly_chart")
+    assert not at.session_state["_odometers"]["Adult (UCI census)"].entries  # the stand-in: nothing spent
+    at.radio(key="sweep_source").set_value("The real data (private releases, on the odometer)").run()
+    next(b for b in at.button if b.label == "Find the budget").click().run()
+    assert at.session_state["slot_accuracy"].job.wait(240)
+    at.run()
+    meter = at.session_state["_odometers"]["Adult (UCI census)"]
+    assert meter.total.releases == 3  # each strategy's release, charged with its own spend

@@ -179,3 +179,20 @@ def test_the_forest_plot_names_the_estimate_ticks_once_in_its_legend():
     fig = forest_plot(table)
     shown = [t.name for t in fig.data if t.showlegend is not False]
     assert shown.count("estimate (tick on each bar)") == 1
+
+
+def test_the_target_path_marks_each_strategys_stop_and_the_target():
+    from dpci import LogisticLoss
+    from dpci.accuracy_first import STRATEGIES, accuracy_first
+    from dpci.data import make_synthetic_logistic
+    from dpci.presentation.figures import target_path_plot
+
+    X, y = make_synthetic_logistic(5_000, [1.0, -0.5, 0.3], random_state=1)
+    results = [
+        accuracy_first(X, y, LogisticLoss(), 0.5, [0], max_budget=5.0, random_state=2, strategy=s) for s in STRATEGIES
+    ]
+    fig = target_path_plot(results, 0.5)
+    stops = [t for t in fig.data if t.showlegend is False]
+    assert len(stops) == 3 and len({t.marker.symbol for t in stops}) == 3
+    assert [t.x[0] for t in stops] == [r.budget for r in results]
+    assert any(s.y0 == 0.5 for s in fig.layout.shapes)  # the target line

@@ -122,6 +122,12 @@ def charge(s: Settings, key: str, where: str) -> None:
         meter.charge(key, spend_of(s), f"{where}: {describe(s)}", confirm=confirmed)
 
 
+def charge_spend(s: Settings, key: str, spend, where: str) -> None:
+    """Charge a release made elsewhere (an accuracy-first search) with its own spend; already confirmed:
+    the user pressed the button on the real data."""
+    odometer(s).charge(key, spend, f"{where} on the real data", confirm=True)
+
+
 def note_not_private(s: Settings, key: str, what: str) -> None:
     odometer(s).note_not_private(key, what)
 

@@ -34,8 +34,21 @@ from ui.state import (
 )
 
 
+def _through_app_py():
+    """Until some session has run app.py since the server started, Streamlit runs a page opened by a
+    shared link straight from the pages/ directory, without app.py's navigation (its page names,
+    icons and order; app.py's st.navigation switches that mode off). Switch it off here and run the
+    page again, through app.py."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def sidebar(show_vi=True):
     """The settings sidebar; returns the current :class:`Settings`."""
+    _through_app_py()
     settings_store()
     st.session_state[CONTROLS_DRAWN] = True
     sb = st.sidebar

@@ -22,15 +22,21 @@ PAPER_RHO = "the paper's ρ = ε²/2 (a weaker guarantee)"
 EQUAL = "equal (ε, δ), δ from the sidebar"
 
 
-def source(s: Settings) -> str:
-    """The data a sweep runs on: the synthetic data as they are (public), else the user's choice."""
+REAL_RELEASES = "The real data (private releases, on the odometer)"
+
+
+def source(s: Settings, releases: bool = False) -> str:
+    """The data a sweep runs on: the synthetic data as they are (public), else the user's choice.
+    ``releases``: what runs on the real data is a private release (an accuracy-first search), not
+    a non-private sweep."""
     if s.dataset == DATASETS[1]:
         st.caption("The synthetic data are public (no real people): sweeps run on them directly.")
         return "synthetic"
+    real = REAL_RELEASES if releases else REAL
     choice = kept_widget(
         st.radio,
-        "Run the sweep on",
-        [STAND_IN, REAL],
+        "Run on",
+        [STAND_IN, real],
         "sweep_source",
         horizontal=True,
         help="Every look at the real data is a privacy cost, and a choice made from it is never paid for. The "
@@ -40,10 +46,13 @@ def source(s: Settings) -> str:
         facts = _facts(s, s.d)
         st.caption(f"Stand-in: synthetic rows with {facts.describe()}; labels from a public guess of the coefficients.")
         return "stand-in"
-    st.warning(
-        "Running on the real data: the results are computed without privacy and are **not private**; a split or c "
-        "chosen from them is chosen from the data, and Present will say so."
-    )
+    if releases:
+        st.info("Running on the real data: every search is a private release, charged on the privacy odometer.")
+    else:
+        st.warning(
+            "Running on the real data: the results are computed without privacy and are **not private**; a split "
+            "or c chosen from them is chosen from the data, and Present will say so."
+        )
     return "real"
 
 

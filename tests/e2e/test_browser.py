@@ -204,3 +204,25 @@ def test_the_odometer_counts_every_release_from_an_upload_and_teaching_mode_is_l
     text = report.read_text()
     assert "teaching mode, public seed 0" in text and "not a private release" in text
     page.screenshot(path=str(ARTIFACTS / "present-teaching-mode.png"), full_page=True)
+
+
+def test_a_shared_link_is_the_first_visit_of_a_fresh_server(browser, tmp_path):
+    """A link to a page opened before anyone opened the Explorer still gets the app's navigation
+    (Streamlit would otherwise run the page straight from pages/, named 'app' and without icons)."""
+    from .conftest import start_server
+
+    url, proc, log = start_server(tmp_path / "server.log")
+    try:
+        ctx = browser.new_context(viewport={"width": 1200, "height": 900})
+        page = ctx.new_page()
+        page.set_default_timeout(90_000)
+        page.goto(f"{url}/Present?randomness=teaching&epsilon=0.5")
+        page.wait_for_selector(".js-plotly-plot")
+        links = [e.inner_text() for e in page.locator('[data-testid="stSidebarNavLink"]').all()]
+        assert any("Explorer" in t for t in links) and not any(t.strip() == "app" for t in links), links
+        assert page.get_by_text("Teaching mode: a preview").count() >= 1  # the link's settings were kept
+        ctx.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()

@@ -5,6 +5,7 @@ Every figure uses the same colour and mark for each kind of quantity (:data:`STY
 builders live in :mod:`.release`, :mod:`.sweeps` and :mod:`.teaching`; all are importable from here.
 """
 
+from .accuracy import target_path_plot
 from .release import forest_plot, ledger_plot
 from .repeat import repeat_plot
 from .style import FONT, STYLE, _nice_log_ticks, method_label, short_method_label
@@ -30,4 +31,5 @@ __all__ = [
     "sample_size_plot",
     "shift_plot",
     "short_method_label",
+    "target_path_plot",
 ]
