@@ -7,6 +7,8 @@ from dpci.experiments.sweeps import iter_split_sweep, recommend_split
 from dpci.presentation.figures import coverage_length_plot
 from ui import tuning
 
+# the split's varied share is set by the sweep, not the sidebar (the choice is kept from the last run)
+varying_phi1 = str(st.session_state.get("kept_split_vary") or "φ1").startswith("φ1")
 settings = ui.page(
     "Budget allocation",
     "The budget pays for three things: **φ1** the coefficients, **φ2** the Hessian and **φ3** the gradient "
@@ -15,6 +17,7 @@ settings = ui.page(
     "shows, for each split, how often the interval covers the true coefficient (*coverage*) and how long it is "
     "(Figures 1 to 8 of the paper). The recommended split is the shortest with coverage at least the "
     "confidence level.",
+    unused=("m", "phi1", "phi2_rest") if varying_phi1 else ("m", "phi2_rest"),
 )
 c1, c2, c3 = st.columns(3)
 vary = ui.kept_widget(

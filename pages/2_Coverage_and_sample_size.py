@@ -18,6 +18,7 @@ settings = ui.page(
     "each method on resampled subsets of the data (Figures 9 to 12 of the paper); the last view asks how many "
     "rows a private interval needs to be as short as a non-private one (Figure 13). The budget axis is ε; zCDP "
     "methods run at equal (ε, δ), or at the paper's ρ = ε²/2, a weaker guarantee.",
+    unused=("mechanism", "n", "phi1", "phi2_rest", "m"),
 )
 VIEWS = ["Heatmap: n × d", "Heatmap: n × budget", "Private vs non-private sample size"]
 view = ui.kept_widget(st.radio, "View", VIEWS, "grid_view", horizontal=True)

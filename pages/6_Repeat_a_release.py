@@ -18,6 +18,7 @@ settings = ui.page(
     "interval (right) contain it. Watch the misses (orange) pile up, then change ε in the sidebar and run "
     "again: the earlier run stays in grey for comparison.",
     tab="repeat a release",
+    unused=("dataset", "n", "m"),
 )
 d = settings.d
 theta = np.append(np.resize(SYNTHETIC_THETA, d), 0.3)

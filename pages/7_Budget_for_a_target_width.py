@@ -20,6 +20,7 @@ settings = ui.page(
     "so checking it costs nothing. Doubling (fresh releases at ε, 2ε, 4ε, …) pays the sum; a fixed budget "
     "chosen from the stand-in pays once but may miss the target.",
     tab="budget for a target width",
+    unused=("mechanism", "m"),
 )
 st.caption(
     "Accuracy first runs output perturbation whatever the sidebar's method: its noise is added to a fixed "

@@ -579,3 +579,24 @@ def test_a_zcdp_only_method_never_meets_pure_dp():
     assert at.sidebar.radio(key="w_privacy").value == "ρ-zCDP"
     assert at.sidebar.radio(key="w_privacy").options == ["ρ-zCDP"]
     assert at.get("plotly_chart")
+
+
+@pytest.mark.parametrize(
+    "page, unused, used",
+    [
+        ("pages/3_Compare_methods.py", "w_mechanism", "w_epsilon"),
+        ("pages/2_Coverage_and_sample_size.py", "w_phi1", "w_c"),
+        ("pages/1_Budget_allocation.py", "w_phi1", "w_mechanism"),
+        ("pages/6_Repeat_a_release.py", "w_dataset", "w_phi1"),
+    ],
+)
+def test_a_page_greys_out_the_settings_it_does_not_use(page, unused, used):
+    at = _app(page).run()
+    _no_errors(at)
+    widgets = {
+        w.key: w for kind in ("radio", "slider", "select_slider", "selectbox") for w in getattr(at.sidebar, kind)
+    }
+    assert widgets[unused].disabled and not widgets[used].disabled
+    assert any("not used on this page" in c.value for c in at.sidebar.caption)
+    explorer = _explorer()
+    assert not any(w.disabled for w in explorer.sidebar.radio)  # the Explorer uses them all

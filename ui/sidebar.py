@@ -25,6 +25,7 @@ from ui.settings import (
 )
 from ui.state import (
     CONTROLS_DRAWN,
+    UNUSED,
     _restore_table2,
     _widget,
     current_settings,
@@ -46,10 +47,12 @@ def _through_app_py():
         st.rerun()
 
 
-def sidebar(show_vi=True):
-    """The settings sidebar; returns the current :class:`Settings`."""
+def sidebar(show_vi=True, unused=()):
+    """The settings sidebar; returns the current :class:`Settings`. ``unused``: the settings this
+    page does not use (greyed out, with a note)."""
     _through_app_py()
     settings_store()
+    st.session_state[UNUSED] = frozenset(unused)
     st.session_state[CONTROLS_DRAWN] = True
     sb = st.sidebar
     if "_url_warning" in st.session_state:
@@ -295,10 +298,13 @@ def settings_file_panel(settings: Settings):
         (c2.success if kind == "success" else c2.error)(text)
 
 
-def page(title: str, intro: str | None = None, tab: str | None = None) -> Settings:
-    """Start a page: its browser tab, the settings sidebar, its title and introduction; returns the settings."""
+def page(title: str, intro: str | None = None, tab: str | None = None, unused=()) -> Settings:
+    """Start a page: its browser tab, the settings sidebar (``unused``: settings the page does not use,
+    greyed out), its title and introduction; returns the settings."""
     st.set_page_config(page_title=f"dpci: {(tab or title).lower()}", page_icon="🔒", layout="wide")
-    settings = sidebar(show_vi=False)
+    settings = sidebar(show_vi=False, unused=unused)
+    if unused:
+        st.sidebar.caption("Greyed-out settings are not used on this page: its own controls set them.")
     st.title(title)
     if intro:
         st.markdown(intro)

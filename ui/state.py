@@ -91,7 +91,12 @@ def _widget(factory, label, name, *args, **kwargs):
     """
     key = WIDGET + name
     st.session_state[key] = settings_store()[name]
+    if name in st.session_state.get(UNUSED, ()):  # this page does not use it: shown greyed out, not hidden
+        kwargs.update(disabled=True, help="Not used on this page (its own controls set this).")
     return factory(label, *args, key=key, on_change=_store_widget, args=(name,), **kwargs)
+
+
+UNUSED = "_unused_settings"  # session_state: the settings the page being drawn does not use
 
 
 CONTROLS_DRAWN = "_controls_drawn"  # session_state flag: this session's browser has the settings widgets
