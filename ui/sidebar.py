@@ -44,7 +44,9 @@ def _through_app_py():
 
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
-        st.rerun()
+        if not st.session_state.get("_through_app_py"):  # once a session: a rerun would drop a click
+            st.session_state["_through_app_py"] = True
+            st.rerun()
 
 
 def sidebar(show_vi=True, unused=()):
