@@ -62,6 +62,10 @@ def explorer():
                 args=("c", suggestion),
                 type="primary",
             )
+        last = st.session_state.get("_last_forest")
+        if last is not None:  # the picture stays: the last valid settings' chart, faded, until c is valid again
+            st.caption("The chart of the last valid settings, until c is valid again:")
+            st.plotly_chart(last.update_layout(template="plotly_white").update_traces(opacity=0.35), width="stretch")
         halt()
     caution = ui.c_caution(settings, len(X))
     if caution is not None:
@@ -134,15 +138,12 @@ def explorer():
             job = ui.variability_job(settings, X, y) if drawn else ui.NO_JOB
         ui.controls_follow()  # after a first paint, the tick that started the job brings the whole page
         state = ui.first_preview(job)
-        vi = ui.shown_variability(state, settings.alpha)
+        vi, stale = ui.variability_or_last(state, settings.alpha, names)
         table = interval_table(names, release, nonprivate, vi, truth, settings.alpha)
         title = f"{100 * settings.level:g}% intervals: {settings.mechanism.lower()}, {settings.privacy}"
-        st.plotly_chart(
-            forest_plot(table, title=title, level=settings.level),
-            width="stretch",
-            key="forest",
-            config={"displaylogo": False},
-        )
+        chart = forest_plot(table, title=title, level=settings.level, stale=("variability",) if stale else ())
+        st.session_state["_last_forest"] = chart
+        st.plotly_chart(chart, width="stretch", key="forest", config={"displaylogo": False})
         if job.error:
             st.warning(f"Variability intervals stopped: {ui.escape_markdown(job.error)}")
         elif state is None:

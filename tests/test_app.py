@@ -174,6 +174,7 @@ def test_too_small_c_is_explained_and_fixable():
     at.sidebar.select_slider(key="w_c").set_value(1e-7).run()
     assert not at.exception
     assert "too small for objective perturbation" in at.error[0].value
+    assert at.get("plotly_chart") and any("last valid settings" in c.value for c in at.caption)  # the picture stays
     fix = [b for b in at.button if b.label.startswith("Use the smallest safe c")]
     assert fix, [b.label for b in at.button]
     fix[0].click().run()
@@ -600,3 +601,15 @@ def test_a_page_greys_out_the_settings_it_does_not_use(page, unused, used):
     assert any("not used on this page" in c.value for c in at.sidebar.caption)
     explorer = _explorer()
     assert not any(w.disabled for w in explorer.sidebar.radio)  # the Explorer uses them all
+
+
+def test_a_slider_move_keeps_the_last_variability_bars_faded_until_the_new_ones_come():
+    at = _explorer({"vi_replicates": "500", "d": "2", "n": "2000"})
+    at.run()  # the tick that starts the bootstrap
+    _wait(at, "slot_variability")
+    at.run()
+    names = {t["name"] for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"] if "name" in t}
+    assert "variability interval (not private) (95%)" in names
+    at.sidebar.select_slider(key="w_epsilon").set_value(0.5).run()
+    names = {t["name"] for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"] if "name" in t}
+    assert "variability interval (not private) (95%) (updating…)" in names

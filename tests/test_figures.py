@@ -196,3 +196,23 @@ def test_the_target_path_marks_each_strategys_stop_and_the_target():
     assert len(stops) == 3 and len({t.marker.symbol for t in stops}) == 3
     assert [t.x[0] for t in stops] == [r.budget for r in results]
     assert any(s.y0 == 0.5 for s in fig.layout.shapes)  # the target line
+
+
+def test_stale_intervals_are_drawn_faded_and_named_so():
+    import pandas as pd
+
+    from dpci.presentation.figures import forest_plot
+
+    table = pd.DataFrame(
+        {
+            "feature": ["a"],
+            "private_lower": [0.0],
+            "private_upper": [1.0],
+            "variability_lower": [0.2],
+            "variability_upper": [0.8],
+        }
+    )
+    fig = forest_plot(table, stale=("variability",))
+    faded = [t for t in fig.data if (t.name or "").endswith("(updating…)")]
+    assert len(faded) == 1 and faded[0].opacity == 0.3
+    assert all(t.opacity in (None, 1.0) for t in fig.data if (t.name or "").startswith("private"))

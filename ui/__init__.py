@@ -25,6 +25,7 @@ from ui.background import (
     sweep_state,
     variability_job,
     variability_key,
+    variability_or_last,
     warm_workers,
 )
 from ui.data import (
@@ -115,6 +116,7 @@ __all__ = [
     "upload_panel",
     "variability_job",
     "variability_key",
+    "variability_or_last",
     "waiting_sidebar",
     "warm_workers",
 ]

@@ -179,6 +179,19 @@ def shown_variability(state, alpha):
     return column_bounds(state.estimates[:reached], alpha)
 
 
+def variability_or_last(state, alpha, names):
+    """(bounds, stale): the job's variability bounds to draw; while it has none yet, the last ones drawn
+    for the same coefficients, marked stale (drawn faded), so a slider move never blanks the bars."""
+    bounds = shown_variability(state, alpha)
+    if bounds is not None:
+        st.session_state["_last_variability"] = (tuple(names), bounds)
+        return bounds, False
+    last = st.session_state.get("_last_variability")
+    if last is not None and last[0] == tuple(names):
+        return last[1], True
+    return None, False
+
+
 def column_bounds(estimates, alpha):
     from dpci.intervals import column_quantiles
 

@@ -12,9 +12,10 @@ from .style import (
 )
 
 
-def forest_plot(table: pd.DataFrame, title=None, level=0.95):
+def forest_plot(table: pd.DataFrame, title=None, level=0.95, stale=()):
     """One row per coefficient: the private, variability and non-private intervals, their
-    estimates and (optionally) theta_0.
+    estimates and (optionally) theta_0. ``stale``: kinds drawn faded, named "(updating…)": an earlier
+    setting's intervals kept on screen while the new ones compute, instead of a blank.
 
     ``table`` has a ``feature`` column and, for each available kind K in private, variability,
     nonprivate, columns ``K_lower`` and ``K_upper`` (and ``K_estimate`` for private and
@@ -41,7 +42,8 @@ def forest_plot(table: pd.DataFrame, title=None, level=0.95):
                 y=ys,
                 mode="lines",
                 line=dict(color=style["color"], width=6),
-                name=f"{style['name']} ({100 * level:g}%)",
+                opacity=0.3 if kind in stale else 1.0,
+                name=f"{style['name']} ({100 * level:g}%)" + (" (updating…)" if kind in stale else ""),
                 hoverinfo="skip",
             )
         )
