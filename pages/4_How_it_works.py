@@ -13,6 +13,7 @@ from dpci.presentation.figures import (
     forest_plot,
     ledger_plot,
     matrix_plot,
+    noise_matrix_plot,
     noise_norm_plot,
     shift_plot,
 )
@@ -86,9 +87,12 @@ st.markdown(
 tab_h, tab_s = st.tabs(["Hessian H", "Covariance Σ"])
 with tab_h:
     st.plotly_chart(matrix_plot(w.hessian, w.hessian_noisy, w.hessian_private, names), width="stretch")
+    st.caption("The three look alike when the noise is small next to the entries; here is the noise on its own scale:")
+    st.plotly_chart(noise_matrix_plot(w.hessian, w.hessian_noisy, names), width="stretch")
     st.plotly_chart(eigenvalue_plot(w.hessian_noisy, w.hessian_private, settings.c), width="stretch")
 with tab_s:
     st.plotly_chart(matrix_plot(w.covariance, w.covariance_noisy, w.covariance_private, names), width="stretch")
+    st.plotly_chart(noise_matrix_plot(w.covariance, w.covariance_noisy, names), width="stretch")
     st.plotly_chart(eigenvalue_plot(w.covariance_noisy, w.covariance_private, settings.c), width="stretch")
 
 st.header("5. Simulate where the truth could be")

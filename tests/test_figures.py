@@ -216,3 +216,14 @@ def test_stale_intervals_are_drawn_faded_and_named_so():
     faded = [t for t in fig.data if (t.name or "").endswith("(updating…)")]
     assert len(faded) == 1 and faded[0].opacity == 0.3
     assert all(t.opacity in (None, 1.0) for t in fig.data if (t.name or "").startswith("private"))
+
+
+def test_the_noise_matrix_is_drawn_on_its_own_scale():
+    from dpci.presentation.figures import noise_matrix_plot
+
+    true = np.array([[0.05, 0.01], [0.01, 0.04]])
+    noisy = true + np.array([[1e-4, -2e-4], [-2e-4, 3e-4]])
+    fig = noise_matrix_plot(true, noisy, ["a", "b"])
+    exact, noise = fig.data
+    np.testing.assert_allclose(noise.z, noisy - true)
+    assert noise.zmax == pytest.approx(3e-4) and exact.zmax == pytest.approx(0.05)  # each on its own scale

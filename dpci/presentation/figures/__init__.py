@@ -10,7 +10,7 @@ from .release import forest_plot, ledger_plot
 from .repeat import repeat_plot
 from .style import FONT, STYLE, _nice_log_ticks, method_label, short_method_label
 from .sweeps import ci_vs_vi_plot, coverage_length_plot, curve_fit_plot, heatmap_grid, sample_size_plot
-from .teaching import cloud_plot, eigenvalue_plot, matrix_plot, noise_norm_plot, shift_plot
+from .teaching import cloud_plot, eigenvalue_plot, matrix_plot, noise_matrix_plot, noise_norm_plot, shift_plot
 
 __all__ = [
     "FONT",
@@ -26,6 +26,7 @@ __all__ = [
     "ledger_plot",
     "matrix_plot",
     "method_label",
+    "noise_matrix_plot",
     "noise_norm_plot",
     "repeat_plot",
     "sample_size_plot",

@@ -85,7 +85,6 @@ def matrix_plot(true, noisy, private, names, title=None):
     Every row and column is labelled; the figure grows with the number of features so the cells stay
     close to square."""
     names = [str(v) for v in names]
-    d = len(names)
     # two-line panel titles: three one-line titles run into each other in a narrow column
     fig = make_subplots(
         rows=1,
@@ -99,7 +98,6 @@ def matrix_plot(true, noisy, private, names, title=None):
     )
     fig.update_annotations(font=dict(size=14))
     top = float(np.max(np.abs([true, noisy, private])))
-    tickfont = dict(size=11 if d <= 15 else 9)
     for col, mat in enumerate((true, noisy, private), start=1):
         fig.add_trace(
             go.Heatmap(
@@ -117,23 +115,63 @@ def matrix_plot(true, noisy, private, names, title=None):
             1,
             col,
         )
-        fig.update_yaxes(
-            autorange="reversed",
-            showticklabels=(col == 1),
-            tickmode="array",
-            tickvals=names,
-            ticktext=names,
-            tickfont=tickfont,
-            row=1,
-            col=col,
-        )
-        fig.update_xaxes(
-            tickmode="array", tickvals=names, ticktext=names, tickangle=-60, tickfont=tickfont, row=1, col=col
-        )
+        _matrix_axes(fig, names, col)
+    return _layout(fig, title, height=_matrix_height(names))
+
+
+def _matrix_axes(fig, names, col):
+    """Every row and column of a matrix panel labelled; the row labels on the first panel only."""
+    tickfont = dict(size=11 if len(names) <= 15 else 9)
+    fig.update_yaxes(
+        autorange="reversed",
+        showticklabels=(col == 1),
+        tickmode="array",
+        tickvals=names,
+        ticktext=names,
+        tickfont=tickfont,
+        row=1,
+        col=col,
+    )
+    fig.update_xaxes(tickmode="array", tickvals=names, ticktext=names, tickangle=-60, tickfont=tickfont, row=1, col=col)
+
+
+def _matrix_height(names):
+    """Rows of about 26 px, plus room for the rotated column labels (about 5.5 px a character at 60 degrees)."""
     longest = max((len(v) for v in names), default=0)
-    # rows of about 26 px, plus room for the rotated column labels (about 5.5 px a character at 60 degrees)
-    height = 140 + max(200, 26 * d) + min(220, int(5.5 * longest))
-    return _layout(fig, title, height=height)
+    return 140 + max(200, 26 * len(names)) + min(220, int(5.5 * longest))
+
+
+def noise_matrix_plot(true, noisy, names, title=None):
+    """The noise itself: the noisy matrix minus the exact one, on its own colour scale (beside entries of
+    the matrix it is often too small to see), and the exact matrix for scale."""
+    names = [str(v) for v in names]
+    noise = np.asarray(noisy) - np.asarray(true)
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=("computed on the data<br>(secret)", "the noise added<br>(noisy − exact; secret)"),
+        horizontal_spacing=0.08,
+    )
+    fig.update_annotations(font=dict(size=14))
+    for col, mat in enumerate((np.asarray(true), noise), start=1):
+        top = float(np.max(np.abs(mat))) or 1.0
+        fig.add_trace(
+            go.Heatmap(
+                z=mat,
+                x=names,
+                y=names,
+                zmin=-top,
+                zmax=top,
+                colorscale="RdBu",
+                reversescale=True,
+                colorbar=dict(thickness=14, x=0.46 if col == 1 else 1.0),
+                hovertemplate="%{y} × %{x}: %{z:.3g}<extra></extra>",
+            ),
+            1,
+            col,
+        )
+        _matrix_axes(fig, names, col)
+    return _layout(fig, title, height=_matrix_height(names))
 
 
 def eigenvalue_plot(noisy, private, c, title=None):
