@@ -19,10 +19,12 @@ def report_html(
     ]
     for i, fig in enumerate(figures):
         parts.append(fig.to_html(full_html=False, include_plotlyjs=(i == 0)))
-    parts.append("<h2>Intervals</h2>" + table.to_html(index=False, float_format=lambda v: f"{v:.4f}", border=0))
+    words = {"epsilon": "ε", "rho": "ρ", "theta0": "θ₀ (truth)"}
+    readable = table.rename(columns=lambda c: words.get(c, c.replace("nonprivate", "non-private").replace("_", " ")))
+    parts.append("<h2>Intervals</h2>" + readable.to_html(index=False, float_format=lambda v: f"{v:.4f}", border=0))
     parts.append(
         "<h2>Privacy spent, step by step</h2>"
-        + ledger.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0)
+        + ledger.rename(columns=words).to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0)
     )
     rows = "".join(
         f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(str(v))}</td></tr>" for k, v in settings.items()
@@ -32,6 +34,10 @@ def report_html(
         "body{font-family:Helvetica,Arial,sans-serif;max-width:1000px;margin:2em auto;color:#222}"
         "table{border-collapse:collapse}td,th{padding:4px 10px;border-bottom:1px solid #ddd;text-align:right}"
         ".meta{color:#666}"
+        # printed (or saved as PDF from the browser): A4, no Plotly toolbar, charts and rows kept whole
+        "@page{size:A4;margin:1.5cm}"
+        "@media print{body{max-width:none;margin:0}.modebar-container{display:none!important}"
+        ".plotly-graph-div{break-inside:avoid;max-width:100%}h2{break-after:avoid}tr{break-inside:avoid}}"
     )
     return (
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"

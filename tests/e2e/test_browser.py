@@ -226,3 +226,39 @@ def test_a_shared_link_is_the_first_visit_of_a_fresh_server(browser, tmp_path):
         proc.terminate()
         proc.wait(timeout=30)
         log.close()
+
+
+def test_the_report_prints_to_pdf_with_the_outcome_and_no_internal_names(browser, tmp_path):
+    from dpci import LogisticLoss, private_confidence_intervals
+    from dpci.data import make_synthetic_logistic
+    from dpci.presentation.figures import forest_plot, ledger_plot
+    from dpci.presentation.report import report_html
+    from dpci.presentation.tables import interval_table
+
+    X, y = make_synthetic_logistic(3_000, [1.0, -0.5, 0.3], random_state=0)
+    release = private_confidence_intervals(X, y, LogisticLoss(), "output", "pure", 1.0, random_state=0)
+    table = interval_table(["x1", "x2", "const"], release)
+    ledger = release.spend.to_frame()
+    settings = {"Outcome": "income >50K", "Privacy guarantee": "ε = 1 (pure differential privacy)"}
+    figures = [forest_plot(table), ledger_plot(ledger, unit="epsilon")]
+    path = tmp_path / "report.html"
+    path.write_text(
+        report_html("What the private model says about income >50K", settings, ["A sentence."], table, ledger, figures)
+    )
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.goto(path.as_uri())
+    page.wait_for_selector(".js-plotly-plot")
+    page.emulate_media(media="print")
+    assert page.evaluate("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1")
+    assert not page.locator(".modebar-container").first.is_visible()
+    headers = page.locator("th").all_inner_texts()
+    assert "private lower" in headers and not any("_" in h for h in headers), headers
+    assert "income >50K" in page.inner_text("h1")
+    pdf = page.pdf(format="A4")
+    (ARTIFACTS / "report-print.pdf").write_bytes(pdf)
+    assert (
+        pdf.startswith(b"%PDF")
+        and 1 <= pdf.count(b"/Type /Page\n") + pdf.count(b"/Type /Page ") + pdf.count(b"/Type /Page>") <= 6
+    )
+    ctx.close()
