@@ -90,7 +90,11 @@ def test_ci_vs_vi_and_curve_fit_use_clean_log_ticks():
     ]
     fig = figures.ci_vs_vi_plot(pd.DataFrame(rows), "n")
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.tickmode == "array"
+    assert fig.layout.xaxis.type == "log"  # n on a log axis, as the curve fits of Section 7.7
     assert _legend_below(fig)
+    solid = [t for t in fig.data if t.name.startswith("private interval")]
+    assert len({t.marker.symbol for t in solid}) == len(METHODS)  # a mark per method, not just a hue
+    assert all(t.line.dash == "dash" for t in fig.data if t.name.startswith("variability (not private)"))
     from dpci.experiments.curves import fit_length_vs_n
 
     n = np.array([1000, 2000, 5000, 10000, 20000])

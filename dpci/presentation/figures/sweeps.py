@@ -151,17 +151,20 @@ def ci_vs_vi_plot(frame: pd.DataFrame, over: str, title=None):
     """Mean private-interval length (solid) and variability-interval length (dashed) per method (Figures 14-16)."""
     rows = frame[frame["feature"] == "(all)"]
     fig = go.Figure()
-    for (mechanism, privacy), grp in rows.groupby(["mechanism", "privacy"], sort=False):
+    symbols = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "pentagon")
+    for i, ((mechanism, privacy), grp) in enumerate(rows.groupby(["mechanism", "privacy"], sort=False)):
         grp = grp.sort_values(over)
         color = methods.color(mechanism, privacy)
         name = method_label(mechanism, privacy)
+        symbol = symbols[i % len(symbols)]  # a mark per method as well as a colour: similar hues stay apart
         fig.add_trace(
             go.Scatter(
                 x=grp[over],
                 y=grp["length"],
                 mode="lines+markers",
-                name=f"CI: {name}",
+                name=f"private interval: {name}",
                 line=dict(color=color),
+                marker=dict(symbol=symbol, size=8),
                 error_y=dict(array=1.96 * grp["length_se"]),
             )
         )
@@ -171,12 +174,13 @@ def ci_vs_vi_plot(frame: pd.DataFrame, over: str, title=None):
                     x=grp[over],
                     y=grp["vi_length"],
                     mode="lines+markers",
-                    name=f"VI: {name}",
+                    name=f"variability (not private): {name}",
                     line=dict(color=color, dash="dash"),
-                    marker=dict(symbol="circle-open"),
+                    marker=dict(symbol=f"{symbol}-open", size=8),
                 )
             )
-    fig.update_xaxes(title=over)
+    titles = {"n": "rows n", "d": "features d", "epsilon": "budget ε"}
+    fig.update_xaxes(title=titles.get(over, over), **(_log_axis(rows[over]) if over in ("n", "epsilon") else {}))
     ys = list(rows["length"]) + (list(rows["vi_length"]) if "vi_length" in rows else [])
     fig.update_yaxes(title="mean length", **_log_axis(ys))
     return _layout(fig, title, height=460)
