@@ -112,7 +112,15 @@ def results():
     if heatmap:
         x = "d" if view.endswith("d") else "epsilon"
         st.plotly_chart(
-            heatmap_grid(frame, x, "coverage", title="Coverage (share of intervals holding θ₀)", zmin=0.8, zmax=1.0),
+            heatmap_grid(
+                frame,
+                x,
+                "coverage",
+                title=f"Coverage (share of intervals holding θ₀; ✗: below {100 * settings.level:g}% by over 2 SE)",
+                zmin=0.8,
+                zmax=1.0,
+                level=settings.level,
+            ),
             width="stretch",
             key="cov_map",
         )

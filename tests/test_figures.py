@@ -231,3 +231,13 @@ def test_the_noise_matrix_is_drawn_on_its_own_scale():
     exact, noise = fig.data
     np.testing.assert_allclose(noise.z, noisy - true)
     assert noise.zmax == pytest.approx(3e-4) and exact.zmax == pytest.approx(0.05)  # each on its own scale
+
+
+def test_coverage_cells_show_their_margin_and_mark_a_shortfall():
+    rows = [
+        dict(feature="(all)", mechanism="output", privacy="pure", n=n, d=1, coverage=cov, coverage_se=0.01)
+        for n, cov in ((1000, 0.90), (2000, 0.94))
+    ]
+    fig = figures.heatmap_grid(pd.DataFrame(rows), "d", level=0.95)
+    text = [str(v) for v in np.ravel(fig.data[0].text)]
+    assert text == ["0.90 ✗<br>±0.02", "0.94<br>±0.02"]  # 0.90 + 2 SE < 0.95; 0.94 + 2 SE is not

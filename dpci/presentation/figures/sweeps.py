@@ -90,8 +90,25 @@ def coverage_length_plot(frame: pd.DataFrame, x: str, alpha=0.05, recommended=No
     return _layout(fig, title, height=440)
 
 
-def heatmap_grid(frame: pd.DataFrame, x: str, value: str = "coverage", title=None, zmin=None, zmax=None):
-    """Heatmaps of ``value`` over n (rows) x ``x`` (columns), one panel per method (Figures 9-12).
+def _cell_text(grp, pivot, x, value, level):
+    """Each cell's number, short enough for a narrow column; for coverage with its 95% margin (±1.96 SE)
+    and a ✗ where it falls short of ``level`` by more than two standard errors."""
+    if value != "coverage" or "coverage_se" not in grp:
+        return np.vectorize(lambda v: "" if np.isnan(v) else f"{v:.3g}")(pivot.values)
+    se = grp.pivot_table(index="n", columns=x, values="coverage_se").reindex_like(pivot).values
+
+    def cell(v, s):
+        if np.isnan(v):
+            return ""
+        short = " ✗" if level is not None and v + 2 * s < level else ""
+        return f"{v:.2f}{short}<br>±{1.96 * s:.2f}"
+
+    return np.vectorize(cell)(pivot.values, se)
+
+
+def heatmap_grid(frame: pd.DataFrame, x: str, value: str = "coverage", title=None, zmin=None, zmax=None, level=0.95):
+    """Heatmaps of ``value`` over n (rows) x ``x`` (columns), one panel per method (Figures 9-12); for
+    coverage, each cell also shows its margin and a ✗ where it misses ``level`` by more than 2 SE.
 
     Two panels per row (a 2 x 2 grid for the four methods), short panel titles and one shared colour
     bar, so titles and axis labels stay readable in a narrow column."""
@@ -120,9 +137,9 @@ def heatmap_grid(frame: pd.DataFrame, x: str, value: str = "coverage", title=Non
                 y=[_fmt_number(v) for v in pivot.index],
                 coloraxis="coloraxis",
                 name=short_method_label(mechanism, privacy),
-                text=np.round(pivot.values, 3),
+                text=_cell_text(grp, pivot, x, value, level),
                 texttemplate="%{text}",
-                textfont=dict(size=12),
+                textfont=dict(size=11),
                 hovertemplate=f"n=%{{y}}, {x}=%{{x}}: {value} %{{z:.3f}}<extra>%{{fullData.name}}</extra>",
             ),
             r + 1,
