@@ -16,7 +16,7 @@ if made is None and not current.teaching:
     st.title("Present a release")
     st.info(
         f"Nothing has been released from {ui.escape_markdown(ui.privacy.dataset_label(current))} yet. Present "
-        "shows the one release you make: press *Release these intervals* on the Explorer once the settings are "
+        "shows the one release you make: press *Release* on the Explorer once the settings are "
         "chosen (ideally on the stand-in of the sweep pages, which costs no privacy), or release the sidebar's "
         "settings here."
     )
@@ -40,7 +40,7 @@ except ValueError as err:
 title = f"What the private model says about {present.outcome(settings)}, with {100 * settings.level:g}% confidence"
 st.title(title)
 if made is None:
-    st.warning("🎓 Teaching mode: a preview of the sidebar's settings drawn with a public seed; nothing is released.")
+    st.warning("Teaching mode: a preview of the sidebar's settings drawn with a public seed; nothing is released.")
 elif made[0] != current:
     st.caption(
         f"Showing the release you made ({ui.escape_markdown(ui.privacy.describe(settings))}); the sidebar's settings "

@@ -80,7 +80,7 @@ def test_teaching_mode_is_labelled_and_not_counted_as_private():
     assert any("Teaching mode" in c.value for c in at.sidebar.caption)
     present = _page("pages/5_Present.py", d=2, n=2000, randomness="teaching")
     shown = " ".join(m.value for m in present.markdown)
-    assert "public seed 0" in shown and any("Teaching mode" in w.value for w in present.warning)
+    assert "fixed random seed 0" in shown and any("Teaching mode" in w.value for w in present.warning)
 
 
 def test_how_it_works_never_uses_the_secret_randomness():

@@ -145,7 +145,7 @@ def released(s: Settings):
 def release_sentences(s: Settings) -> list[str]:
     """What Present says about the randomness and about every other look at the same data."""
     if s.teaching:
-        return [f"Teaching mode: drawn with the public seed {s.seed}; not a private release."]
+        return []  # plain_summary already says a fixed seed made them
     lines = ["Drawn with fresh, secret randomness from the operating system (never shown or stored in a download)."]
     meter = odometer(s)
     total = meter.total

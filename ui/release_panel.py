@@ -13,7 +13,7 @@ from ui.settings import Settings
 
 def ask_to_confirm(err: OverCap) -> None:
     """Say why a new release waits for the user (the cap), with a button to spend it anyway."""
-    st.warning(f"⛽ {err}")
+    st.warning(str(err))
     st.button("Spend it anyway", on_click=privacy.confirm, args=(err.key,), type="primary")
 
 
@@ -21,13 +21,13 @@ def release_button(s: Settings, data_key: str) -> None:
     """The Release button and what has been released so far for this dataset."""
     key = privacy.release_key(s, data_key)
     made = privacy.released(s)
-    c1, c2 = st.columns([1, 3], vertical_alignment="center")
+    c1, c2 = st.columns([1.4, 3], vertical_alignment="center")
     if made is not None and made[1] == key:
-        c1.button("✅ Released", disabled=True, width="stretch", key="release_button")
+        c1.button("Released", disabled=True, width="stretch", key="release_button")
         c2.caption("These are the intervals the *Present* page shows and its downloads contain.")
         return
     c1.button(
-        "Release these intervals" + (" (teaching)" if s.teaching else ""),
+        "Release" + (" (teaching)" if s.teaching else ""),
         on_click=privacy.release,
         args=(s, key),
         width="stretch",

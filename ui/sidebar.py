@@ -204,7 +204,7 @@ def _teaching_toggle(sb):
         "operating system, and every new setting is a new private release counted by the odometer.",
     )
     if s.teaching:
-        sb.caption(f"🎓 Teaching mode, seed {s.seed}: the numbers are reproducible and **not private**.")
+        sb.caption(f"Teaching mode, seed {s.seed}: the numbers are reproducible and **not private**.")
 
 
 def draw_odometer(s: Settings):
