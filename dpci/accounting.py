@@ -36,14 +36,21 @@ def check_choice(name, value, allowed):
     return value
 
 
+def positive_finite(value, name: str, number: str = "number", note: str = "") -> float:
+    """``value`` as a float, if it is a positive, finite number; else a ValueError that says what
+    ``name`` must be (``number`` names its unit, ``note`` adds an alternative)."""
+    try:
+        result = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive {number}{note}, got {value!r}.") from None
+    if not (math.isfinite(result) and result > 0):
+        raise ValueError(f"{name} must be a positive, finite {number}{note}, got {value!r}.")
+    return result
+
+
 def check_budget(budget, privacy="pure") -> float:
     symbol = "epsilon" if privacy == "pure" else "rho"
-    try:
-        value = float(budget)
-    except (TypeError, ValueError):
-        raise ValueError(f"budget ({symbol}) must be a positive number, got {budget!r}.") from None
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"budget ({symbol}) must be a positive, finite number, got {budget!r}.")
+    value = positive_finite(budget, f"budget ({symbol})")
     if value < MIN_BUDGET:
         raise ValueError(
             f"budget ({symbol}) = {value:.3g} is below {MIN_BUDGET:g}: the noise would be so large that "

@@ -7,6 +7,7 @@ release and stores what it learned in attributes ending in ``_``.
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import warnings
 
@@ -22,6 +23,8 @@ from .intervals import MAX_SAMPLES, MIN_SAMPLES, check_count
 from .losses import HuberLoss, LogisticLoss
 from .noise import check_random_state
 from .release import _release
+from .settings import RELEASE_DEFAULTS as DEFAULTS
+from .settings import ReleaseSettings, field_values, spread
 from .solver import ConvergenceError
 from .validation import check_classes, check_data, check_features
 
@@ -73,6 +76,21 @@ def _flag(name, value):
         raise ValueError(f"{name} must be True or False, got {value!r}.")
 
 
+def _then(base_init):
+    """For a subclass ``__init__(self, <its own parameters>, *args, **kwargs)`` that passes the rest to
+    ``base_init``: give it the signature self, its own parameters, then base_init's (scikit-learn reads
+    an estimator's parameters from the signature, so each is still defined once)."""
+
+    def decorate(init):
+        self, *own = (p for p in inspect.signature(init).parameters.values() if p.kind is not p.VAR_POSITIONAL)
+        own = [p for p in own if p.kind is not p.VAR_KEYWORD]
+        rest = list(inspect.signature(base_init).parameters.values())[1:]
+        init.__signature__ = inspect.signature(base_init).replace(parameters=[self, *own, *rest])
+        return init
+
+    return decorate
+
+
 LEARNED_CLASSES = (
     "classes_ were learned from y: which labels occur (and that there are two) is a fact about the data "
     "that the privacy guarantee does not cover, and one-class data would be refused. Pass "
@@ -97,6 +115,14 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         "private_errors": _flag,
     }
 
+    @spread(ReleaseSettings)
+    def __init__(self, settings: ReleaseSettings = DEFAULTS, method=None, classes=None, private_errors=False):
+        """Store the parameters as given: the fields of :class:`~dpci.settings.ReleaseSettings`, then
+        ``method``, ``classes`` and ``private_errors`` (``fit`` checks them)."""
+        given = dict(field_values(settings), method=method, classes=classes, private_errors=private_errors)
+        for name, value in given.items():
+            setattr(self, name, value)
+
     def _validate_params(self):
         for name, check in self._parameter_constraints.items():
             check(name, getattr(self, name))
@@ -110,6 +136,12 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"method={self.method!r} and mechanism={self.mechanism!r} disagree; give only method.")
         return methods.get(self.method if self.method is not None else self.mechanism)
 
+    def _settings(self) -> ReleaseSettings:
+        """The release these parameters ask for (the method resolved, the split coerced once)."""
+        given = {name: getattr(self, name) for name in field_values(DEFAULTS)}
+        split = None if self.split is None else Split.coerce(self.split)
+        return ReleaseSettings(**dict(given, mechanism=self._method().name, split=split))
+
     def _loss(self):  # pragma: no cover - overridden
         raise NotImplementedError
 
@@ -120,19 +152,7 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         if self.classes is None:
             warnings.warn(LEARNED_CLASSES, PrivacyLeakWarning, stacklevel=2)
         try:
-            release = _release(  # private_confidence_intervals without checking the data a second time
-                X,
-                signs,
-                self._loss(),
-                mechanism=self._method().name,
-                privacy=self.privacy,
-                budget=self.budget,
-                split=None if self.split is None else Split.coerce(self.split),
-                c=self.c,
-                alpha=self.alpha,
-                n_samples=self.n_samples,
-                random_state=self.random_state,
-            )
+            release = _release(X, signs, self._loss(), self._settings())  # the data are checked already
         except ConvergenceError:
             if not self.private_errors:
                 raise
@@ -248,32 +268,6 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
     classes_ : ndarray (2,)    the labels; ``classes_[1]`` is the positive class (+1)
     """
 
-    def __init__(
-        self,
-        mechanism="objective",
-        privacy="pure",
-        budget=1.0,
-        split=None,
-        c=1e-3,
-        alpha=0.05,
-        n_samples=10_000,
-        random_state=None,
-        method=None,
-        classes=None,
-        private_errors=False,
-    ):
-        self.mechanism = mechanism
-        self.privacy = privacy
-        self.budget = budget
-        self.split = split
-        self.c = c
-        self.alpha = alpha
-        self.n_samples = n_samples
-        self.random_state = random_state
-        self.method = method
-        self.classes = classes
-        self.private_errors = private_errors
-
     def _loss(self):
         return LogisticLoss()
 
@@ -293,33 +287,10 @@ class PrivateHuberSVM(_PrivateERMClassifier):
 
     _parameter_constraints = {**_PrivateERMClassifier._parameter_constraints, "h": _positive_real}
 
-    def __init__(
-        self,
-        h=0.5,
-        mechanism="objective",
-        privacy="pure",
-        budget=1.0,
-        split=None,
-        c=1e-3,
-        alpha=0.05,
-        n_samples=10_000,
-        random_state=None,
-        method=None,
-        classes=None,
-        private_errors=False,
-    ):
+    @_then(_PrivateERMClassifier.__init__)
+    def __init__(self, h=0.5, *args, **kwargs):
         self.h = h
-        self.mechanism = mechanism
-        self.privacy = privacy
-        self.budget = budget
-        self.split = split
-        self.c = c
-        self.alpha = alpha
-        self.n_samples = n_samples
-        self.random_state = random_state
-        self.method = method
-        self.classes = classes
-        self.private_errors = private_errors
+        super().__init__(*args, **kwargs)
 
     def _loss(self):
         return HuberLoss(self.h)

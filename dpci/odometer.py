@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .accounting import ApproxDP, PrivacySpend, zcdp_to_approx_dp
+from .accounting import ApproxDP, PrivacySpend, positive_finite, zcdp_to_approx_dp
 
 DEFAULT_DELTA = 1e-6
 
@@ -244,10 +244,4 @@ def report_not_private(X, y, settings: tuple, what: str) -> None:
 def _check_cap(cap):
     if cap is None:
         return None
-    try:
-        value = float(cap)
-    except (TypeError, ValueError):
-        raise ValueError(f"the cap must be a positive number of epsilon (or None), got {cap!r}.") from None
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"the cap must be a positive, finite epsilon (or None), got {cap!r}.")
-    return value
+    return positive_finite(cap, "the cap", "epsilon", " (or None)")

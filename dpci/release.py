@@ -26,6 +26,7 @@ from .intervals import (
 from .methods import PrivateRelease
 from .noise import check_random_state
 from .odometer import report_release
+from .settings import ReleaseSettings, spread
 from .solver import margin_rows, minimise_erm
 from .validation import check_signed_data
 
@@ -38,22 +39,12 @@ __all__ = [
 ]
 
 
-def private_confidence_intervals(
-    X,
-    y,
-    loss,
-    mechanism="objective",
-    privacy="pure",
-    budget=1.0,
-    split=None,
-    c=1e-3,
-    alpha=0.05,
-    n_samples=10_000,
-    random_state=None,
-    closed_form=True,
-) -> PrivateRelease:
+@spread(ReleaseSettings)
+def private_confidence_intervals(X, y, loss, settings: ReleaseSettings, closed_form=True) -> PrivateRelease:
     """Private (1 - alpha) confidence intervals for the coefficients (Algorithms 3 and 5).
 
+    Takes the fields of :class:`dpci.settings.ReleaseSettings` after ``loss``: ``mechanism="objective",
+    privacy="pure", budget=1.0, split=None, c=1e-3, alpha=0.05, n_samples=10_000, random_state=None``.
     ``mechanism`` names a registered method (:mod:`dpci.methods`; the paper's are "objective" and
     "output"). X must hold finite rows with ||x_i|| <= 1 and y exactly the labels -1/+1; anything
     else voids the guarantee (Section 3) and raises DataValidationError (an O(n d) check).
@@ -61,20 +52,22 @@ def private_confidence_intervals(
     interval for zCDP + output perturbation; False uses Monte Carlo there too.
     """
     X, y = check_signed_data(X, y)
-    return _release(X, y, loss, mechanism, privacy, budget, split, c, alpha, n_samples, random_state, closed_form)
+    return _release(X, y, loss, settings, closed_form)
 
 
-def _release(X, y, loss, mechanism, privacy, budget, split, c, alpha, n_samples, random_state, closed_form=True):
+def _release(X, y, loss, settings: ReleaseSettings, closed_form=True):
     """:func:`private_confidence_intervals` on data already validated (the estimators check theirs)."""
-    alpha = check_alpha(alpha)
-    n_samples = check_count("n_samples", n_samples, MIN_SAMPLES, MAX_SAMPLES, "the paper uses 10,000")
-    method = methods.get(mechanism)
-    alloc = method.allocate(budget, split, privacy)
-    method.coefficient_noise_law(alloc, X.shape[0], c, loss)  # an invalid c raises here, before any charge
-    settings = (repr(loss), method.name, privacy, budget, tuple(alloc.shares), c)  # alpha, n_samples: post-processing
-    report_release(alloc.spend, X, y, settings, random_state, f"release: {method.describe(privacy)}, budget {budget:g}")
-    rng = check_random_state(random_state)
-    return method.release(margin_rows(X, y), loss, c, alloc, alpha, n_samples, rng, closed_form=closed_form)
+    s = settings
+    alpha = check_alpha(s.alpha)
+    n_samples = check_count("n_samples", s.n_samples, MIN_SAMPLES, MAX_SAMPLES, "the paper uses 10,000")
+    method = methods.get(s.mechanism)
+    alloc = method.allocate(s.budget, s.split, s.privacy)
+    method.coefficient_noise_law(alloc, X.shape[0], s.c, loss)  # an invalid c raises here, before any charge
+    public = (repr(loss), method.name, s.privacy, s.budget, tuple(alloc.shares), s.c)  # alpha, m: post-processing
+    what = f"release: {method.describe(s.privacy)}, budget {s.budget:g}"
+    report_release(alloc.spend, X, y, public, s.random_state, what)
+    rng = check_random_state(s.random_state)
+    return method.release(margin_rows(X, y), loss, s.c, alloc, alpha, n_samples, rng, closed_form=closed_form)
 
 
 def intervals_at(A, loss, theta, c, alloc, coef_noise, alpha, n_samples, rng, weights=None, closed_form=True):

@@ -16,6 +16,7 @@ from . import methods
 from .intervals import hessian_and_covariance, quantile_interval
 from .mechanisms import NoiseLaw, floor_eigenvalues, noisy_symmetric
 from .noise import check_random_state
+from .settings import ReleaseSettings, spread
 from .solver import margin_rows, minimise_erm
 
 
@@ -37,46 +38,38 @@ class Walkthrough:
     sensitivities: tuple[float, float]
 
 
-def walkthrough(
-    X,
-    y,
-    loss,
-    mechanism="objective",
-    privacy="pure",
-    budget=1.0,
-    split=None,
-    c=1e-3,
-    alpha=0.05,
-    n_samples=10_000,
-    random_state=None,
-) -> Walkthrough:
+@spread(ReleaseSettings)
+def walkthrough(X, y, loss, settings: ReleaseSettings) -> Walkthrough:
     """Every step of one release of a paper method (:class:`dpci.methods.PaperMethod`), with the same
-    draws as ``private_confidence_intervals``."""
-    method = methods.get(mechanism)
+    draws as ``private_confidence_intervals`` (and the same parameters, but ``closed_form``)."""
+    s = settings
+    method = methods.get(s.mechanism)
     if not isinstance(method, methods.PaperMethod):
         raise ValueError(f"the walkthrough takes apart the paper's methods (Algorithms 3 and 5), not {method.label}.")
-    alloc = method.allocate(budget, split, privacy)
-    rng = check_random_state(random_state)
+    alloc = method.allocate(s.budget, s.split, s.privacy)
+    rng = check_random_state(s.random_state)
     A = margin_rows(X, y)
     n = A.shape[0]
-    theta_hat = minimise_erm(A, loss, c).theta
-    fit = method.perturb(A, loss, c, alloc, rng)
+    theta_hat = minimise_erm(A, loss, s.c).theta
+    fit = method.perturb(A, loss, s.c, alloc, rng)
     theta = fit.theta
     # A copy of the stream: the matrices and Monte Carlo below replay what intervals_at draws.
     replay = np.random.Generator(type(rng.bit_generator)())
     replay.bit_generator.state = rng.bit_generator.state
-    H, S = hessian_and_covariance(A, loss, theta, c)
+    H, S = hessian_and_covariance(A, loss, theta, s.c)
     sens = (loss.hessian_sensitivity(n), loss.covariance_sensitivity(n, theta))
-    H_noisy = noisy_symmetric(H, sens[0], alloc.phi[1], privacy, replay)
-    S_noisy = noisy_symmetric(S, sens[1], alloc.phi[2], privacy, replay)
-    release = method.interval_at(A, loss, theta, c, alloc, fit.noise_law, alpha, n_samples, rng, closed_form=False)
+    H_noisy = noisy_symmetric(H, sens[0], alloc.phi[1], s.privacy, replay)
+    S_noisy = noisy_symmetric(S, sens[1], alloc.phi[2], s.privacy, replay)
+    release = method.interval_at(
+        A, loss, theta, s.c, alloc, fit.noise_law, s.alpha, s.n_samples, rng, closed_form=False
+    )
     if release.offsets is None:
         raise ValueError(
             f"How it works takes apart a Monte Carlo interval (Algorithms 3 and 5); the {method.label} "
             "draws none. Choose objective or output perturbation."
         )
     assert release.hessian is not None and release.covariance is not None
-    np.testing.assert_allclose(floor_eigenvalues(H_noisy, c), release.hessian)  # same draws as the release
+    np.testing.assert_allclose(floor_eigenvalues(H_noisy, s.c), release.hessian)  # same draws as the release
     return Walkthrough(
         theta_hat,
         theta,
@@ -89,7 +82,7 @@ def walkthrough(
         S_noisy,
         release.covariance,
         release.offsets,
-        quantile_interval(theta, release.offsets, alpha),
-        c,
+        quantile_interval(theta, release.offsets, s.alpha),
+        s.c,
         sens,
     )

@@ -88,11 +88,7 @@ if job is not None:
     tuning.note_real_sweep(settings, where, "Budget allocation sweep", key)
 
 
-@st.fragment(run_every=ui.poll_interval(job))
-def results():
-    state = ui.sweep_state(job)
-    if state is None:
-        return
+def results(state):
     x = "phi1" if which == "phi1" else "phi2_share"
     frame = state.frame
     rec = recommend_split(frame, settings.alpha)
@@ -121,4 +117,4 @@ def results():
     ui.rerun_once_when_done(job, "split")
 
 
-results()
+ui.sweep_fragment(job, results)

@@ -29,12 +29,7 @@ m = ui.kept_widget(
     c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "grid_m", default=1000
 )
 common = dict(c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, random_state=settings.seed)
-try:
-    where = tuning.source(settings)
-    load = tuning.sweep_loader(settings, where)  # here: the sweep's thread cannot read the session's upload
-except ValueError as err:
-    ui.explain_error(err)
-    st.stop()
+where, load = tuning.sweep_source(settings)
 epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
 # what every job of this page depends on (its key also names the view's own choices)
 shared_key = (
@@ -101,11 +96,7 @@ if job is not None:
     tuning.note_real_sweep(settings, where, "Coverage sweep", key)
 
 
-@st.fragment(run_every=ui.poll_interval(job))
-def results():
-    state = ui.sweep_state(job)
-    if state is None:
-        return
+def results(state):
     frame, heatmap = state.frame, view.startswith("Heatmap")
     if where == "real":
         st.warning("Computed from the real data without privacy: **not private**, not for publishing.")
@@ -132,4 +123,4 @@ def results():
     ui.rerun_once_when_done(job, "grid")
 
 
-results()
+ui.sweep_fragment(job, results)

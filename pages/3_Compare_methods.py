@@ -48,12 +48,7 @@ n_fixed = (
     else 15000
 )
 epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
-try:
-    where = tuning.source(settings)
-    load = tuning.sweep_loader(settings, where)  # here: the sweep's thread cannot read the session's upload
-except ValueError as err:
-    ui.explain_error(err)
-    st.stop()
+where, load = tuning.sweep_source(settings)
 delta = tuning.comparison_delta(settings, chosen)
 key = (
     "cmp",
@@ -103,11 +98,7 @@ if job is not None:
     tuning.note_real_sweep(settings, where, "Compare methods sweep", key)
 
 
-@st.fragment(run_every=ui.poll_interval(job))
-def results():
-    state = ui.sweep_state(job)
-    if state is None:
-        return
+def results(state):
     if where == "real":
         st.warning("Computed from the real data without privacy: **not private**, not for publishing.")
     st.plotly_chart(ci_vs_vi_plot(state.frame, over), width="stretch", key="cmp_plot")
@@ -144,4 +135,4 @@ def results():
     ui.rerun_once_when_done(job, "cmp")
 
 
-results()
+ui.sweep_fragment(job, results)

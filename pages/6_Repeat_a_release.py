@@ -55,13 +55,7 @@ make = partial(
 job = ui.sweep_job("repeat", key, make, f"Repeat {k} times", "Press the button to start the repetitions.")
 
 
-@st.fragment(run_every=ui.poll_interval(job))
 def results():
-    if job is None:
-        return
-    if job.error:
-        st.error(ui.escape_markdown(job.error))
-        return
     state = job.latest
     if state is None:
         st.progress(0.0, text="Drawing the first sample…")
@@ -91,4 +85,4 @@ def results():
     ui.rerun_once_when_done(job, "repeat")
 
 
-results()
+ui.job_fragment(job, results)

@@ -80,13 +80,7 @@ job = ui.sweep_job(
 )
 
 
-@st.fragment(run_every=ui.poll_interval(job))
 def results():
-    if job is None:
-        return
-    if job.error:
-        st.error(ui.escape_markdown(job.error))
-        return
     done = job.latest or []
     st.progress(len(done) / len(STRATEGIES), text=f"{len(done)} of {len(STRATEGIES)} strategies")
     if not done:
@@ -131,4 +125,4 @@ def results():
     ui.rerun_once_when_done(job, "accuracy")
 
 
-results()
+ui.job_fragment(job, results)

@@ -215,6 +215,35 @@ def sweep_state(job):
     return None if state is None or state.frame.empty else state
 
 
+def sweep_fragment(job, show):
+    """A page's sweep results: a fragment that redraws once a second while ``job`` runs, shows its
+    progress and, once the sweep has rows, calls ``show(state)`` with its latest state."""
+
+    @st.fragment(run_every=poll_interval(job))
+    def results():
+        state = sweep_state(job)
+        if state is not None:
+            show(state)
+
+    results()
+
+
+def job_fragment(job, show):
+    """A page's results of a job that is not a sweep: a fragment that redraws once a second while it
+    runs and calls ``show()`` once there is a job, or shows its error."""
+
+    @st.fragment(run_every=poll_interval(job))
+    def results():
+        if job is None:
+            return
+        if job.error:
+            st.error(escape_markdown(job.error))
+            return
+        show()
+
+    results()
+
+
 def sweep_progress(job):
     """Show a sweep job's progress and error; return its latest state (or None)."""
     if job is None:

@@ -12,7 +12,7 @@ import streamlit as st
 from dpci.data.preprocessing import CONSTANT_NAME
 from dpci.data.standin import PublicFacts, stand_in
 from ui import privacy
-from ui.data import load_data, loader
+from ui.data import explain_error, load_data, loader
 from ui.settings import DATASETS, Settings
 from ui.state import kept_widget
 
@@ -60,6 +60,18 @@ def _facts(s: Settings, d: int) -> PublicFacts:
     """n and the feature names: public facts (the rows are read only for their count and names)."""
     X, _, names, _ = load_data(replace(s, d=int(d)))
     return PublicFacts(len(X), tuple(v for v in names if v != CONSTANT_NAME), privacy.dataset_label(s))
+
+
+def sweep_source(s: Settings):
+    """(where, load) of a page's sweeps: :func:`source` and :func:`sweep_loader`; an error that stops
+    the data from loading is explained and the page stops."""
+    try:
+        where = source(s)
+        load = sweep_loader(s, where)  # here: the sweep's thread cannot read the session's upload
+    except ValueError as err:
+        explain_error(err)
+        st.stop()
+    return where, load
 
 
 def sweep_loader(s: Settings, where: str):

@@ -7,7 +7,6 @@ Section 6): every row of ``X`` lies in the unit L2 ball and ``y`` is in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,13 +80,8 @@ def make_dataset(
     schema: Schema,
     *,
     name: str | None = None,
-    d: int | None = None,
-    features: Sequence[str] | None = None,
-    add_constant: bool = True,
-    normalize: str = "unit",
-    handle_unknown: str = "error",
-    dtype=np.float64,
     keep_frame: bool = True,
+    **preprocessing,
 ) -> Dataset:
     """Preprocess a clean raw DataFrame into a :class:`Dataset`.
 
@@ -100,24 +94,17 @@ def make_dataset(
         Public schema (bounds and category lists from documentation).
     name : str, optional
         Dataset name; defaults to ``schema.name``.
-    d, features, add_constant, normalize, handle_unknown, dtype
-        Passed to :class:`UnitBallPreprocessor`.
     keep_frame : bool, default True
         Store ``frame`` in the result.
+    **preprocessing
+        The parameters of :class:`UnitBallPreprocessor` after the schema (``d``, ``features``,
+        ``add_constant``, ``normalize``, ``handle_unknown``, ``dtype``), with its defaults.
 
     Returns
     -------
     Dataset
     """
-    pre = UnitBallPreprocessor(
-        schema,
-        d=d,
-        features=features,
-        add_constant=add_constant,
-        normalize=normalize,
-        handle_unknown=handle_unknown,
-        dtype=dtype,
-    )
+    pre = UnitBallPreprocessor(schema, **preprocessing)
     X = pre.fit_transform(frame)
     y = encode_labels(frame[schema.label], schema.positive_class, schema.negative_class)
     return Dataset(

@@ -129,6 +129,18 @@ KDDCUP_SERVICES = (
     "whois",
 )
 
+_RATES = "serror_rate srv_serror_rate rerror_rate srv_rerror_rate same_srv_rate diff_srv_rate srv_diff_host_rate"
+_DST_HOST_RATES = (
+    "dst_host_same_srv_rate dst_host_diff_srv_rate dst_host_same_src_port_rate dst_host_srv_diff_host_rate "
+    "dst_host_serror_rate dst_host_srv_serror_rate dst_host_rerror_rate dst_host_srv_rerror_rate"
+)
+
+
+def _alike(make, names: str, *args, **kwargs) -> tuple[Column, ...]:
+    """One column per name (``names`` separated by spaces, in file order), all made alike."""
+    return tuple(make(name, *args, **kwargs) for name in names.split())
+
+
 _FEATURES: tuple[Column, ...] = (
     _count("duration", 86_400, "seconds; design bound one day, log1p scale"),
     categorical("protocol_type", ("tcp", "udp", "icmp"), source=_TASK),
@@ -145,40 +157,25 @@ _FEATURES: tuple[Column, ...] = (
     _count("src_bytes", 2**32 - 1, "bytes; 32-bit counter bound, log1p scale"),
     _count("dst_bytes", 2**32 - 1, "bytes; 32-bit counter bound, log1p scale"),
     numeric("land", 0, 1, source=_IND),
-    _count("wrong_fragment", 10_000, _EVENT),
-    _count("urgent", 10_000, _EVENT),
-    _count("hot", 10_000, _EVENT),
-    _count("num_failed_logins", 10_000, _EVENT),
+    *_alike(_count, "wrong_fragment urgent hot num_failed_logins", 10_000, _EVENT),
     numeric("logged_in", 0, 1, source=_IND),
     _count("num_compromised", 10_000, _EVENT),
     numeric("root_shell", 0, 1, source=_IND),
     numeric("su_attempted", 0, 1, source=_IND + " (the published data also has 2: clipped to 1)"),
-    _count("num_root", 10_000, _EVENT),
-    _count("num_file_creations", 10_000, _EVENT),
-    _count("num_shells", 10_000, _EVENT),
-    _count("num_access_files", 10_000, _EVENT),
-    _count("num_outbound_cmds", 10_000, _EVENT),
-    numeric("is_host_login", 0, 1, source=_IND),
-    numeric("is_guest_login", 0, 1, source=_IND),
-    numeric("count", 0, 511, source="connections in the past 2 s; 9-bit counter in the published data"),
-    numeric("srv_count", 0, 511, source="connections in the past 2 s; 9-bit counter in the published data"),
-    numeric("serror_rate", 0, 1, source=_RATE),
-    numeric("srv_serror_rate", 0, 1, source=_RATE),
-    numeric("rerror_rate", 0, 1, source=_RATE),
-    numeric("srv_rerror_rate", 0, 1, source=_RATE),
-    numeric("same_srv_rate", 0, 1, source=_RATE),
-    numeric("diff_srv_rate", 0, 1, source=_RATE),
-    numeric("srv_diff_host_rate", 0, 1, source=_RATE),
-    numeric("dst_host_count", 0, 255, source="host window count; 8-bit counter in the published data"),
-    numeric("dst_host_srv_count", 0, 255, source="host window count; 8-bit counter in the published data"),
-    numeric("dst_host_same_srv_rate", 0, 1, source=_RATE),
-    numeric("dst_host_diff_srv_rate", 0, 1, source=_RATE),
-    numeric("dst_host_same_src_port_rate", 0, 1, source=_RATE),
-    numeric("dst_host_srv_diff_host_rate", 0, 1, source=_RATE),
-    numeric("dst_host_serror_rate", 0, 1, source=_RATE),
-    numeric("dst_host_srv_serror_rate", 0, 1, source=_RATE),
-    numeric("dst_host_rerror_rate", 0, 1, source=_RATE),
-    numeric("dst_host_srv_rerror_rate", 0, 1, source=_RATE),
+    *_alike(_count, "num_root num_file_creations num_shells num_access_files num_outbound_cmds", 10_000, _EVENT),
+    *_alike(numeric, "is_host_login is_guest_login", 0, 1, source=_IND),
+    *_alike(
+        numeric, "count srv_count", 0, 511, source="connections in the past 2 s; 9-bit counter in the published data"
+    ),
+    *_alike(numeric, _RATES, 0, 1, source=_RATE),
+    *_alike(
+        numeric,
+        "dst_host_count dst_host_srv_count",
+        0,
+        255,
+        source="host window count; 8-bit counter in the published data",
+    ),
+    *_alike(numeric, _DST_HOST_RATES, 0, 1, source=_RATE),
 )
 
 KDDCUP_SCHEMA = Schema(

@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 
 from ..release import nonprivate_confidence_intervals
+from ..settings import spread
 from .bootstrap import iter_coverage
-from .sweeps import METHODS, SweepProgress, _common, budget_for, subsample
+from .sweeps import DEFAULT_RUN, METHODS, Replication, SweepProgress, budget_for, subsample
 
 
 def nonprivate_length(X, y, loss, n: int, c=1e-3, alpha=0.05, seed=0) -> float:
@@ -23,6 +24,7 @@ def nonprivate_length(X, y, loss, n: int, c=1e-3, alpha=0.05, seed=0) -> float:
     return float(np.mean(ci[:, 1] - ci[:, 0]))
 
 
+@spread(Replication, "replication")
 def iter_sample_size_match(
     load: Callable[[int], tuple],
     loss,
@@ -31,12 +33,7 @@ def iter_sample_size_match(
     epsilon: float = 1.0,
     methods=METHODS,
     step: int = 2_500,
-    c=1e-3,
-    alpha=0.05,
-    n_samples=10_000,
-    n_replicates=1_000,
-    random_state=0,
-    n_jobs=1,
+    replication: Replication = DEFAULT_RUN,
     seed=0,
     n_max: int | None = None,
     search: str = "walk",
@@ -59,7 +56,8 @@ def iter_sample_size_match(
     X_all, y_all, _ = load(d)
     n_max = len(X_all) if n_max is None else min(int(n_max), len(X_all))
     lattice = list(range(step, n_max + 1, step))
-    common = _common(c, alpha, n_samples, n_replicates, random_state, n_jobs)
+    common = replication.keywords()
+    c, alpha = replication.c, replication.alpha
     known = {int(n): float(v) for n, v in (nonprivate_lengths or {}).items()}
     targets = [
         (n, known[n] if n in known else nonprivate_length(X_all, y_all, loss, n, c, alpha, seed))

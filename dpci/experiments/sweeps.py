@@ -28,6 +28,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,6 +37,7 @@ from .. import methods as registry
 from ..accounting import Split, default_split, rho_for_approx_dp, rho_from_epsilon
 from ..exceptions import RegularisationTooSmall
 from ..intervals import check_alpha
+from ..settings import field_values, spread
 from .bootstrap import iter_coverage, iter_variability
 
 METHODS = registry.PAPER_PAIRS  # the default methods of a sweep; any registered (method, notion) pairs can be given
@@ -182,17 +184,28 @@ def _public(setting: dict) -> dict:
     return out
 
 
-def _common(c, alpha, n_samples, n_replicates, random_state, n_jobs):
-    return dict(
-        c=c,
-        alpha=check_alpha(alpha),
-        n_samples=n_samples,
-        n_replicates=n_replicates,
-        random_state=random_state,
-        n_jobs=n_jobs,
-    )
+@dataclass(frozen=True)
+class Replication:
+    """How every setting of a sweep is run: c of Eq. 3.1, alpha, the Monte Carlo samples m of each
+    interval, the k bootstrap replicates, the randomness and the worker processes. The sweeps take
+    these fields as keywords (:func:`dpci.settings.spread`)."""
+
+    c: float = 1e-3
+    alpha: float = 0.05
+    n_samples: int = 10_000
+    n_replicates: int = 1_000
+    random_state: Any = 0
+    n_jobs: int = 1
+
+    def keywords(self) -> dict:
+        """The keywords of :func:`~dpci.experiments.bootstrap.iter_coverage` (alpha checked)."""
+        return dict(field_values(self), alpha=check_alpha(self.alpha))
 
 
+DEFAULT_RUN = Replication()
+
+
+@spread(Replication, "replication")
 def iter_split_sweep(
     X,
     y,
@@ -204,12 +217,7 @@ def iter_split_sweep(
     shares=None,
     phi1=None,
     feature_names=None,
-    c=1e-3,
-    alpha=0.05,
-    n_samples=10_000,
-    n_replicates=1_000,
-    random_state=0,
-    n_jobs=1,
+    replication: Replication = DEFAULT_RUN,
     skip_invalid=False,
 ):
     """Coverage and length as the split changes (Section 7.3).
@@ -243,7 +251,7 @@ def iter_split_sweep(
         )
         for sp in splits
     ]
-    common = _common(c, alpha, n_samples, n_replicates, random_state, n_jobs)
+    common = replication.keywords()
     yield from _run(settings, _coverage_runner(X, y, loss, feature_names, common), skip_invalid)
 
 
@@ -259,6 +267,7 @@ def recommend_split(frame: pd.DataFrame, alpha: float = 0.05) -> pd.Series:
     return pd.concat([best, pd.Series({"meets_coverage": bool(len(ok))})])
 
 
+@spread(Replication, "replication")
 def iter_grid_sweep(
     load: Callable[[int], tuple],
     loss,
@@ -268,12 +277,7 @@ def iter_grid_sweep(
     d: int = 10,
     epsilon: float = 1.0,
     methods=METHODS,
-    c=1e-3,
-    alpha=0.05,
-    n_samples=10_000,
-    n_replicates=1_000,
-    random_state=0,
-    n_jobs=1,
+    replication: Replication = DEFAULT_RUN,
     seed=0,
     skip_invalid=False,
     delta=None,
@@ -293,7 +297,7 @@ def iter_grid_sweep(
             f"grid-n-{name}", methods, n, value if name == "d" else d, epsilon if name == "d" else value, delta
         )
     ]
-    common = _common(c, alpha, n_samples, n_replicates, random_state, n_jobs)
+    common = replication.keywords()
     yield from _run(settings, _subsampled_runner(load, loss, common, seed, variability=0), skip_invalid)
 
 
@@ -343,6 +347,7 @@ def _subsampled_runner(load, loss, common, seed, variability):
     return run
 
 
+@spread(Replication, "replication")
 def iter_interval_vs_variability(
     load: Callable[[int], tuple],
     loss,
@@ -352,13 +357,8 @@ def iter_interval_vs_variability(
     d: int = 10,
     epsilon: float = 1.0,
     methods=METHODS,
-    c=1e-3,
-    alpha=0.05,
-    n_samples=10_000,
-    n_replicates=1_000,
+    replication: Replication = DEFAULT_RUN,
     n_vi=10_000,
-    random_state=0,
-    n_jobs=1,
     seed=0,
     skip_invalid=False,
     delta=None,
@@ -372,5 +372,5 @@ def iter_interval_vs_variability(
         base = dict(n=int(n), d=int(d), epsilon=float(epsilon))
         base[over] = type(base[over])(value)
         settings += _per_method(f"ci-vs-vi-{over}", methods, **base, delta=delta)
-    common = _common(c, alpha, n_samples, n_replicates, random_state, n_jobs)
+    common = replication.keywords()
     yield from _run(settings, _subsampled_runner(load, loss, common, seed, variability=n_vi), skip_invalid)

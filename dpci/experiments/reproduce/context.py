@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from ... import methods as registry
-from ..sweeps import ALL
-from .settings import EXPERIMENTS, TITLES, Settings
+from ..sweeps import ALL, Replication
+from .settings import ALPHA, EXPERIMENTS, TITLES, C, Settings
 
 # --------------------------------------------------------------------------- results
 
@@ -71,6 +71,12 @@ class Context:
         self.n_jobs = n_jobs
         self._log = log
         self.start = time.perf_counter()
+
+    def sweep_run(self, k: int, random_state) -> dict:
+        """How every sweep of the reproduction runs, as the sweeps' keywords: the paper's c and alpha,
+        the profile's m, k replicates, the seed and the workers (:class:`~dpci.experiments.sweeps.Replication`)."""
+        run = Replication(C, ALPHA, self.s.m, k, random_state, self.n_jobs)
+        return run.keywords()
 
     def log(self, text: str):
         if self._log is not None:

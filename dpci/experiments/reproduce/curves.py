@@ -32,6 +32,14 @@ def _r2(y, fitted):
     return float(1.0 - np.sum((y - fitted) ** 2) / np.sum((y - y.mean()) ** 2))
 
 
+def _fit_row(study: str, mechanism: str, privacy: str, fit, **more) -> dict:
+    """One row of the fits table: the study, the method, the fitted formula, its R^2 and coefficients."""
+    coefficients = {k: float(v) for k, v in fit.coefficients.items()}
+    return dict(
+        study=study, mechanism=mechanism, privacy=privacy, formula=fit.formula, r2=fit.r2, **coefficients, **more
+    )
+
+
 def report_curve_fits(result: ExperimentResult, s: Settings):
     frame = result.frame
     fit_rows = []
@@ -45,13 +53,11 @@ def report_curve_fits(result: ExperimentResult, s: Settings):
         (p0, p1), _ = nnls(np.column_stack([1 / n_, 1 / np.sqrt(n_)]), L_)
         (q0, q1), _ = nnls(np.column_stack([1 / n_**2, 1 / n_]), L_**2)
         fit_rows.append(
-            dict(
-                study="n",
-                mechanism=mechanism,
-                privacy=privacy,
-                formula=two.formula,
-                r2=two.r2,
-                **{k: float(v) for k, v in two.coefficients.items()},
+            _fit_row(
+                "n",
+                mechanism,
+                privacy,
+                two,
                 r2_sqrt_only=one.r2,
                 c_sqrt_only=float(one.coefficients["c"]),
                 c0_nonneg=p0,
@@ -81,16 +87,7 @@ def report_curve_fits(result: ExperimentResult, s: Settings):
     for (mechanism, privacy), g in frame[frame["study"] == "epsilon"].groupby(["mechanism", "privacy"], sort=False):
         g = g.dropna(subset=["length"]).sort_values("epsilon")
         fit = fit_length_vs_budget(g["budget"], g["length"], privacy)
-        fit_rows.append(
-            dict(
-                study="budget",
-                mechanism=mechanism,
-                privacy=privacy,
-                formula=fit.formula,
-                r2=fit.r2,
-                **{k: float(v) for k, v in fit.coefficients.items()},
-            )
-        )
+        fit_rows.append(_fit_row("budget", mechanism, privacy, fit))
         result.figures[f"7.7-budget-{mechanism}-{privacy}"] = curve_fit_plot(
             g["budget"],
             g["length"],

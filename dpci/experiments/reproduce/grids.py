@@ -24,7 +24,7 @@ from .context import (
     run_cells,
     short,
 )
-from .settings import ALPHA, LOSS, NOMINAL, C, Settings
+from .settings import LOSS, NOMINAL, Settings
 
 
 def grid_cells(ctx, load, ns, axis, values, label, dataset, methods=METHODS, d_fixed=10, seed_offset=4, k=None):
@@ -38,12 +38,7 @@ def grid_cells(ctx, load, ns, axis, values, label, dataset, methods=METHODS, d_f
         LOSS,
         ns=ns,
         methods=methods,
-        c=C,
-        alpha=ALPHA,
-        n_samples=s.m,
-        n_replicates=k or s.k,
-        random_state=s.seed + seed_offset,
-        n_jobs=ctx.n_jobs,
+        **ctx.sweep_run(k or s.k, s.seed + seed_offset),
         skip_invalid=True,
         **grid,
     )
@@ -99,6 +94,20 @@ def compute_sample_complexity(ctx: Context):
     return pd.concat(frames, ignore_index=True), {}, notes
 
 
+def _heatmaps(result: ExperimentResult, name: str, frame, x: str, figures, where: str, k: int, cov_range):
+    """Two figures of Section 7.4 for one dataset: coverage and log10 mean length over n x ``x``."""
+    coverage, length = figures
+    result.figures[f"7.4-{name}-coverage"] = heatmap_grid(
+        frame, x, "coverage", **cov_range, title=f"Figure {coverage}: coverage over n x {where}, k = {k:,}"
+    )
+    result.figures[f"7.4-{name}-length"] = heatmap_grid(
+        frame.assign(log10_length=np.log10(frame["length"])),
+        x,
+        "log10_length",
+        title=f"Figure {length}: log10 mean interval length over n x {where}, k = {k:,}",
+    )
+
+
 def report_sample_complexity(result: ExperimentResult, s: Settings):
     frame = result.frame
     ad = frame[frame["dataset"] == "adult"]
@@ -106,38 +115,14 @@ def report_sample_complexity(result: ExperimentResult, s: Settings):
     kd = frame[frame["dataset"] == "kddcup"]
 
     cov_range = {"zmin": min(0.8, float(np.nanmin(frame["coverage"]))), "zmax": 1.0}
-    result.figures["7.4-adult-coverage"] = heatmap_grid(
-        ad,
-        "d",
-        "coverage",
-        **cov_range,
-        title=f"Figure 9: coverage over n x d, Adult, epsilon = 1 (rho = 0.5), k = {s.grid_k:,}",
-    )
-    result.figures["7.4-adult-length"] = heatmap_grid(
-        ad.assign(log10_length=np.log10(ad["length"])),
-        "d",
-        "log10_length",
-        title=f"Figure 10: log10 mean interval length over n x d, Adult, epsilon = 1 (rho = 0.5), k = {s.grid_k:,}",
-    )
+    _heatmaps(result, "adult", ad, "d", (9, 10), "d, Adult, epsilon = 1 (rho = 0.5)", s.grid_k, cov_range)
     both = pd.concat(
         [ad[ad["d"] == 1].assign(scaling="public bounds (ours)"), ps.assign(scaling="observed maximum (paper)")]
     )
     result.figures["7.4-adult-d1-scaling"] = _scaling_plot(both, s.grid_k)
     if len(kd):
-        result.figures["7.4-kddcup-coverage"] = heatmap_grid(
-            kd,
-            "epsilon",
-            "coverage",
-            **cov_range,
-            title=f"Figure 11: coverage over n x epsilon (rho = epsilon^2/2), KDD Cup 99, d = 10, k = {s.grid_k:,}",
-        )
-        result.figures["7.4-kddcup-length"] = heatmap_grid(
-            kd.assign(log10_length=np.log10(kd["length"])),
-            "epsilon",
-            "log10_length",
-            title="Figure 12: log10 mean length over n x epsilon (rho = epsilon^2/2), KDD Cup 99, d = 10, "
-            f"k = {s.grid_k:,}",
-        )
+        where = "epsilon (rho = epsilon^2/2), KDD Cup 99, d = 10"
+        _heatmaps(result, "kddcup", kd, "epsilon", (11, 12), where, s.grid_k, cov_range)
 
     # ---- assertions
     out = ad[(ad["mechanism"] == "output") & (ad["n"] >= 1_000)]
@@ -384,32 +369,11 @@ def _scaling_plot(frame, k):
         dash = "solid" if scaling.startswith("public") else "dash"
         name = f"{method_label(mechanism, privacy)}; {scaling}"
         color = registry.color(mechanism, privacy)
-        fig.add_trace(
-            go.Scatter(
-                x=g["n"],
-                y=g["coverage"],
-                mode="lines+markers",
-                name=name,
-                legendgroup=name,
-                line={"color": color, "dash": dash},
-                error_y={"array": 1.96 * g["coverage_se"]},
-            ),
-            1,
-            1,
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=g["n"],
-                y=g["length"],
-                mode="lines+markers",
-                name=name,
-                legendgroup=name,
-                showlegend=False,
-                line={"color": color, "dash": dash},
-            ),
-            1,
-            2,
-        )
+        line = {"color": color, "dash": dash}
+        for col, y in ((1, "coverage"), (2, "length")):  # the coverage with error bars, in the legend
+            extra = {"error_y": {"array": 1.96 * g["coverage_se"]}} if col == 1 else {"showlegend": False}
+            trace = go.Scatter(x=g["n"], y=g[y], mode="lines+markers", name=name, legendgroup=name, line=line, **extra)
+            fig.add_trace(trace, 1, col)
     fig.add_hline(y=NOMINAL, line={"color": "#666666", "dash": "dot"}, row=1, col=1)
     fig.update_xaxes(type="log", title="n")
     fig.update_yaxes(type="log", row=1, col=2)

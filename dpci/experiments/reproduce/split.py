@@ -11,7 +11,7 @@ from ...accounting import TABLE2_SPLITS
 from ...presentation.figures import coverage_length_plot
 from ..sweeps import budget_for, iter_split_sweep, recommend_split
 from .context import Check, Context, ExperimentResult, adult, method_rows, row_where, run_cells, short
-from .settings import ALPHA, LOSS, C, Settings
+from .settings import ALPHA, LOSS, Settings
 
 
 def compute_allocation(ctx: Context):
@@ -51,12 +51,7 @@ def _split_cells(ctx: Context, study, d, mechanism, privacy, shares):
         vary=study,
         shares=shares,
         feature_names=names,
-        c=C,
-        alpha=ALPHA,
-        n_samples=s.m,
-        n_replicates=s.split_k,
-        random_state=s.seed + 3,
-        n_jobs=ctx.n_jobs,
+        **ctx.sweep_run(s.split_k, s.seed + 3),
         skip_invalid=True,
     )
     frame = run_cells(ctx, sweep, lambda i, _: f"7.3 {study} d={d} {short(mechanism, privacy)} share={shares[i]}")

@@ -10,7 +10,7 @@ from ... import methods as registry
 from ...presentation.figures import ci_vs_vi_plot
 from ..sweeps import METHODS, iter_interval_vs_variability
 from .context import Check, Context, ExperimentResult, adult, kddcup, kddcup_available, method_rows, run_cells, short
-from .settings import ALPHA, LOSS, C, Settings
+from .settings import LOSS, Settings
 
 
 def _vi_cells(ctx, load, over, values, dataset, n=15_000, d=10):
@@ -26,13 +26,8 @@ def _vi_cells(ctx, load, over, values, dataset, n=15_000, d=10):
         d=d,
         epsilon=1.0,
         methods=METHODS,
-        c=C,
-        alpha=ALPHA,
-        n_samples=s.m,
-        n_replicates=s.k,
+        **ctx.sweep_run(s.k, s.seed + 6),
         n_vi=s.n_vi,
-        random_state=s.seed + 6,
-        n_jobs=ctx.n_jobs,
         skip_invalid=True,
     )
     frame = run_cells(ctx, sweep, lambda _, r: f"7.6 {dataset} {over}={r[over]} {short(r['mechanism'], r['privacy'])}")

@@ -20,72 +20,42 @@ from .style import (
 )
 
 
+def _per_method(frame: pd.DataFrame, x: str):
+    """The ``(all)`` rows of a sweep per method, sorted by ``x``, with the method's label and colour."""
+    rows = frame[frame["feature"] == "(all)"]
+    for (mechanism, privacy), grp in rows.groupby(["mechanism", "privacy"], sort=False):
+        yield grp.sort_values(x), method_label(mechanism, privacy), methods.color(mechanism, privacy)
+
+
+def _with_se(grp: pd.DataFrame, x: str, y: str, color: str, **trace) -> go.Scatter:
+    """Column ``y`` against ``x`` in lines and markers of the method's colour, with +/- 1.96 se bars
+    (the column ``y + "_se"``)."""
+    error = dict(array=1.96 * grp[f"{y}_se"])
+    return go.Scatter(x=grp[x], y=grp[y], mode="lines+markers", line=dict(color=color), error_y=error, **trace)
+
+
+def _legend_entry(name: str, mode: str, **style) -> go.Scatter:
+    """A legend entry with nothing drawn: it names a line or marker drawn otherwise (or not at all)."""
+    return go.Scatter(x=[None], y=[None], mode=mode, name=name, hoverinfo="skip", **style)
+
+
 def coverage_length_plot(frame: pd.DataFrame, x: str, alpha=0.05, recommended=None, title=None, x_title=None):
     """Coverage (with +/- 1.96 se bars and the 1 - alpha line) and mean length against ``x``,
     one line per method, from the ``(all)`` rows of a sweep (Figures 1-8)."""
-    rows = frame[frame["feature"] == "(all)"]
     fig = make_subplots(rows=1, cols=2, subplot_titles=("coverage", "mean interval length"), horizontal_spacing=0.12)
-    for (mechanism, privacy), grp in rows.groupby(["mechanism", "privacy"], sort=False):
-        grp = grp.sort_values(x)
-        color = methods.color(mechanism, privacy)
-        name = method_label(mechanism, privacy)
-        fig.add_trace(
-            go.Scatter(
-                x=grp[x],
-                y=grp["coverage"],
-                mode="lines+markers",
-                name=name,
-                legendgroup=name,
-                line=dict(color=color),
-                error_y=dict(array=1.96 * grp["coverage_se"]),
-            ),
-            1,
-            1,
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=grp[x],
-                y=grp["length"],
-                mode="lines+markers",
-                name=name,
-                legendgroup=name,
-                showlegend=False,
-                line=dict(color=color),
-                error_y=dict(array=1.96 * grp["length_se"]),
-            ),
-            1,
-            2,
-        )
+    for grp, name, color in _per_method(frame, x):
+        fig.add_trace(_with_se(grp, x, "coverage", color, name=name, legendgroup=name), 1, 1)
+        fig.add_trace(_with_se(grp, x, "length", color, name=name, legendgroup=name, showlegend=False), 1, 2)
     # The target line and the recommended split are named in the legend (below the plot), not by text
     # on the plot, where it would collide with error bars or the subplot titles.
-    fig.add_hline(y=1 - alpha, line=dict(color="#666666", dash="dash"), row=1, col=1)
-    fig.add_trace(
-        go.Scatter(
-            x=[None],
-            y=[None],
-            mode="lines",
-            line=dict(color="#666666", dash="dash"),
-            name=f"{100 * (1 - alpha):g}% coverage target",
-            hoverinfo="skip",
-        ),
-        1,
-        1,
-    )
+    target = dict(color="#666666", dash="dash")
+    fig.add_hline(y=1 - alpha, line=target, row=1, col=1)
+    fig.add_trace(_legend_entry(f"{100 * (1 - alpha):g}% coverage target", "lines", line=target), 1, 1)
     if recommended is not None:
+        chosen = dict(color="#009E73", width=2)
         for col in (1, 2):
-            fig.add_vline(x=recommended, line=dict(color="#009E73", width=2), row=1, col=col)
-        fig.add_trace(
-            go.Scatter(
-                x=[None],
-                y=[None],
-                mode="lines",
-                line=dict(color="#009E73", width=2),
-                name=f"recommended: {x_title or x} = {recommended:.3g}",
-                hoverinfo="skip",
-            ),
-            1,
-            1,
-        )
+            fig.add_vline(x=recommended, line=chosen, row=1, col=col)
+        fig.add_trace(_legend_entry(f"recommended: {x_title or x} = {recommended:.3g}", "lines", line=chosen), 1, 1)
     fig.update_xaxes(title=x_title or x)
     return _layout(fig, title, height=440)
 
@@ -169,22 +139,10 @@ def ci_vs_vi_plot(frame: pd.DataFrame, over: str, title=None):
     rows = frame[frame["feature"] == "(all)"]
     fig = go.Figure()
     symbols = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "pentagon")
-    for i, ((mechanism, privacy), grp) in enumerate(rows.groupby(["mechanism", "privacy"], sort=False)):
-        grp = grp.sort_values(over)
-        color = methods.color(mechanism, privacy)
-        name = method_label(mechanism, privacy)
+    for i, (grp, name, color) in enumerate(_per_method(frame, over)):
         symbol = symbols[i % len(symbols)]  # a mark per method as well as a colour: similar hues stay apart
-        fig.add_trace(
-            go.Scatter(
-                x=grp[over],
-                y=grp["length"],
-                mode="lines+markers",
-                name=f"private interval: {name}",
-                line=dict(color=color),
-                marker=dict(symbol=symbol, size=8),
-                error_y=dict(array=1.96 * grp["length_se"]),
-            )
-        )
+        marker = dict(symbol=symbol, size=8)
+        fig.add_trace(_with_se(grp, over, "length", color, name=f"private interval: {name}", marker=marker))
         if "vi_length" in grp:
             fig.add_trace(
                 go.Scatter(
@@ -267,15 +225,8 @@ def sample_size_plot(frame: pd.DataFrame, title=None):
     if (~reached).any():
         where = f"more than {n_max:,.0f} rows, the data's size" if n_max is not None else "more rows than the data has"
         fig.add_hline(y=ceiling, line=dict(color="#BBBBBB", width=1, dash="dash"))
-        fig.add_trace(
-            go.Scatter(
-                x=[None],
-                y=[None],
-                mode="markers",
-                name=f"not reached: needs {where}",
-                marker=dict(color="#555555", size=12, symbol="triangle-up-open", line=dict(width=2)),
-            )
-        )
+        marker = dict(color="#555555", size=12, symbol="triangle-up-open", line=dict(width=2))
+        fig.add_trace(_legend_entry(f"not reached: needs {where}", "markers", marker=marker))
     fig.update_xaxes(title="non-private n'", rangemode="tozero")
     fig.update_yaxes(title="private n with the same mean length", rangemode="tozero")
     return _layout(fig, title, height=440)

@@ -56,24 +56,11 @@ def shift_plot(names, theta_hat, theta_private, title=None):
                 hoverinfo="skip",
             )
         )
-    fig.add_trace(
-        go.Scatter(
-            x=theta_hat,
-            y=y,
-            mode="markers",
-            name="without privacy (θ̂)",
-            marker=dict(color=STYLE["nonprivate"]["color"], size=11),
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=theta_private,
-            y=y,
-            mode="markers",
-            name="private (θ̃)",
-            marker=dict(color=STYLE["private"]["color"], size=11, symbol="diamond"),
-        )
-    )
+    for x, name, marker in (
+        (theta_hat, "without privacy (θ̂)", dict(color=STYLE["nonprivate"]["color"], size=11)),
+        (theta_private, "private (θ̃)", dict(color=STYLE["private"]["color"], size=11, symbol="diamond")),
+    ):
+        fig.add_trace(go.Scatter(x=x, y=y, mode="markers", name=name, marker=marker))
     fig.update_yaxes(tickvals=y, ticktext=list(names))
     fig.update_xaxes(title="coefficient")
     return _layout(fig, title, height=max(260, 60 + 40 * len(names)))
