@@ -25,6 +25,7 @@ returned minimiser has ||grad J_b|| <= tol, the exactness of :func:`dpci.solver.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,8 +40,8 @@ class BatchStart:
     theta: np.ndarray
     curvature: np.ndarray = field(repr=False)  # f''(a_i . theta), shape (n,)
     products: np.ndarray = field(repr=False)  # a_ij a_ik for j <= k, float32, shape (n, d (d + 1) / 2)
-    # [f''(a_i . theta) a_ij a_ik | f'(a_i . theta) a_ij], float32, shape (n, d (d + 1) / 2 + d)
-    at_start: np.ndarray = field(repr=False)
+    slopes: np.ndarray = field(repr=False)  # f'(a_i . theta) a_i, float32, shape (n, d)
+    hessian: np.ndarray = field(repr=False)  # sum_i f''(a_i . theta) a_ij a_ik for j <= k (every row once)
 
 
 def batch_start(A, loss, theta) -> BatchStart:
@@ -48,20 +49,43 @@ def batch_start(A, loss, theta) -> BatchStart:
     theta = np.asarray(theta, dtype=float)
     n, d = A.shape
     upper = np.triu_indices(d)
-    m = len(upper[0])
     slope, curvature = loss.derivatives(theta @ row_major_transpose(A))
     # Column by column into Fortran arrays: 40x faster than fancy-indexed copies at n = 450,000,
     # which kept the first progress update of a large bootstrap waiting.
-    products = np.empty((n, m), dtype=np.float32, order="F")
-    at_start = np.empty((n, m + d), dtype=np.float32, order="F")
+    products = np.empty((n, len(upper[0])), dtype=np.float32, order="F")
     column = np.empty(n)
     for k, (i, j) in enumerate(zip(*upper)):
-        np.multiply(A[:, i], A[:, j], out=column)
-        products[:, k] = column
-        at_start[:, k] = column * curvature
+        products[:, k] = np.multiply(A[:, i], A[:, j], out=column)
+    slopes = np.empty((n, d), dtype=np.float32, order="F")
     for j in range(d):
-        at_start[:, m + j] = A[:, j] * slope
-    return BatchStart(theta, curvature, products, at_start)
+        slopes[:, j] = np.multiply(A[:, j], slope, out=column)
+    return BatchStart(theta, curvature, products, slopes, curvature.astype(np.float32) @ products)
+
+
+_SCRATCH = threading.local()
+SCRATCH_LIMIT = 64 * 2**20  # bytes: larger scratch arrays are allocated afresh, not kept
+
+
+def scratch(name: str, shape, dtype=np.float64) -> np.ndarray:
+    """An uninitialised array of ``shape``, reused by later calls in this thread with the same
+    ``name``. A fresh array of a few MB costs the kernel's zeroing of its pages on first touch
+    (~1-2 ms for 8 MB here, more than the arithmetic done on it), and the batched solver
+    needs several per block."""
+    size = int(np.prod(shape))
+    if size * np.dtype(dtype).itemsize > SCRATCH_LIMIT:
+        return np.empty(shape, dtype)
+    buffers = _SCRATCH.__dict__.setdefault("buffers", {})
+    buf = buffers.get((name, np.dtype(dtype)))
+    if buf is None or buf.size < size:
+        buf = buffers[(name, np.dtype(dtype))] = np.empty(size, dtype)
+    return buf[:size].reshape(shape)
+
+
+def _single(name: str, x) -> np.ndarray:
+    """``x`` in single precision, in a scratch array."""
+    out = scratch(name, np.shape(x), np.float32)
+    out[...] = x
+    return out
 
 
 def _unpack(packed, c, n, d) -> np.ndarray:
@@ -75,23 +99,13 @@ def _unpack(packed, c, n, d) -> np.ndarray:
     return hess
 
 
-def replicate_hessians(start: BatchStart, weights, c, n, d, curvature=None) -> np.ndarray:
-    """H_b for every row of ``weights`` (B, n), shape (B, d, d) (Eq. 4.2), in single precision
-    (they choose steps, never decide when to stop): at theta_0, or with the replicates' own
-    ``curvature`` f''(a_i . theta_b) (B, n) when given. ``weights`` None: every row once."""
-    curvature = start.curvature if curvature is None else curvature
-    scaled = curvature if weights is None else weights * curvature
-    return _unpack(np.atleast_2d(scaled).astype(np.float32) @ start.products, c, n, d)
-
-
-def _first_step(start: BatchStart, weights, lin, c, n, d, B):
-    """Every replicate's gradient and inverse Hessian at theta_0, from one product (no exponential)."""
-    left = np.ones((1, n), dtype=np.float32) if weights is None else weights.astype(np.float32)
-    both = left @ start.at_start  # (B or 1, d (d + 1) / 2 + d)
-    m = both.shape[1] - d
-    inv_hess = np.linalg.inv(_unpack(both[:, :m], c, n, d))
-    grad = both[:, m:].astype(float) / n + 2.0 * c * start.theta + lin
-    return grad, np.broadcast_to(inv_hess, (B, d, d))
+def _first_step(start: BatchStart, weights, lin, c, n):
+    """Every replicate's gradient at theta_0 from one product (no exponential), in single precision:
+    it only takes the first step, with the full data's Hessian there. Each replicate's own Hessian
+    there would make that step no better where it matters: Newton steps from the next iterate,
+    with the replicates' Hessians there, converge just as fast."""
+    left = np.ones((1, n), dtype=np.float32) if weights is None else _single("weights32", weights)
+    return (left @ start.slopes).astype(float) / n + 2.0 * c * start.theta + lin
 
 
 def minimise_erm_batch(A, loss, c, weights=None, linear=None, start: BatchStart | None = None, tol=1e-10, max_iter=40):
@@ -122,18 +136,18 @@ def minimise_erm_batch(A, loss, c, weights=None, linear=None, start: BatchStart 
     AT = row_major_transpose(A)
     lin = np.zeros((B, d)) if linear is None else np.asarray(linear, dtype=float) / n
     theta = np.tile(start.theta, (B, 1))
-    grad, Hi = _first_step(start, weights, lin, c, n, d, B)
+    grad = _first_step(start, weights, lin, c, n)
     # Compacted copies of the active replicates' data; `active` maps them back to the batch.
     # The gradient at theta_0 is in single precision: it takes the first step, never stops one.
     active, W, L = np.arange(B), weights, lin
     prev = np.sqrt(np.einsum("ij,ij->i", grad, grad))
-    th = theta - np.einsum("bij,bj->bi", Hi, grad)
+    th = theta - grad @ np.linalg.inv(_unpack(start.hessian[None], c, n, d)[0])  # (symmetric)
     stalled, fresh, refresh = [], False, True
     for it in range(max_iter):
-        z = th @ AT  # (b, n): one product for the whole batch
-        d1, d2 = loss.weighted_derivatives(z, W, second=refresh)  # overwrites z
+        z = np.matmul(th, AT, out=scratch("z", (len(th), n)))  # one product for the whole batch
+        d1, d2 = loss.weighted_derivatives(z, W, second=refresh, out=scratch("d1", z.shape))  # overwrites z
         if refresh:  # Newton steps with each replicate's Hessian at its iterate
-            Hi = np.linalg.inv(_unpack(d2.astype(np.float32) @ start.products, c, n, d))
+            Hi = np.linalg.inv(_unpack(_single("d2", d2) @ start.products, c, n, d))
         fresh, refresh = refresh and it > 0, False  # the first step's Hessians were the shared theta_0's
         grad = (d1 @ A) / n + 2.0 * c * th + L
         norm = np.sqrt(np.einsum("ij,ij->i", grad, grad))

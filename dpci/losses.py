@@ -40,7 +40,7 @@ class Loss(Protocol):
 
     def second_derivative(self, z): ...
 
-    def weighted_derivatives(self, z, weights=None, second=False): ...
+    def weighted_derivatives(self, z, weights=None, second=False, out=None): ...
 
     def hessian_sensitivity(self, n: int) -> float: ...
 
@@ -109,16 +109,16 @@ class LogisticLoss:
             np.negative(out, out=out)
         return out
 
-    def weighted_derivatives(self, z, weights=None, second=False):
-        """(w f'(z), w f''(z)) for a float array ``z``, which is overwritten; w f'' only with
-        ``second`` (else None). Fewest passes over z: e = 1 + e^z, w f' = -w / e and
+    def weighted_derivatives(self, z, weights=None, second=False, out=None):
+        """(w f'(z), w f''(z)) for a float array ``z``, which is overwritten (it holds w f''); w f''
+        only with ``second`` (else None); w f' goes into ``out`` when given. Fewest passes over z: e = 1 + e^z, w f' = -w / e and
         w f'' = w e^z / e^2 = w / e - w / e^2 (e = inf gives -0 and 0 exactly; the difference has an
         absolute error ~1e-16 where f'' is tiny, fine for the batched solver's Hessians)."""
         e = _work_array(z, True)
         with np.errstate(over="ignore"):
             np.exp(e, out=e)
         e += 1.0
-        w_over_e = np.divide(1.0 if weights is None else weights, e)
+        w_over_e = np.divide(1.0 if weights is None else weights, e, out=out)
         d2 = None
         if second:
             d2 = np.divide(w_over_e, e, out=e)
@@ -195,9 +195,9 @@ class HuberLoss:
             out *= weights
         return out
 
-    def weighted_derivatives(self, z, weights=None, second=False):
+    def weighted_derivatives(self, z, weights=None, second=False, out=None):
         """(w f'(z), w f''(z)) for a float array ``z``, which may be overwritten; w f'' only with
-        ``second`` (else None)."""
+        ``second`` (else None); ``out`` is not used (w f' overwrites z)."""
         d2 = None
         if second:
             d2 = self.second_derivative(z)

@@ -35,7 +35,7 @@ import pandas as pd
 
 from .. import methods
 from ..accounting import Allocation
-from ..batch import batch_start
+from ..batch import batch_start, scratch
 from ..intervals import MAX_SAMPLES, MIN_SAMPLES, check_alpha, check_count, column_quantiles
 from ..methods import Method
 from ..methods.paper import solve_replicates
@@ -143,7 +143,7 @@ def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int,
     """
     n = pop.A.shape[0]
     rngs = [replicate_rng(entropy, r) for r in range(start, stop)]
-    weights = np.empty((len(rngs), n))
+    weights = scratch("weights", (len(rngs), n))  # this chunk's only: reused by the next one
     for rng, row in zip(rngs, weights):
         bootstrap_counts(rng, n, out=row)
     if pop.method is None:  # the non-private bootstrap of theta-hat
