@@ -74,23 +74,32 @@ def bootstrap_counts(rng, n: int, out=None) -> np.ndarray:
 
 BLOCK = 32  # replicates per batched solve (fewer for large n); fixed by n alone, so floating-point
 COVERAGE_BLOCK = 8  # results never depend on chunking. Coverage also runs Monte Carlo per replicate.
+ROW_VISITS = 4_000_000  # replicates x rows per block and per chunk at most: ~0.1 s of work
+SINGLE_BLOCK_CHUNKS = 8  # a run's first chunks are one block each (early progress), then they double
+COLD_SECONDS = 0.2  # with no workers running, a run computes this long in its own thread before starting them
 
 
 def block_size(n: int, cap: int = BLOCK) -> int:
-    """Replicates per batched solve for n rows: at most ``cap``, and about a million row-visits,
+    """Replicates per batched solve for n rows: at most ``cap``, and about ROW_VISITS row-visits,
     so that one block (the smallest chunk) takes a fraction of a second even for large n."""
-    return int(min(cap, max(1, 1_000_000 // max(n, 1))))
+    return int(min(cap, max(1, ROW_VISITS // max(n, 1))))
 
 
 def default_chunk_size(n: int) -> int:
-    """Replicates per chunk: about a million row-visits, so a chunk takes well under 0.5 s."""
-    return int(min(128, max(1, 1_000_000 // max(n, 1))))
+    """Replicates per chunk, at most: about ROW_VISITS row-visits, so a chunk takes well under 0.5 s."""
+    return int(min(256, max(1, ROW_VISITS // max(n, 1))))
 
 
 def _spans(total: int, chunk_size: int, block: int):
-    """Chunks of whole blocks: chunk_size is rounded to a multiple of ``block`` (at least one block)."""
-    size = block * max(1, round(chunk_size / block))
-    return [(s, min(s + size, total)) for s in range(0, total, size)]
+    """Chunks of whole blocks: the first SINGLE_BLOCK_CHUNKS one block each, so that progress comes
+    early, then doubling up to chunk_size rounded to a multiple of ``block`` (at least one block),
+    so that the workers get fewer, larger calls."""
+    cap, spans, start = max(1, round(chunk_size / block)), [], 0
+    while start < total:
+        size = block * min(cap, 2 ** max(0, len(spans) + 1 - SINGLE_BLOCK_CHUNKS))
+        spans.append((start, min(start + size, total)))
+        start += size
+    return spans
 
 
 _STARTS: dict = {}  # per-process cache of BatchStart objects, keyed by population token
@@ -231,7 +240,8 @@ def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=F
     ``joblib.parallel_config`` backend).
 
     The first chunk is computed in this thread while the pool works on the next ones (and so are
-    all chunks while the workers are still starting), so partial results do not wait for them.
+    all chunks while the workers are still starting), so partial results do not wait for them;
+    with no workers running, the run computes for COLD_SECONDS before it starts them.
     ``low_priority`` lowers the worker processes' priority, so an interactive server and its
     users' browsers stay responsive while they compute. Closing this generator (a cancelled job)
     cancels this run's own pending chunks only. The population's rows go to each worker once (a
@@ -249,6 +259,13 @@ def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=F
     from .engine import get_engine
 
     engine = get_engine()
+    if not engine.workers_running():
+        # Cold: each worker takes about a second of CPU to start, which on a small machine slows the
+        # first results down; they are computed here first, then the workers start.
+        spans, began = list(spans), time.perf_counter()
+        while len(spans) > 1 and time.perf_counter() - began < COLD_SECONDS:
+            start, stop = spans.pop(0)
+            yield stop, func(pop, entropy, start, stop, *extra)
     head = (_low_priority_call, func) if low_priority else (func,)
     with engine.shared(pop.A, pop.token) as rows:
         remote = replace(pop, A=rows)  # what the workers get: the rows travel once per worker
