@@ -5,22 +5,23 @@ Replicate b minimises
     J_b(theta) = (1/n) sum_i W[b, i] f(a_i . theta) + c ||theta||^2 + (1/n) L[b] . theta
 
 (row multiplicities W[b] from the bootstrap, L[b] the noise of Algorithm 1 or 0).
-Every replicate starts at the full data's minimiser theta_0, where f'(a_i . theta_0) and
-f''(a_i . theta_0) are shared: every replicate's gradient and Hessian there,
-(1/n) sum_i W[b, i] f'_i a_i and (1/n) sum_i W[b, i] f''_i a_i a_i^T + 2cI, come from one
-matrix product W @ [f''_i a_ij a_ik | f'_i a_ij] (no exponential), and give the first
-Newton step. The second pass over the data (at the first iterate) also recomputes every
-replicate's Hessian, at that iterate, so that from there Newton's method converges
-quadratically: for logistic regression on Adult a replicate is exact after two passes
-(its gradient falls from ~3e-5 to ~3e-9 to ~1e-13), where chord steps with the Hessian
-at theta_0 needed four or five. Later passes reuse that Hessian (chord steps) and
-recompute it only when the gradients stop contracting tenfold per step (a Huber row
-crossing a kink changes the Hessian). Every pass over the data is one matrix product for
-the whole batch. The Hessians only choose the steps, so they are computed in single
-precision (half the work); the gradients, which decide when to stop, are in double
-precision, except the one at theta_0, which never stops anything. A replicate whose
-gradient stops shrinking is finished by the single-problem Newton solver, so every
-returned minimiser has ||grad J_b|| <= tol, the exactness of :func:`dpci.solver.minimise_erm`.
+Every replicate starts at the full data's minimiser theta_0, where f'(a_i . theta_0) is
+shared: every replicate's gradient there, (1/n) sum_i W[b, i] f'_i a_i + 2c theta_0 + L[b]/n,
+comes from one product W @ [f'_i a_i] (no exponential), and the first Newton step uses the
+full data's Hessian at theta_0 (each replicate's own would make it a little better, for a
+product d(d + 1)/2 columns wide, and buy no pass later). The first pass over the data (at
+the first iterate) computes every replicate's own Hessian there, so that from there Newton's
+method converges quadratically: for logistic regression on Adult a replicate's gradient
+falls from ~3e-5 (first iterate) to ~3e-9 to ~1e-13 <= tol, three passes where chord steps
+with the Hessians at theta_0 took five or six. Later passes reuse those Hessians (chord
+steps) and recompute them only when the gradients stop contracting tenfold per step (a
+Huber row crossing a kink changes the Hessian). Every pass over the data is one matrix
+product for the whole batch. The Hessians only choose the steps, so they are computed in
+single precision (half the work), and so is the whole first pass, whose gradients (~3e-5,
+with errors ~1e-9) only take a step; the gradients that decide when to stop are in double
+precision. A replicate whose gradient stops shrinking is finished by the single-problem
+Newton solver, so every returned minimiser has ||grad J_b|| <= tol, the exactness of
+:func:`dpci.solver.minimise_erm`.
 """
 
 from __future__ import annotations
@@ -105,11 +106,11 @@ def _unpack(packed, c, n, d) -> np.ndarray:
 
 
 def _first_step(start: BatchStart, weights, lin, c, n):
-    """Every replicate's gradient at theta_0 from one product (no exponential), in single precision:
-    it only takes the first step, with the full data's Hessian there. Each replicate's own Hessian
+    """Every replicate's gradient at theta_0 from one product (no exponential), in single precision
+    (``weights`` too): it only takes the first step, with the full data's Hessian there. Each replicate's own Hessian
     there would make that step no better where it matters: Newton steps from the next iterate,
     with the replicates' Hessians there, converge just as fast."""
-    left = np.ones((1, n), dtype=np.float32) if weights is None else _single("weights32", weights)
+    left = np.ones((1, n), dtype=np.float32) if weights is None else weights
     return (left @ start.slopes).astype(float) / n + 2.0 * c * start.theta + lin
 
 
@@ -117,12 +118,12 @@ def _first_pass(start: BatchStart, loss, th, weights, lin, c, n, d):
     """Gradients and inverse Hessians at the first iterates ``th``, in single precision: the margins
     as a_i . theta_0 + a_i . (th - theta_0), so that their rounding error is that of the small
     second term. Errors ~1e-9 in these gradients, far below their size (~3e-5), cost nothing: the
-    next steps, with double-precision gradients, remove them; no replicate stops on them."""
+    next steps, with double-precision gradients, remove them; no replicate stops on them.
+    ``weights`` in single precision."""
     z = np.matmul((th - start.theta).astype(np.float32), start.rows, out=scratch("z32", (len(th), n), np.float32))
     z += start.margins
-    left = None if weights is None else _single("weights32", weights)
-    d1, d2 = loss.weighted_derivatives(z, left, second=True, out=scratch("d1_32", z.shape, np.float32))
-    inv_hess = np.linalg.inv(_unpack(_single("d2", d2) @ start.products, c, n, d))
+    d1, d2 = loss.weighted_derivatives(z, weights, second=True, out=scratch("d1_32", z.shape, np.float32))
+    inv_hess = np.linalg.inv(_unpack(d2.astype(np.float32, copy=False) @ start.products, c, n, d))
     return (d1 @ start.rows.T).astype(float) / n + 2.0 * c * th + lin, inv_hess
 
 
@@ -154,7 +155,8 @@ def minimise_erm_batch(A, loss, c, weights=None, linear=None, start: BatchStart 
     AT = row_major_transpose(A)
     lin = np.zeros((B, d)) if linear is None else np.asarray(linear, dtype=float) / n
     theta = np.tile(start.theta, (B, 1))
-    grad = _first_step(start, weights, lin, c, n)
+    weights32 = None if weights is None else _single("weights32", weights)  # for the single-precision parts
+    grad = _first_step(start, weights32, lin, c, n)
     # Compacted copies of the active replicates' data; `active` maps them back to the batch.
     # The gradient at theta_0 is in single precision: it takes the first step, never stops one.
     active, W, L = np.arange(B), weights, lin
@@ -163,7 +165,7 @@ def minimise_erm_batch(A, loss, c, weights=None, linear=None, start: BatchStart 
     stalled, fresh, refresh = [], False, True
     for it in range(max_iter):
         if it == 0:  # the first iterate's gradients and Hessians
-            grad, Hi = _first_pass(start, loss, th, W, L, c, n, d)
+            grad, Hi = _first_pass(start, loss, th, weights32, L, c, n, d)
         else:
             z = np.matmul(th, AT, out=scratch("z", (len(th), n)))  # one product for the whole batch
             d1, d2 = loss.weighted_derivatives(z, W, second=refresh, out=scratch("d1", z.shape))  # overwrites z
