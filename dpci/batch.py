@@ -61,8 +61,8 @@ def batch_start(A, loss, theta) -> BatchStart:
     for k, (i, j) in enumerate(zip(*upper)):
         products[:, k] = np.multiply(A[:, i], A[:, j], out=column)
     slopes = np.empty((n, d), dtype=np.float32, order="F")
-    for j in range(d):
-        slopes[:, j] = np.multiply(A[:, j], slope, out=column)
+    for col in range(d):
+        slopes[:, col] = np.multiply(A[:, col], slope, out=column)
     hessian = curvature.astype(np.float32) @ products
     rows = row_major_transpose(A).astype(np.float32)
     return BatchStart(theta, curvature, products, slopes, hessian, rows, margins.astype(np.float32))

@@ -94,7 +94,8 @@ def _spans(total: int, chunk_size: int, block: int):
     """Chunks of whole blocks: the first SINGLE_BLOCK_CHUNKS one block each, so that progress comes
     early, then doubling up to chunk_size rounded to a multiple of ``block`` (at least one block),
     so that the workers get fewer, larger calls."""
-    cap, spans, start = max(1, round(chunk_size / block)), [], 0
+    cap, start = max(1, round(chunk_size / block)), 0
+    spans: list[tuple[int, int]] = []
     while start < total:
         size = block * min(cap, 2 ** max(0, len(spans) + 1 - SINGLE_BLOCK_CHUNKS))
         spans.append((start, min(start + size, total)))
