@@ -103,6 +103,11 @@ def _worker_init():
     from joblib.externals.loky import process_executor
 
     process_executor._USE_PSUTIL = False
+    # One BLAS thread for good (the chunks' products are thin; see bootstrap._one_blas_thread): a
+    # chunk's own limit then costs nothing, where switching threads off and on took ~1 ms a chunk.
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
     for name in WORKER_IMPORTS:
         importlib.import_module(name)
 
