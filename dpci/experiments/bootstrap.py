@@ -32,6 +32,7 @@ from functools import partial
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import ThreadpoolController
 
 from .. import methods
 from ..accounting import Allocation
@@ -163,17 +164,14 @@ def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int,
     return theta, weights, rngs
 
 
-_CONTROLLER = None
+# Finding the BLAS libraries takes ~20 ms: done at import (an app imports at start-up), not in a
+# run's first chunk, where it delayed the first results.
+_CONTROLLER = ThreadpoolController()
 
 
 def _one_blas_thread():
     """A context in which BLAS uses one thread. The products here are thin (d is small); with
     several BLAS threads, any other busy process on the machine stalled them more than tenfold."""
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        from threadpoolctl import ThreadpoolController
-
-        _CONTROLLER = ThreadpoolController()
     return _CONTROLLER.limit(limits=1, user_api="blas")
 
 

@@ -103,13 +103,13 @@ def _worker_init():
     from joblib.externals.loky import process_executor
 
     process_executor._USE_PSUTIL = False
+    for name in WORKER_IMPORTS:
+        importlib.import_module(name)
     # One BLAS thread for good (the chunks' products are thin; see bootstrap._one_blas_thread): a
     # chunk's own limit then costs nothing, where switching threads off and on took ~1 ms a chunk.
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1, user_api="blas")
-    for name in WORKER_IMPORTS:
-        importlib.import_module(name)
 
 
 def _noop(i):
