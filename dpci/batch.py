@@ -27,6 +27,7 @@ Newton solver, so every returned minimiser has ||grad J_b|| <= tol, the exactnes
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -68,22 +69,42 @@ def batch_start(A, loss, theta) -> BatchStart:
     return BatchStart(theta, curvature, products, slopes, hessian, rows, margins.astype(np.float32))
 
 
-_SCRATCH = threading.local()
+_LOCAL = threading.local()  # the calling thread's scratch space, inside scratch_space()
+_STASH: list[dict] = []  # spaces given back, for the next scratch_space() in any thread
+_STASH_LOCK = threading.Lock()
+STASH_SPACES = 2  # spaces kept for later (more are dropped when given back)
 SCRATCH_LIMIT = 64 * 2**20  # bytes: larger scratch arrays are allocated afresh, not kept
 
 
+@contextmanager
+def scratch_space():
+    """Within this block, :func:`scratch` arrays of the calling thread come from one space (a dict
+    of arrays), one given back by an earlier block in any thread if there is one. A fresh array of
+    a few MB costs the kernel's zeroing of its pages on first touch (~1-2 ms per MB here, more than
+    the arithmetic done on it), and runs come in new threads (one per job in the app), so the
+    spaces are kept per process, at most STASH_SPACES of them."""
+    with _STASH_LOCK:
+        space = _STASH.pop() if _STASH else {}
+    previous, _LOCAL.space = getattr(_LOCAL, "space", None), space
+    try:
+        yield
+    finally:
+        _LOCAL.space = previous
+        with _STASH_LOCK:
+            if len(_STASH) < STASH_SPACES:
+                _STASH.append(space)
+
+
 def scratch(name: str, shape, dtype=np.float64) -> np.ndarray:
-    """An uninitialised array of ``shape``, reused by later calls in this thread with the same
-    ``name``. A fresh array of a few MB costs the kernel's zeroing of its pages on first touch
-    (~1-2 ms for 8 MB here, more than the arithmetic done on it), and the batched solver
-    needs several per block."""
-    size = int(np.prod(shape))
-    if size * np.dtype(dtype).itemsize > SCRATCH_LIMIT:
+    """An uninitialised array of ``shape``: inside :func:`scratch_space`, the space's array called
+    ``name`` (grown when too small), which later calls with that name reuse; outside, a new one."""
+    size, dtype = int(np.prod(shape)), np.dtype(dtype)
+    space = getattr(_LOCAL, "space", None)
+    if space is None or size * dtype.itemsize > SCRATCH_LIMIT:
         return np.empty(shape, dtype)
-    buffers = _SCRATCH.__dict__.setdefault("buffers", {})
-    buf = buffers.get((name, np.dtype(dtype)))
+    buf = space.get((name, dtype))
     if buf is None or buf.size < size:
-        buf = buffers[(name, np.dtype(dtype))] = np.empty(size, dtype)
+        buf = space[(name, dtype)] = np.empty(size, dtype)
     return buf[:size].reshape(shape)
 
 

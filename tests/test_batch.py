@@ -47,3 +47,25 @@ def test_weighted_derivatives_are_the_weighted_derivatives(loss):
         # precision the Hessians are computed in.
         np.testing.assert_allclose(second, scale * d2, rtol=1e-12, atol=1e-15)
         assert loss.weighted_derivatives(z.copy(), weights)[1] is None
+
+
+def test_scratch_arrays_are_reused_within_and_across_threads_but_not_outside_a_space():
+    import threading
+
+    from dpci.batch import scratch, scratch_space
+
+    assert not np.shares_memory(scratch("x", (4, 5)), scratch("x", (4, 5)))  # outside: new arrays
+    with scratch_space():
+        a = scratch("x", (4, 5))
+        assert np.shares_memory(a, scratch("x", (2, 3)))  # a smaller request reuses the array
+        assert not np.shares_memory(a, scratch("y", (4, 5)))
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(_in_space(scratch, scratch_space)))
+    thread.start()
+    thread.join()
+    assert np.shares_memory(a, seen[0])  # the space given back serves the next thread
+
+
+def _in_space(scratch, scratch_space):
+    with scratch_space():
+        return scratch("x", (4, 5))

@@ -36,7 +36,7 @@ from threadpoolctl import ThreadpoolController
 
 from .. import methods
 from ..accounting import Allocation
-from ..batch import batch_start, scratch
+from ..batch import batch_start, scratch, scratch_space
 from ..intervals import MAX_SAMPLES, MIN_SAMPLES, check_alpha, check_count, column_quantiles
 from ..methods import Method
 from ..methods.paper import solve_replicates
@@ -154,7 +154,7 @@ def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int,
     """
     n = pop.A.shape[0]
     rngs = [replicate_rng(entropy, r) for r in range(start, stop)]
-    weights = scratch("weights", (len(rngs), n))  # this chunk's only: reused by the next one
+    weights = scratch("weights", (len(rngs), n))  # this chunk's only (see _variability_chunk)
     for rng, row in zip(rngs, weights):
         bootstrap_counts(rng, n, out=row)
     if pop.method is None:  # the non-private bootstrap of theta-hat
@@ -176,12 +176,12 @@ def _one_blas_thread():
 
 
 def _variability_chunk(pop, entropy, start, stop):
-    with _one_blas_thread():
+    with _one_blas_thread(), scratch_space():
         return _private_coefficients(pop, entropy, start, stop, block_size(pop.A.shape[0]))[0]
 
 
 def _coverage_chunk(pop, entropy, start, stop, alpha, n_samples):
-    with _one_blas_thread():
+    with _one_blas_thread(), scratch_space():
         theta, weights, rngs = _private_coefficients(
             pop, entropy, start, stop, block_size(pop.A.shape[0], COVERAGE_BLOCK)
         )
