@@ -1,7 +1,9 @@
 """Speed of the experiment engine against one scikit-learn fit (issue 4).
 
 Times, on the same rows and in the same run as the reference (one default
-``LogisticRegression(C=1/(2 c n), fit_intercept=False)`` fit, median of repeats):
+``LogisticRegression(C=1/(2 c n), fit_intercept=False)`` fit, the median of repeats taken before
+and after every timed part, so that a change in the machine's load during the run shows up in the
+reference too; the load average is printed at the start and the end):
 
 * 10,000 private bootstrap replicates (variability intervals), objective perturbation,
   and the time until the first 200 are ready and the longest gap between progress updates;
@@ -36,14 +38,14 @@ from dpci.experiments.bootstrap import iter_coverage, iter_variability, warm_up_
 from dpci.losses import get_loss
 
 
-def reference_time(X, y, c, repeats=9):
+def reference_times(X, y, c, repeats=5):
     n = len(X)
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
         LogisticRegression(C=1 / (2 * c * n), fit_intercept=False).fit(X, y)
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return times
 
 
 class PeakMemory(threading.Thread):
@@ -98,26 +100,37 @@ def main():
         ds = load_adult(d=10)
         X, y, name = ds.X, ds.y, "adult"
     loss = get_loss(args.loss)
-    ref = reference_time(X, y, c)
     print(
         f"{name}: n = {len(X)}, d = {X.shape[1]} (with constant), loss = {loss.name}, jobs = {args.jobs}"
         + (" (workers started before timing)" if args.warm and args.jobs != 1 else "")
+        + f"; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
     )
-    print(f"reference: one scikit-learn LogisticRegression fit: {ref * 1e3:.1f} ms")
+    fits = reference_times(X, y, c)
     kw = dict(mechanism=args.mechanism, privacy="pure", budget=1.0, c=c, random_state=0, n_jobs=args.jobs)
-    total, first, gap, _ = timed_progress(iter_variability(X, y, loss, n_replicates=args.vi, **kw), 200)
+    vi = timed_progress(iter_variability(X, y, loss, n_replicates=args.vi, **kw), 200)
+    fits += reference_times(X, y, c)
+    if args.k:
+        cov = timed_progress(iter_coverage(X, y, loss, n_replicates=args.k, **kw), 50)
+        fits += reference_times(X, y, c)
+    ref = statistics.median(fits)
+    print(
+        f"reference: one scikit-learn LogisticRegression fit: {ref * 1e3:.1f} ms "
+        f"(median of {len(fits)}; {min(fits) * 1e3:.1f}-{max(fits) * 1e3:.1f} ms)"
+    )
+    total, first, gap, _ = vi
     print(
         f"{args.vi} variability replicates: {total:.2f} s = {total / ref:.0f}x reference "
         f"({total / args.vi * 1e3:.2f} ms each); first 200 after {first:.3f} s = {first / ref:.1f}x; "
         f"longest gap between updates {gap:.3f} s"
     )
     if args.k:
-        total, first, gap, p = timed_progress(iter_coverage(X, y, loss, n_replicates=args.k, **kw), 50)
+        total, first, gap, p = cov
         print(
             f"{args.k} coverage repetitions (m = 10,000): {total:.2f} s = {total / ref:.0f}x reference; "
             f"longest gap {gap:.3f} s; coverage {p.overall_coverage[0]:.3f} +/- {p.overall_coverage[1]:.3f}"
         )
     print(f"peak resident memory, main process and workers together: {memory.stop():.0f} MB")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

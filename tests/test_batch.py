@@ -32,3 +32,40 @@ def test_batch_needs_a_batch():
     A = margin_rows(np.eye(2) * 0.5, np.ones(2))
     with pytest.raises(ValueError, match="weights, linear"):
         minimise_erm_batch(A, LogisticLoss(), 1e-3)
+
+
+@pytest.mark.parametrize("loss", [LogisticLoss(), HuberLoss(0.5)], ids=["logistic", "huber"])
+def test_weighted_derivatives_are_the_weighted_derivatives(loss):
+    rng = np.random.default_rng(1)
+    z = np.concatenate([rng.normal(0, 3, 1000), [-800.0, 800.0, 0.5, 1.5]]).reshape(4, -1)
+    w = rng.poisson(1.0, z.shape).astype(float)
+    d1, d2 = loss.derivatives(z)
+    for weights, scale in ((w, w), (None, 1.0)):
+        first, second = loss.weighted_derivatives(z.copy(), weights, second=True)
+        np.testing.assert_allclose(first, scale * d1, rtol=1e-14, atol=1e-300)
+        # w / e - w / e^2 cancels where f'' is tiny: absolute error ~1e-16, far below the single
+        # precision the Hessians are computed in.
+        np.testing.assert_allclose(second, scale * d2, rtol=1e-12, atol=1e-15)
+        assert loss.weighted_derivatives(z.copy(), weights)[1] is None
+
+
+def test_scratch_arrays_are_reused_within_and_across_threads_but_not_outside_a_space():
+    import threading
+
+    from dpci.batch import scratch, scratch_space
+
+    assert not np.shares_memory(scratch("x", (4, 5)), scratch("x", (4, 5)))  # outside: new arrays
+    with scratch_space():
+        a = scratch("x", (4, 5))
+        assert np.shares_memory(a, scratch("x", (2, 3)))  # a smaller request reuses the array
+        assert not np.shares_memory(a, scratch("y", (4, 5)))
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(_in_space(scratch, scratch_space)))
+    thread.start()
+    thread.join()
+    assert np.shares_memory(a, seen[0])  # the space given back serves the next thread
+
+
+def _in_space(scratch, scratch_space):
+    with scratch_space():
+        return scratch("x", (4, 5))

@@ -15,6 +15,7 @@ from dpci.experiments.bootstrap import (
     replicate_rng,
     stream_entropy,
     variability_intervals,
+    warm_up_workers,
 )
 
 
@@ -45,6 +46,7 @@ def test_nonprivate_variability_matches_a_loop_of_sklearn_fits(data):
 @pytest.mark.parametrize("mechanism, privacy", [("objective", "pure"), ("output", "zcdp")])
 def test_results_do_not_depend_on_chunking_or_workers(data, mechanism, privacy):
     X, y = data
+    warm_up_workers(2)  # a cold run would compute its first COLD_SECONDS in this process
     kw = dict(mechanism=mechanism, privacy=privacy, budget=0.8, n_replicates=60, random_state=9)
     one = variability_intervals(X, y, LogisticLoss(), chunk_size=60, **kw)
     small = variability_intervals(X, y, LogisticLoss(), chunk_size=7, **kw)

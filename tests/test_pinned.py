@@ -1,6 +1,6 @@
 """Released numbers pinned from main before the method registry (2026-11-23): every paper
-method, both losses, a variability run and a coverage run must give the same bits for the
-same seed after any refactoring. The values in data/pinned_release_numbers.json were written
+method and both losses must give the same bits for the same seed after any refactoring, and a
+variability run and a coverage run the same numbers to the solver's tolerance (see SOLVER_PIN). The values in data/pinned_release_numbers.json were written
 by running exactly these calls on that commit (bb472c9)."""
 
 import json
@@ -39,7 +39,17 @@ def test_release_is_bit_identical_to_main(data, loss, mechanism, privacy, budget
     assert r.conf_int.ravel().tolist() == bounds
 
 
-def test_bootstrap_runs_are_bit_identical_to_main(data):
+# The bootstrap runs are pinned to the solver's tolerance, not to the bit: the batched solver
+# (dpci.batch) may take other steps to the same minimisers (faster-engine branch), and each
+# returned minimiser is only guaranteed to have ||grad J|| <= tol = 1e-10. J is 2c-strongly
+# convex, so each lies within tol / (2c) = 5e-9 (c = 1e-2) of the exact minimiser, and two runs'
+# replicates within 1e-8 of each other; quantiles move no more than the values, and the coverage
+# intervals (private matrices and Monte Carlo at the replicates' coefficients) moved 2.3e-10 when
+# the solver changed. Releases above stay pinned to the bit.
+SOLVER_PIN = 2 * 1e-10 / (2 * 1e-2)
+
+
+def test_bootstrap_runs_match_main_to_the_solver_tolerance(data):
     X, y = data
     v = variability_intervals(
         X,
@@ -52,7 +62,7 @@ def test_bootstrap_runs_are_bit_identical_to_main(data):
         n_replicates=64,
         random_state=3,
     )
-    assert v.bounds.ravel().tolist() == PINNED["vi"]
+    np.testing.assert_allclose(v.bounds.ravel(), PINNED["vi"], rtol=0, atol=SOLVER_PIN)
     cv = coverage(
         X,
         y,
@@ -65,4 +75,4 @@ def test_bootstrap_runs_are_bit_identical_to_main(data):
         n_replicates=16,
         random_state=3,
     )
-    assert cv.bounds[-1].ravel().tolist() == PINNED["cov"]
+    np.testing.assert_allclose(cv.bounds[-1].ravel(), PINNED["cov"], rtol=0, atol=SOLVER_PIN)

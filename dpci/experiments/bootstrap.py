@@ -32,10 +32,11 @@ from functools import partial
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import ThreadpoolController
 
 from .. import methods
 from ..accounting import Allocation
-from ..batch import batch_start
+from ..batch import batch_start, scratch, scratch_space
 from ..intervals import MAX_SAMPLES, MIN_SAMPLES, check_alpha, check_count, column_quantiles
 from ..methods import Method
 from ..methods.paper import solve_replicates
@@ -62,30 +63,45 @@ def replicate_rng(entropy: int, r: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(r,))))
 
 
-def bootstrap_counts(rng, n: int) -> np.ndarray:
-    """Multiplicities of the n rows in a sample of n drawn with replacement."""
-    return np.bincount(rng.integers(0, n, size=n), minlength=n).astype(float)
+def bootstrap_counts(rng, n: int, out=None) -> np.ndarray:
+    """Multiplicities of the n rows in a sample of n drawn with replacement (as floats; into
+    ``out``, a float row of length n, when given). ``np.add.at`` counts the same draws as
+    ``np.bincount`` a third faster and writes the floats directly."""
+    counts = np.zeros(n) if out is None else out
+    counts.fill(0.0)
+    np.add.at(counts, rng.integers(0, n, size=n), 1.0)
+    return counts
 
 
 BLOCK = 32  # replicates per batched solve (fewer for large n); fixed by n alone, so floating-point
 COVERAGE_BLOCK = 8  # results never depend on chunking. Coverage also runs Monte Carlo per replicate.
+ROW_VISITS = 4_000_000  # replicates x rows per block and per chunk at most: ~0.1 s of work
+SINGLE_BLOCK_CHUNKS = 8  # a run's first chunks are one block each (early progress), then they double
+COLD_SECONDS = 0.2  # with no workers running, a run computes this long in its own thread before starting them
 
 
 def block_size(n: int, cap: int = BLOCK) -> int:
-    """Replicates per batched solve for n rows: at most ``cap``, and about a million row-visits,
+    """Replicates per batched solve for n rows: at most ``cap``, and about ROW_VISITS row-visits,
     so that one block (the smallest chunk) takes a fraction of a second even for large n."""
-    return int(min(cap, max(1, 1_000_000 // max(n, 1))))
+    return int(min(cap, max(1, ROW_VISITS // max(n, 1))))
 
 
 def default_chunk_size(n: int) -> int:
-    """Replicates per chunk: about a million row-visits, so a chunk takes well under 0.5 s."""
-    return int(min(128, max(1, 1_000_000 // max(n, 1))))
+    """Replicates per chunk, at most: about ROW_VISITS row-visits, so a chunk takes well under 0.5 s."""
+    return int(min(256, max(1, ROW_VISITS // max(n, 1))))
 
 
 def _spans(total: int, chunk_size: int, block: int):
-    """Chunks of whole blocks: chunk_size is rounded to a multiple of ``block`` (at least one block)."""
-    size = block * max(1, round(chunk_size / block))
-    return [(s, min(s + size, total)) for s in range(0, total, size)]
+    """Chunks of whole blocks: the first SINGLE_BLOCK_CHUNKS one block each, so that progress comes
+    early, then doubling up to chunk_size rounded to a multiple of ``block`` (at least one block),
+    so that the workers get fewer, larger calls."""
+    cap, start = max(1, round(chunk_size / block)), 0
+    spans: list[tuple[int, int]] = []
+    while start < total:
+        size = block * min(cap, 2 ** max(0, len(spans) + 1 - SINGLE_BLOCK_CHUNKS))
+        spans.append((start, min(start + size, total)))
+        start += size
+    return spans
 
 
 _STARTS: dict = {}  # per-process cache of BatchStart objects, keyed by population token
@@ -138,7 +154,9 @@ def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int,
     """
     n = pop.A.shape[0]
     rngs = [replicate_rng(entropy, r) for r in range(start, stop)]
-    weights = np.array([bootstrap_counts(rng, n) for rng in rngs])
+    weights = scratch("weights", (len(rngs), n))  # this chunk's only (see _variability_chunk)
+    for rng, row in zip(rngs, weights):
+        bootstrap_counts(rng, n, out=row)
     if pop.method is None:  # the non-private bootstrap of theta-hat
         theta = solve_replicates(pop.A, pop.loss, pop.c, weights, None, pop.start, block)
     else:
@@ -146,27 +164,24 @@ def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int,
     return theta, weights, rngs
 
 
-_CONTROLLER = None
+# Finding the BLAS libraries takes ~20 ms: done at import (an app imports at start-up), not in a
+# run's first chunk, where it delayed the first results.
+_CONTROLLER = ThreadpoolController()
 
 
 def _one_blas_thread():
     """A context in which BLAS uses one thread. The products here are thin (d is small); with
     several BLAS threads, any other busy process on the machine stalled them more than tenfold."""
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        from threadpoolctl import ThreadpoolController
-
-        _CONTROLLER = ThreadpoolController()
     return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
 def _variability_chunk(pop, entropy, start, stop):
-    with _one_blas_thread():
+    with _one_blas_thread(), scratch_space():
         return _private_coefficients(pop, entropy, start, stop, block_size(pop.A.shape[0]))[0]
 
 
 def _coverage_chunk(pop, entropy, start, stop, alpha, n_samples):
-    with _one_blas_thread():
+    with _one_blas_thread(), scratch_space():
         theta, weights, rngs = _private_coefficients(
             pop, entropy, start, stop, block_size(pop.A.shape[0], COVERAGE_BLOCK)
         )
@@ -224,7 +239,8 @@ def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=F
     ``joblib.parallel_config`` backend).
 
     The first chunk is computed in this thread while the pool works on the next ones (and so are
-    all chunks while the workers are still starting), so partial results do not wait for them.
+    all chunks while the workers are still starting), so partial results do not wait for them;
+    with no workers running, the run computes for COLD_SECONDS before it starts them.
     ``low_priority`` lowers the worker processes' priority, so an interactive server and its
     users' browsers stay responsive while they compute. Closing this generator (a cancelled job)
     cancels this run's own pending chunks only. The population's rows go to each worker once (a
@@ -242,6 +258,13 @@ def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=F
     from .engine import get_engine
 
     engine = get_engine()
+    if not engine.workers_running():
+        # Cold: each worker takes about a second of CPU to start, which on a small machine slows the
+        # first results down; they are computed here first, then the workers start.
+        spans, began = list(spans), time.perf_counter()
+        while len(spans) > 1 and time.perf_counter() - began < COLD_SECONDS:
+            start, stop = spans.pop(0)
+            yield stop, func(pop, entropy, start, stop, *extra)
     head = (_low_priority_call, func) if low_priority else (func,)
     with engine.shared(pop.A, pop.token) as rows:
         remote = replace(pop, A=rows)  # what the workers get: the rows travel once per worker

@@ -96,8 +96,20 @@ def _worker_init():
     calls need before they take any: a pool counts as started (a warm-up call came back) only when
     they are ready to compute, so runs compute in their own thread until then."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # loky restarts a worker whose memory grew 300 MB past its size after its first call (the
+    # warm-up here), taking that for a leak; ours keep per-population caches on purpose (the
+    # batched solver's start and scratch arrays: ~300 MB at n = 450,000), which a restart would
+    # rebuild after a second of imports. Without psutil's check loky only runs gc.collect.
+    from joblib.externals.loky import process_executor
+
+    process_executor._USE_PSUTIL = False
     for name in WORKER_IMPORTS:
         importlib.import_module(name)
+    # One BLAS thread for good (the chunks' products are thin; see bootstrap._one_blas_thread): a
+    # chunk's own limit then costs nothing, where switching threads off and on took ~1 ms a chunk.
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
 
 
 def _noop(i):
