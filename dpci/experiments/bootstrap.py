@@ -41,6 +41,7 @@ from ..intervals import MAX_SAMPLES, MIN_SAMPLES, check_alpha, check_count, colu
 from ..methods import Method
 from ..methods.paper import solve_replicates
 from ..odometer import report_not_private
+from ..settings import IntervalSettings, spread
 from ..solver import margin_rows, minimise_erm, row_major_transpose
 from ..validation import check_signed_data
 
@@ -427,16 +428,12 @@ class CoverageProgress(_Progress):
         )
 
 
+@spread(IntervalSettings)
 def iter_variability(
     X,
     y,
     loss,
-    mechanism="objective",
-    privacy="pure",
-    budget=1.0,
-    split=None,
-    c=1e-3,
-    alpha=0.05,
+    settings: IntervalSettings,
     n_replicates=10_000,
     random_state=None,
     chunk_size=None,
@@ -445,12 +442,14 @@ def iter_variability(
 ):
     """Yield :class:`VariabilityProgress` after each chunk of bootstrap replicates (Section 7.2).
 
-    ``mechanism="none"`` gives the non-private bootstrap of theta-hat. ``low_priority`` runs
-    the worker processes (n_jobs != 1) at a lower scheduling priority.
+    Takes the fields of :class:`dpci.settings.IntervalSettings` after ``loss``; ``mechanism="none"``
+    gives the non-private bootstrap of theta-hat. ``low_priority`` runs the worker processes
+    (n_jobs != 1) at a lower scheduling priority.
     """
-    alpha = check_alpha(alpha)
+    s = settings
+    alpha = check_alpha(s.alpha)
     n_replicates = check_count("n_replicates", n_replicates, 1)
-    pop = _population(X, y, loss, mechanism, privacy, budget, split, c)
+    pop = _population(X, y, loss, s.mechanism, s.privacy, s.budget, s.split, s.c)
     entropy, start, chunks = stream_entropy(random_state), time.perf_counter(), []
     n = pop.A.shape[0]
     spans = _spans(int(n_replicates), chunk_size or default_chunk_size(n), block_size(n))
@@ -461,16 +460,12 @@ def iter_variability(
         yield VariabilityProgress(done, n_replicates, pop.theta0, np.vstack(chunks), alpha, time.perf_counter() - start)
 
 
+@spread(IntervalSettings)
 def iter_coverage(
     X,
     y,
     loss,
-    mechanism="objective",
-    privacy="pure",
-    budget=1.0,
-    split=None,
-    c=1e-3,
-    alpha=0.05,
+    settings: IntervalSettings,
     n_samples=10_000,
     n_replicates=1_000,
     random_state=None,
@@ -478,13 +473,15 @@ def iter_coverage(
     n_jobs=1,
 ):
     """Yield :class:`CoverageProgress` after each chunk of replicates: the full private interval
-    (Algorithm 3 or 5) on each bootstrap replicate, checked against theta_0 (Section 7.2)."""
-    alpha = check_alpha(alpha)
+    (Algorithm 3 or 5) on each bootstrap replicate, checked against theta_0 (Section 7.2). Takes the
+    fields of :class:`dpci.settings.IntervalSettings` after ``loss``, then ``n_samples``."""
+    s = settings
+    alpha = check_alpha(s.alpha)
     n_replicates = check_count("n_replicates", n_replicates, 1)
     n_samples = check_count("n_samples", n_samples, MIN_SAMPLES, MAX_SAMPLES, "Monte Carlo draws per interval")
-    if mechanism == NONPRIVATE:
+    if s.mechanism == NONPRIVATE:
         raise ValueError("coverage needs a private mechanism: 'objective' or 'output'.")
-    pop = _population(X, y, loss, mechanism, privacy, budget, split, c)
+    pop = _population(X, y, loss, s.mechanism, s.privacy, s.budget, s.split, s.c)
     entropy, start, chunks = stream_entropy(random_state), time.perf_counter(), []
     # each replicate also runs Monte Carlo: over 10x the work of a variability replicate
     n = pop.A.shape[0]

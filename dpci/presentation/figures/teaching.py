@@ -86,24 +86,28 @@ def matrix_plot(true, noisy, private, names, title=None):
     fig.update_annotations(font=dict(size=14))
     top = float(np.max(np.abs([true, noisy, private])))
     for col, mat in enumerate((true, noisy, private), start=1):
-        fig.add_trace(
-            go.Heatmap(
-                z=mat,
-                x=names,
-                y=names,
-                zmin=-top,
-                zmax=top,
-                colorscale="RdBu",
-                reversescale=True,
-                showscale=(col == 3),
-                colorbar=dict(thickness=14),
-                hovertemplate="%{y} × %{x}: %{z:.4g}<extra></extra>",
-            ),
-            1,
-            col,
-        )
-        _matrix_axes(fig, names, col)
+        _matrix_panel(fig, mat, names, col, top, showscale=(col == 3), colorbar=dict(thickness=14))
     return _layout(fig, title, height=_matrix_height(names))
+
+
+def _matrix_panel(fig, mat, names, col, top, **heatmap):
+    """One matrix as a heatmap in panel ``col``, red-blue around 0 on [-top, top], every cell labelled."""
+    fig.add_trace(
+        go.Heatmap(
+            z=mat,
+            x=names,
+            y=names,
+            zmin=-top,
+            zmax=top,
+            colorscale="RdBu",
+            reversescale=True,
+            hovertemplate="%{y} × %{x}: %{z:.4g}<extra></extra>",
+            **heatmap,
+        ),
+        1,
+        col,
+    )
+    _matrix_axes(fig, names, col)
 
 
 def _matrix_axes(fig, names, col):
@@ -142,22 +146,7 @@ def noise_matrix_plot(true, noisy, names, title=None):
     fig.update_annotations(font=dict(size=14))
     for col, mat in enumerate((np.asarray(true), noise), start=1):
         top = float(np.max(np.abs(mat))) or 1.0
-        fig.add_trace(
-            go.Heatmap(
-                z=mat,
-                x=names,
-                y=names,
-                zmin=-top,
-                zmax=top,
-                colorscale="RdBu",
-                reversescale=True,
-                colorbar=dict(thickness=14, x=0.46 if col == 1 else 1.0),
-                hovertemplate="%{y} × %{x}: %{z:.3g}<extra></extra>",
-            ),
-            1,
-            col,
-        )
-        _matrix_axes(fig, names, col)
+        _matrix_panel(fig, mat, names, col, top, colorbar=dict(thickness=14, x=0.46 if col == 1 else 1.0))
     return _layout(fig, title, height=_matrix_height(names))
 
 
