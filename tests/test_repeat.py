@@ -54,3 +54,11 @@ def test_a_method_that_picks_its_own_c_is_checked_against_its_own_theta0():
     c = wu.estimand_c(wu.allocate(1.0, None, "pure"), 2_000, 3, 1e-3, LogisticLoss())
     assert c != 1e-3
     np.testing.assert_allclose(p.theta0, population_theta0(np.array(THETA), c))
+
+
+def test_the_two_panels_share_one_scale():
+    from dpci.presentation.figures import repeat_plot
+
+    p = _last(iter_repeated_releases(THETA, 1_000, LogisticLoss(), "output", repetitions=3))
+    fig = repeat_plot(p.frame, p.theta0, 0, "x1", 0.95)
+    assert fig.layout.xaxis2.matches == "x"

@@ -25,7 +25,7 @@ def repeat_plot(frame, theta0, coefficient, name, level, ghost=None, title=None)
     horizontal bar, blue when it contains theta_0 (the vertical line) and orange when it misses;
     ``ghost``: an earlier run's frame drawn grey underneath (a replay with other settings)."""
     kinds = [k for k in ("private", "nonprivate") if (frame["kind"] == k).any()]
-    fig = make_subplots(rows=1, cols=len(kinds), shared_yaxes=True, shared_xaxes=True, horizontal_spacing=0.06)
+    fig = make_subplots(rows=1, cols=len(kinds), shared_yaxes=True, horizontal_spacing=0.06)
     for col, kind in enumerate(kinds, start=1):
         rows = frame[(frame["kind"] == kind) & (frame["coefficient"] == coefficient)]
         hits = int(rows["covers"].sum())
@@ -62,6 +62,7 @@ def repeat_plot(frame, theta0, coefficient, name, level, ghost=None, title=None)
             ),
         )
         fig.update_xaxes(title=f"{name} (θ₀ = {theta0[coefficient]:.3g}, the line)", row=1, col=col)
+    fig.update_xaxes(matches="x")  # one scale for both panels: the widths compare at a glance
     fig.update_yaxes(title=f"repetition (goal: {100 * level:g}% contain θ₀)", row=1, col=1)
     fig.update_layout(legend=dict(orientation="h", y=-0.25))
     return _layout(fig, title, height=520)
