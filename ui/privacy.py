@@ -103,7 +103,8 @@ def over_cap(s: Settings, key: str) -> str | None:
         f"This would be a new private release from {dataset_label(s)}: the privacy spent on it in this session "
         f"would reach ε = {after:.3g}, over your cap of {meter.cap:g}. Raise the cap in the sidebar's privacy "
         "odometer, go back to settings you have already seen (they cost nothing more), or spend it anyway. "
-        "Exploring for a class? Teaching mode (in the sidebar) uses a public seed: nothing is charged, and nothing is private."
+        "Exploring for a class? Teaching mode (in the sidebar) uses a public seed: nothing is charged, "
+        "and nothing is private."
     )
 
 
