@@ -23,27 +23,26 @@ through joblib to a Dask cluster instead.
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-import pandas as pd
 from threadpoolctl import ThreadpoolController
 
 from .. import methods
 from ..accounting import Allocation
 from ..batch import batch_start, scratch, scratch_space
-from ..intervals import MAX_SAMPLES, MIN_SAMPLES, check_alpha, check_count, column_quantiles
+from ..intervals import MAX_SAMPLES, MIN_SAMPLES, check_alpha, check_count
 from ..methods import Method
 from ..methods.paper import solve_replicates
 from ..odometer import report_not_private
 from ..settings import IntervalSettings, spread
 from ..solver import margin_rows, minimise_erm, row_major_transpose
 from ..validation import check_signed_data
+from .progress import CoverageProgress, VariabilityProgress
 
 NONPRIVATE = "none"  # mechanism name for the non-private bootstrap (a baseline and a test oracle)
 
@@ -325,109 +324,6 @@ def warm_up_workers(n_jobs=-1):
     get_engine().warm_up(_workers(n_jobs))
 
 
-def _feature_names(names, d):
-    return list(names) if names is not None else [f"x{j}" for j in range(d)]
-
-
-@dataclass(frozen=True)
-class _Progress:
-    """What every bootstrap run reports: ``done`` of ``total`` replicates, against theta_0."""
-
-    done: int
-    total: int
-    theta0: np.ndarray
-
-    @property
-    def finished(self) -> bool:
-        return self.done >= self.total
-
-
-@dataclass(frozen=True)
-class VariabilityProgress(_Progress):
-    """The variability intervals after ``done`` of ``total`` replicates."""
-
-    estimates: np.ndarray = field(repr=False)  # (done, d) private estimates so far
-    alpha: float
-    elapsed: float
-
-    @property
-    def bounds(self) -> np.ndarray:
-        """(d, 2): the alpha/2 and 1 - alpha/2 quantiles of the estimates (Section 7.2)."""
-        return column_quantiles(self.estimates, [self.alpha / 2, 1 - self.alpha / 2]).T
-
-    def to_frame(self, feature_names=None) -> pd.DataFrame:
-        b = self.bounds
-        return pd.DataFrame(
-            {
-                "feature": _feature_names(feature_names, len(self.theta0)),
-                "theta0": self.theta0,
-                "vi_lower": b[:, 0],
-                "vi_upper": b[:, 1],
-                "vi_length": b[:, 1] - b[:, 0],
-                "replicates": self.done,
-            }
-        )
-
-
-@dataclass(frozen=True)
-class CoverageProgress(_Progress):
-    """Coverage of theta_0 and interval length after ``done`` of ``total`` replicates."""
-
-    bounds: np.ndarray = field(repr=False)  # (done, d, 2) private intervals so far
-    alpha: float
-    elapsed: float
-
-    @property
-    def covered(self) -> np.ndarray:
-        return (self.bounds[..., 0] <= self.theta0) & (self.theta0 <= self.bounds[..., 1])
-
-    @property
-    def lengths(self) -> np.ndarray:
-        return self.bounds[..., 1] - self.bounds[..., 0]
-
-    @staticmethod
-    def _mean_se(values):
-        """Mean over replicates and its Monte Carlo standard error (replicates are independent)."""
-        k = len(values)
-        mean = values.mean(axis=0)
-        se = values.std(axis=0, ddof=1) / math.sqrt(k) if k > 1 else np.full_like(mean, np.nan)
-        return mean, se
-
-    @property
-    def coverage(self):
-        """Per-coordinate coverage and its standard error."""
-        return self._mean_se(self.covered.astype(float))
-
-    @property
-    def overall_coverage(self):
-        """Coverage averaged over coordinates (Section 7.2) and its standard error."""
-        return self._mean_se(self.covered.mean(axis=1))
-
-    @property
-    def mean_length(self):
-        """Per-coordinate mean length and its standard error."""
-        return self._mean_se(self.lengths)
-
-    @property
-    def overall_length(self):
-        return self._mean_se(self.lengths.mean(axis=1))
-
-    def to_frame(self, feature_names=None) -> pd.DataFrame:
-        cov, cov_se = self.coverage
-        length, length_se = self.mean_length
-        return pd.DataFrame(
-            {
-                "feature": _feature_names(feature_names, len(self.theta0)),
-                "theta0": self.theta0,
-                "coverage": cov,
-                "coverage_se": cov_se,
-                "length": length,
-                "length_se": length_se,
-                "replicates": self.done,
-            }
-        )
-
-
 @spread(IntervalSettings)
 def iter_variability(
     X,
@@ -480,7 +376,7 @@ def iter_coverage(
     n_replicates = check_count("n_replicates", n_replicates, 1)
     n_samples = check_count("n_samples", n_samples, MIN_SAMPLES, MAX_SAMPLES, "Monte Carlo draws per interval")
     if s.mechanism == NONPRIVATE:
-        raise ValueError("coverage needs a private mechanism: 'objective' or 'output'.")
+        raise ValueError(f"coverage needs a private method, one of {', '.join(methods.available())}.")
     pop = _population(X, y, loss, s.mechanism, s.privacy, s.budget, s.split, s.c)
     entropy, start, chunks = stream_entropy(random_state), time.perf_counter(), []
     # each replicate also runs Monte Carlo: over 10x the work of a variability replicate
