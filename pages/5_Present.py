@@ -38,7 +38,7 @@ except ValueError as err:
     st.stop()
 
 title = f"What the private model says about {present.outcome(settings)}, with {100 * settings.level:g}% confidence"
-st.title(title)
+st.title(ui.escape_markdown(title))  # the outcome may name an upload's columns
 if made is None:
     st.warning("Teaching mode: a preview of the sidebar's settings drawn with a public seed; nothing is released.")
 elif made[0] != current:

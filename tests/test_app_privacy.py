@@ -180,3 +180,20 @@ def test_budget_for_a_target_width_runs_three_strategies_and_charges_only_the_re
     at.run()
     meter = at.session_state["_odometers"]["Adult (UCI census)"]
     assert meter.total.releases == 3  # each strategy's release, charged with its own spend
+
+
+def test_an_upload_file_name_is_shown_as_text_not_markdown():
+    from ui.upload import upload_digest
+
+    rng = np.random.default_rng(0)
+    rows = [f"{rng.integers(18, 80)},{rng.choice(['yes', 'no'])}" for _ in range(300)]
+    data = "\n".join(["age,label", *rows]).encode()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state["upload_kept"] = ("[x](http://evil.example).csv", data, upload_digest(data))
+    at.query_params.update({"dataset": "Uploaded CSV"})
+    at.run()
+    at.run()
+    at.switch_page("pages/1_Budget_allocation.py").run()
+    assert not at.exception
+    shown = [c.value for c in at.caption if "Stand-in" in c.value] + [m.value for m in at.sidebar.markdown]
+    assert shown and not any("[x](http" in v for v in shown), shown  # brackets escaped, no live link

@@ -17,6 +17,7 @@ import streamlit as st
 
 from dpci import methods as registry
 from dpci.odometer import PrivacyOdometer
+from dpci.presentation.tables import escape_markdown
 from ui.settings import DATASETS, Settings
 
 ODOMETERS = "_odometers"  # session_state: dataset id -> PrivacyOdometer
@@ -100,7 +101,7 @@ def over_cap(s: Settings, key: str) -> str | None:
         return None
     after = meter.epsilon(meter.after(spend, key))
     return (
-        f"This would be a new private release from {dataset_label(s)}: the privacy spent on it in this session "
+        f"This would be a new private release from {escape_markdown(dataset_label(s))}: the privacy spent on it in this session "
         f"would reach ε = {after:.3g}, over your cap of {meter.cap:g}. Raise the cap in the sidebar's privacy "
         "odometer, go back to settings you have already seen (they cost nothing more), or spend it anyway. "
         "Exploring for a class? Teaching mode (in the sidebar) uses a public seed: nothing is charged, "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dpci.presentation.tables import escape_markdown
 from ui import privacy
 from ui.data import OverCap
 from ui.settings import Settings
@@ -40,7 +41,7 @@ def release_button(s: Settings, data_key: str) -> None:
     note = (
         "Teaching mode: a public seed made these numbers, so a release is a demonstration, not private."
         if s.teaching
-        else f"You have looked at {looks} private release{'s' * (looks != 1)} of {privacy.dataset_label(s)} in "
+        else f"You have looked at {looks} private release{'s' * (looks != 1)} of {escape_markdown(privacy.dataset_label(s))} in "
         "this session; what you publish carries the odometer's total, since you chose among them. Tune on the "
         "stand-in (the sweep pages) and release once to keep the total at one release."
     )

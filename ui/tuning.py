@@ -11,6 +11,7 @@ import streamlit as st
 
 from dpci.data.preprocessing import CONSTANT_NAME
 from dpci.data.standin import PublicFacts, stand_in
+from dpci.presentation.tables import escape_markdown
 from ui import privacy
 from ui.data import explain_error, load_data, loader
 from ui.settings import DATASETS, Settings
@@ -44,7 +45,9 @@ def source(s: Settings, releases: bool = False) -> str:
     )
     if choice == STAND_IN:
         facts = _facts(s, s.d)
-        st.caption(f"Stand-in: synthetic rows with {facts.describe()}; labels from a public guess of the coefficients.")
+        st.caption(
+            f"Stand-in: synthetic rows with {escape_markdown(facts.describe())}; labels from a public guess of the coefficients."
+        )
         return "stand-in"
     if releases:
         st.info("Running on the real data: every search is a private release, charged on the privacy odometer.")
