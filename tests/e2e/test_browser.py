@@ -61,8 +61,8 @@ def test_explorer_draws_and_follows_a_slider(app_url, page):
         "() => { const m = document.querySelector('[data-testid=\"stMetricValue\"]'); return m && m.innerText === '1.5'; }"
     )
     page.wait_for_function(
-        "before => { const d = document.querySelector('.js-plotly-plot').data;"
-        " const now = d[0].x.filter((v, i) => i % 3 === 1); return JSON.stringify(now) !== JSON.stringify(before); }",
+        "before => { const p = document.querySelector('.js-plotly-plot'); if (!p || !p.data) return false;"
+        " const now = p.data[0].x.filter((v, i) => i % 3 === 1); return JSON.stringify(now) !== JSON.stringify(before); }",
         arg=before,
     )
     print(f"slider to redrawn private intervals: {time.perf_counter() - start:.2f} s")
@@ -71,7 +71,9 @@ def test_explorer_draws_and_follows_a_slider(app_url, page):
     # the variability intervals restart for the new budget and are drawn again (the cancelled
     # job's workers were killed under the new one before dpci.experiments.bootstrap resubmitted lost chunks)
     page.wait_for_function(
-        "() => document.querySelector('.js-plotly-plot').data.some(t => (t.name || '').startsWith('variability'))",
+        "() => { const p = document.querySelector('.js-plotly-plot');"  # null while a rerun redraws the chart
+        " return !!(p && p.data) && p.data.some(t => (t.name || '').startsWith('variability')"
+        " && !(t.name || '').includes('updating')); }",  # the new budget's, not the faded earlier ones
         timeout=60_000,
     )
     assert page.get_by_text("Variability intervals stopped").count() == 0
