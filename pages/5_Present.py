@@ -5,6 +5,7 @@ import streamlit as st
 import dpci
 import ui
 from dpci.presentation.figures import forest_plot, ledger_plot
+from dpci.presentation.odds import readable_odds
 from dpci.presentation.report import report_html
 from dpci.presentation.tables import interval_table, plain_summary
 from ui import present
@@ -92,6 +93,7 @@ big = dict(size=17)
 chart.update_layout(height=max(420, 90 + 60 * len(names)), font=big, legend_font=big)
 chart.update_xaxes(tickfont=big, title_font=big).update_yaxes(tickfont=big)
 st.plotly_chart(chart, width="stretch", config={"displaylogo": False})
+odds = present.odds_ratios(table, settings)
 ledger = release.spend.to_frame()
 ledger_fig = ledger_plot(ledger, unit="epsilon" if settings.priv == "pure" else "rho")
 st.plotly_chart(ledger_fig, width="stretch")
@@ -107,7 +109,7 @@ c1, c2, c3 = st.columns(3)
 # on_click="ignore": a download does not rerun the page, so a second click right after is not cancelled
 c1.download_button(
     "Intervals (CSV)",
-    present.intervals_csv(table, settings, len(X), X.shape[1], not_private),
+    present.intervals_csv(table, settings, len(X), X.shape[1], not_private, odds),
     f"{name}.csv",
     "text/csv",
     width="stretch",
@@ -131,6 +133,7 @@ c3.download_button(
         table,
         ledger,
         [chart, ledger_fig],
+        None if odds is None else readable_odds(odds, settings.level),
     ),
     f"{name}-report.html",
     "text/html",

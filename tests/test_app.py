@@ -1,12 +1,14 @@
 """The Streamlit app, headless (streamlit.testing.v1.AppTest): every page runs with default and
 changed settings, shows no exception, and shows the core library's numbers for the same seed."""
 
+import io
 import json
 import re
 import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 pytest.importorskip("streamlit")
@@ -58,7 +60,7 @@ def test_explorer_shows_the_core_librarys_interval():
     at = _app().run()
     _no_errors(at)
     shown = _explorer_numbers(at)
-    adult = load_adult(d=10)
+    adult = load_adult(d=10, normalize="global")  # the app's default scaling
     rel = dpci.private_confidence_intervals(
         adult.X,
         adult.y,
@@ -134,7 +136,7 @@ def test_explorer_follows_the_sliders():
     at.sidebar.slider(key="w_d").set_value(3).run()
     _no_errors(at)
     shown = _explorer_numbers(at)
-    adult = load_adult(d=3)
+    adult = load_adult(d=3, normalize="global")  # the app's default scaling
     rel = dpci.private_confidence_intervals(
         adult.X,
         adult.y,
@@ -374,7 +376,7 @@ def test_release_pages_draw_the_core_librarys_interval_after_a_change(page):
     at.sidebar.select_slider(key="w_epsilon").set_value(2.0).run()
     at.sidebar.slider(key="w_d").set_value(4).run()
     _no_errors(at)
-    adult = load_adult(d=4)
+    adult = load_adult(d=4, normalize="global")  # the app's default scaling
     rel = dpci.private_confidence_intervals(
         adult.X,
         adult.y,
@@ -613,3 +615,43 @@ def test_a_slider_move_keeps_the_last_variability_bars_faded_until_the_new_ones_
     at.sidebar.select_slider(key="w_epsilon").set_value(0.5).run()
     names = {t["name"] for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"] if "name" in t}
     assert "variability interval (not private) (95%) (updating…)" in names
+
+
+def test_present_states_odds_ratios_over_public_ranges_and_says_why_when_it_cannot():
+    at = _app("pages/5_Present.py").run()
+    _no_errors(at)
+    assert "Odds of income >50K" in [h.value for h in at.subheader]
+    table = next(_shown(m.value) for m in at.markdown if "Change (public range)" in _shown(m.value))
+    assert "age 17 → 90" in table and "higher age: higher odds of income >50K" in table
+    settings = at.session_state["dpci_settings"]
+    settings["scaling"] = "unit"  # the paper's rows: no odds ratio per feature
+    at.run()
+    _no_errors(at)
+    assert not any("Change (public range)" in _shown(m.value) for m in at.markdown)
+    assert any("One public divisor" in i.value for i in at.info)
+    settings["scaling"], settings["model"] = "global", "Huberized SVM"
+    at.run()
+    _no_errors(at)
+    assert any("no odds reading" in c.value for c in at.caption)
+
+
+def test_the_intervals_csv_carries_the_odds_ratios_and_its_provenance():
+    import ui.present as present
+    from dpci.presentation.odds import odds_ratio_table
+    from dpci.presentation.tables import interval_table
+    from ui.data import _adult_changes
+    from ui.settings import Settings
+
+    s = Settings(randomness="teaching")
+    adult = load_adult(d=10, normalize="global")
+    rel = dpci.private_confidence_intervals(adult.X, adult.y, dpci.LogisticLoss(), random_state=0)
+    table = interval_table(adult.feature_names, rel)
+    odds = odds_ratio_table(table, _adult_changes(10, "global"), "income >50K")
+    text = present.intervals_csv(table, s, adult.n, adult.X.shape[1], None, odds)
+    header = [line for line in text.splitlines() if line.startswith("# ")]
+    assert "# Feature scaling: One public divisor (odds ratios)" in header
+    body = pd.read_csv(io.StringIO(text), comment="#")
+    assert list(body.columns[-4:]) == ["change", "odds_ratio", "odds_ratio_lower", "odds_ratio_upper"]
+    age = body.set_index("feature").loc["age"]
+    assert age["odds_ratio"] == pytest.approx(np.exp(rel.theta[0] * 2 / np.sqrt(8)), rel=1e-3)  # 6 numbers, a block, 1
+    assert np.isnan(body.set_index("feature").loc["const", "odds_ratio"])

@@ -16,6 +16,7 @@ from dpci.data import load_adult, make_synthetic_logistic, population_theta0
 from dpci.exceptions import DataValidationError, RegularisationTooSmall, UnderCoverageWarning
 from dpci.experiments.sweeps import subsample
 from dpci.mechanisms import safe_c
+from dpci.presentation.odds import feature_changes
 from dpci.presentation.tables import escape_markdown
 from ui import privacy
 from ui.settings import C_VALUES, DATASETS, MODELS, Settings, _fmt_c
@@ -26,10 +27,11 @@ SYNTHETIC_THETA = (1.5, -1.0, 0.5, -0.3, 0.8, 0.2, -0.6, 1.0, -1.2, 0.4)  # the 
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _load_builtin(dataset: str, d: int, c, loss_name, h):
-    """(X, y, feature names, truth or None) for a built-in dataset (c, loss and h: synthetic only)."""
+def _load_builtin(dataset: str, d: int, c, loss_name, h, scaling="unit"):
+    """(X, y, feature names, truth or None) for a built-in dataset (c, loss and h: synthetic only;
+    scaling: Adult only)."""
     if dataset == DATASETS[0]:
-        ds = load_adult(d=d)
+        ds = load_adult(d=d, normalize=scaling)
         return ds.X, ds.y, list(ds.feature_names), None
     theta = np.append(np.resize(SYNTHETIC_THETA, d), 0.3)
     X, y = make_synthetic_logistic(50_000, theta, random_state=20261122)
@@ -37,10 +39,26 @@ def _load_builtin(dataset: str, d: int, c, loss_name, h):
     return X, y, [f"x{j + 1}" for j in range(d)] + ["const"], truth
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def _adult_changes(d: int, scaling: str):
+    return feature_changes(load_adult(d=d, normalize=scaling).preprocessor)
+
+
+def public_changes(s: Settings):
+    """The public change of each feature that Present states odds ratios for
+    (:func:`dpci.presentation.odds.feature_changes`); None for the synthetic data (no units) and for
+    rows scaled to length 1 (no odds ratio per feature)."""
+    if s.dataset == DATASETS[0]:
+        return _adult_changes(s.d, s.scaling)
+    if s.dataset == DATASETS[2] and st.session_state.get("upload_result") is not None:
+        return feature_changes(_upload_dataset(st.session_state["upload_digest"], s.d, s.scaling).preprocessor)
+    return None
+
+
 def dataset_key(s: Settings) -> str:
     """A short key naming the rows in use (for caches and job keys)."""
     upload = st.session_state.get("upload_digest", "") if s.dataset == DATASETS[2] else ""
-    return f"{s.dataset}|{s.d}|{s.n}|{upload}"
+    return f"{s.dataset}|{s.d}|{s.n}|{upload}" + (f"|{s.scaling}" if s.dataset != DATASETS[1] else "")
 
 
 def load_data(s: Settings):
@@ -49,7 +67,7 @@ def load_data(s: Settings):
         upload = st.session_state.get("upload_result")
         if upload is None:
             raise DataValidationError("No CSV uploaded yet: upload one above, or pick Adult or Synthetic.")
-        ds = _upload_dataset(st.session_state["upload_digest"], s.d)
+        ds = _upload_dataset(st.session_state["upload_digest"], s.d, s.scaling)
         X, y, names, truth = ds.X, ds.y, list(ds.feature_names), None
     else:
         try:
@@ -61,6 +79,7 @@ def load_data(s: Settings):
                 s.c if synthetic else None,
                 MODELS[s.model] if synthetic else None,
                 s.h if synthetic else None,
+                s.scaling,
             )
         except FileNotFoundError as err:  # a broken installation: say which file is missing
             raise DataValidationError(f"{err} Reinstall dpci, or pick another dataset.") from None
@@ -193,7 +212,7 @@ def loader(s: Settings):
             raise DataValidationError("No CSV uploaded yet: upload one on the Explorer, or pick Adult or Synthetic.")
 
         def load_upload(d):
-            ds = result.to_dataset(d=min(int(d), len(result.schema.feature_names())))
+            ds = result.to_dataset(d=min(int(d), len(result.schema.feature_names())), normalize=s.scaling)
             return ds.X, ds.y, list(ds.feature_names)
 
         return load_upload

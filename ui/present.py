@@ -11,8 +11,10 @@ import streamlit as st
 import dpci
 from dpci import methods as registry
 from dpci.data import ADULT_SCHEMA
-from dpci.presentation.tables import csv_safe
-from ui.settings import DATASETS, Settings
+from dpci.presentation.odds import odds_ratio_table, readable_odds
+from dpci.presentation.tables import csv_safe, markdown_table
+from ui.data import public_changes
+from ui.settings import DATASETS, MODELS, SCALINGS, Settings
 
 
 def outcome(s: Settings) -> str:
@@ -55,12 +57,49 @@ def settings_in_words(s: Settings, n: int, d: int, not_private: str | None) -> d
     }
     if s.model == "Huberized SVM":
         words["Huber width h"] = f"{s.h:g}"
+    if s.dataset != DATASETS[1]:
+        words["Feature scaling"] = SCALINGS[s.scaling]
     return words
 
 
-def intervals_csv(table: pd.DataFrame, s: Settings, n: int, d: int, not_private: str | None) -> str:
-    """The intervals rounded to 4 significant digits, under a header of '# name: value' lines saying
-    what produced them (method, guarantee, level, randomness, dpci's version, the date)."""
+def odds_ratios(table: pd.DataFrame, s: Settings) -> pd.DataFrame | None:
+    """The private odds ratios of a logistic release (None when there are none to state), drawn as
+    a table with a sentence per feature, or a note saying why there are none."""
+    if MODELS[s.model] != "logistic":
+        st.caption("Odds ratios belong to logistic regression: the Huberized SVM's coefficients have no odds reading.")
+        return None
+    changes = public_changes(s)
+    if changes is None:
+        if s.dataset == DATASETS[1]:
+            st.caption("The synthetic features have no public units, so no odds ratios are stated: coefficients only.")
+        else:
+            st.info(
+                "Odds ratios need the feature scaling *One public divisor* (sidebar, Data): with each row "
+                "scaled to length 1, a feature's effect depends on the row's other values. Choose it before "
+                "you release: every new release spends privacy budget."
+            )
+        return None
+    odds = odds_ratio_table(table, changes, outcome(s))
+    if not len(odds):
+        return None
+    st.subheader(f"Odds of {outcome(s)}")
+    st.caption(
+        "Each odds ratio compares the two ends of a feature's public range (the documented bounds, not "
+        "the data's), the other features fixed; a category is compared with not being in it. An odds "
+        "ratio above 1 means higher odds. Its interval is the coefficient's, turned into odds: just as private."
+    )
+    st.markdown(markdown_table(readable_odds(odds, s.level).set_index("Change (public range)")))
+    return odds
+
+
+def intervals_csv(
+    table: pd.DataFrame, s: Settings, n: int, d: int, not_private: str | None, odds: pd.DataFrame | None = None
+) -> str:
+    """The intervals (and the odds ratios, if any) rounded to 4 significant digits, under a header of
+    '# name: value' lines saying what produced them (method, guarantee, level, randomness, dpci's
+    version, the date)."""
+    if odds is not None:
+        table = table.merge(odds.drop(columns=["coefficient", "in_words"]), on="feature", how="left")
     header = dict(settings_in_words(s, n, d, not_private))
     header["dpci version"] = dpci.__version__
     header["Made"] = f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}"

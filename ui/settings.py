@@ -32,6 +32,9 @@ VI_REPLICATES = (500, 1_000, 2_000, 5_000, 10_000)
 DELTAS = tuple(10.0**-k for k in range(3, 13))
 # "auto": fresh OS randomness for real data (Adult, an upload), a fixed seed for the synthetic data
 RANDOMNESS = ("auto", "fresh", "teaching")
+# How rows of real data are put in the unit ball (dpci.data.preprocessing, step 6): both act row by
+# row with public constants (the same privacy); only one public divisor keeps odds ratios readable.
+SCALINGS = {"global": "One public divisor (odds ratios)", "unit": "Each row to length 1 (the paper)"}
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,7 @@ class Settings:
     seed: int = 0
     delta: float = 1e-6
     randomness: str = "auto"
+    scaling: str = "global"
 
     @property
     def teaching(self) -> bool:
@@ -150,6 +154,7 @@ def settings_values(raw) -> tuple[dict, list[str]]:
         ("mechanism", mechanisms()),
         ("privacy", PRIVACY),
         ("randomness", RANDOMNESS),
+        ("scaling", SCALINGS),
     ):
         if values[name] not in choices:
             values[name] = next(iter(choices))

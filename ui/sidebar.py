@@ -17,6 +17,7 @@ from ui.settings import (
     PRIVACY,
     RANGES,
     RHOS,
+    SCALINGS,
     VI_REPLICATES,
     Settings,
     _fmt_c,
@@ -117,6 +118,18 @@ def sidebar(show_vi=True, unused=()):
             "d",
             *RANGES["d"],
             help="The first d features after one-hot encoding; the paper uses d = 10.",
+        )
+    if dataset != DATASETS[1]:  # the synthetic rows are drawn in the unit ball
+        _widget(
+            sb.radio,
+            "Feature scaling",
+            "scaling",
+            list(SCALINGS),
+            format_func=SCALINGS.get,
+            help="How each row is put in the unit ball, as the guarantee needs. One public divisor: every "
+            "row is divided by the same public number, so a feature keeps its meaning and Present can "
+            "show odds ratios. Each row to length 1: the paper's Section 7.1 (a feature's effect then "
+            "depends on the row's other values). Both give the same privacy.",
         )
     _widget(
         sb.number_input,

@@ -200,11 +200,13 @@ def upload_panel() -> bool:
     return True
 
 
-def _upload_dataset(digest: str, d: int):
-    """The uploaded file preprocessed with its first d features (digest names the upload and its choices).
-    Kept in the session (not in a cache shared by all sessions), so it goes when the session ends."""
+def _upload_dataset(digest: str, d: int, scaling: str = "unit"):
+    """The uploaded file preprocessed with its first d features and rows scaled by ``scaling`` (digest
+    names the upload and its choices). Kept in the session (not in a cache shared by all sessions),
+    so it goes when the session ends."""
     result = st.session_state["upload_result"]
-    return _memo("dataset", (digest, d), lambda: result.to_dataset(d=min(d, len(result.schema.feature_names()))))
+    width = min(d, len(result.schema.feature_names()))
+    return _memo("dataset", (digest, d, scaling), lambda: result.to_dataset(d=width, normalize=scaling))
 
 
 def upload_digest(data: bytes) -> str:

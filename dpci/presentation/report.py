@@ -9,9 +9,16 @@ import pandas as pd
 
 
 def report_html(
-    title: str, settings: dict, sentences: list[str], table: pd.DataFrame, ledger: pd.DataFrame, figures: list
+    title: str,
+    settings: dict,
+    sentences: list[str],
+    table: pd.DataFrame,
+    ledger: pd.DataFrame,
+    figures: list,
+    odds: pd.DataFrame | None = None,
 ) -> str:
-    """Standalone HTML (plotly.js embedded once, so it opens offline)."""
+    """Standalone HTML (plotly.js embedded once, so it opens offline). ``odds``: a readable table of
+    odds ratios (:func:`dpci.presentation.odds.readable_odds`), shown before the intervals."""
     parts = [
         f"<h1>{html.escape(title)}</h1>",
         f"<p class='meta'>Generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC} by dpci.</p>",
@@ -19,6 +26,8 @@ def report_html(
     ]
     for i, fig in enumerate(figures):
         parts.append(fig.to_html(full_html=False, include_plotlyjs=(i == 0)))
+    if odds is not None and len(odds):
+        parts.append("<h2>Odds ratios</h2>" + odds.to_html(index=False, border=0))
     words = {"epsilon": "ε", "rho": "ρ", "theta0": "θ₀ (truth)"}
     readable = table.rename(columns=lambda c: words.get(c, c.replace("nonprivate", "non-private").replace("_", " ")))
     parts.append("<h2>Intervals</h2>" + readable.to_html(index=False, float_format=lambda v: f"{v:.4f}", border=0))
@@ -32,7 +41,7 @@ def report_html(
     parts.append(f"<h2>Settings</h2><table>{rows}</table>")
     style = (
         "body{font-family:Helvetica,Arial,sans-serif;max-width:1000px;margin:2em auto;color:#222}"
-        "table{border-collapse:collapse}td,th{padding:4px 10px;border-bottom:1px solid #ddd;text-align:right}"
+        "table{border-collapse:collapse}td,th{padding:4px 10px;border-bottom:1px solid #ddd;text-align:right}td:last-child{text-align:left}"
         ".meta{color:#666}"
         # printed (or saved as PDF from the browser): A4, no Plotly toolbar, charts and rows kept whole
         "@page{size:A4;margin:1.5cm}"
