@@ -622,7 +622,7 @@ def test_present_states_odds_ratios_over_public_ranges_and_says_why_when_it_cann
     _no_errors(at)
     assert "Odds of income >50K" in [h.value for h in at.subheader]
     table = next(_shown(m.value) for m in at.markdown if "Change (public range)" in _shown(m.value))
-    assert "age 17 → 90" in table and "higher age: higher odds of income >50K" in table
+    assert "age 17 → 90" in table and "higher age: higher odds, interval excludes 1" in table
     settings = at.session_state["dpci_settings"]
     settings["scaling"] = "unit"  # the paper's rows: no odds ratio per feature
     at.run()
@@ -646,7 +646,7 @@ def test_the_intervals_csv_carries_the_odds_ratios_and_its_provenance():
     adult = load_adult(d=10, normalize="global")
     rel = dpci.private_confidence_intervals(adult.X, adult.y, dpci.LogisticLoss(), random_state=0)
     table = interval_table(adult.feature_names, rel)
-    odds = odds_ratio_table(table, _adult_changes(10, "global"), "income >50K")
+    odds = odds_ratio_table(table, _adult_changes(10, "global"))
     text = present.intervals_csv(table, s, adult.n, adult.X.shape[1], None, odds)
     header = [line for line in text.splitlines() if line.startswith("# ")]
     assert "# Feature scaling: One public divisor (odds ratios)" in header

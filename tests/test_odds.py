@@ -33,7 +33,7 @@ def _table(adult, low=None, high=None):
 
 
 def test_a_numeric_odds_ratio_is_the_models_odds_ratio_between_the_public_bounds(adult):
-    odds = odds_ratio_table(_table(adult), feature_changes(adult.preprocessor), "income >50K").set_index("feature")
+    odds = odds_ratio_table(_table(adult), feature_changes(adult.preprocessor)).set_index("feature")
     for column in ("age", "hours-per-week", "capital-gain"):
         bounds = ADULT_SCHEMA.column(column)
         for row in (0, 100, 5000):  # the same for every record: one public divisor
@@ -44,7 +44,7 @@ def test_a_numeric_odds_ratio_is_the_models_odds_ratio_between_the_public_bounds
 
 
 def test_a_category_odds_ratio_compares_the_category_with_not_being_in_it(adult):
-    odds = odds_ratio_table(_table(adult), feature_changes(adult.preprocessor), "income >50K").set_index("feature")
+    odds = odds_ratio_table(_table(adult), feature_changes(adult.preprocessor)).set_index("feature")
     # Local-gov is not among the first 10 design columns: a move from it to Private turns on one indicator
     expected = np.exp(_log_odds_change(adult, "workclass", "Local-gov", "Private"))
     assert odds.loc["workclass=Private", "odds_ratio"] == pytest.approx(expected, rel=1e-12)
@@ -53,7 +53,7 @@ def test_a_category_odds_ratio_compares_the_category_with_not_being_in_it(adult)
 
 
 def test_the_interval_of_an_odds_ratio_is_the_coefficients_interval_turned_into_odds(adult):
-    odds = odds_ratio_table(_table(adult), feature_changes(adult.preprocessor), "income >50K")
+    odds = odds_ratio_table(_table(adult), feature_changes(adult.preprocessor))
     step = np.log(odds["odds_ratio"]) / odds["coefficient"]  # exp(step * theta)
     assert np.allclose(np.log(odds["odds_ratio_lower"]), step * (odds["coefficient"] - 0.3))
     assert (odds["odds_ratio_lower"] < odds["odds_ratio"]).all()
@@ -65,14 +65,15 @@ def test_each_feature_gets_a_sentence_saying_the_direction_and_whether_the_inter
     low, high = np.full(d, -0.2), np.full(d, 0.4)  # includes 0: no clear effect
     low[0], high[0] = 0.1, 0.5  # age: higher odds
     low[2], high[2] = -0.9, -0.2  # education-num: lower odds (a made-up interval)
-    odds = odds_ratio_table(_table(adult, low, high), feature_changes(adult.preprocessor), "income >50K")
+    odds = odds_ratio_table(_table(adult, low, high), feature_changes(adult.preprocessor))
     words = dict(zip(odds["feature"], odds["in_words"]))
-    assert words["age"] == "higher age: higher odds of income >50K; the interval excludes 1"
+    assert words["age"] == "higher age: higher odds, interval excludes 1"
     assert words["education-num"].startswith("higher education-num: lower odds")
-    assert words["fnlwgt"] == "higher fnlwgt: no clear effect on the odds of income >50K; the interval includes 1"
+    assert words["fnlwgt"] == "higher fnlwgt: no clear effect, interval includes 1"
     shown = readable_odds(odds, 0.95)
-    assert list(shown.columns) == ["Change (public range)", "Odds ratio", "95% interval", "Coefficient", "In words"]
-    assert " – " in shown["95% interval"][0]
+    assert list(shown.columns) == ["Change (public range)", "Odds ratio (95% interval)", "Coefficient", "In words"]
+    ratio, low, high = odds.loc[0, ["odds_ratio", "odds_ratio_lower", "odds_ratio_upper"]]
+    assert shown.iloc[0, 1] == f"{ratio:.3g} ({low:.3g} – {high:.3g})"
 
 
 def test_rows_scaled_to_length_1_have_no_odds_ratio_per_feature():

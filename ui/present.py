@@ -12,7 +12,7 @@ import dpci
 from dpci import methods as registry
 from dpci.data import ADULT_SCHEMA
 from dpci.presentation.odds import odds_ratio_table, readable_odds
-from dpci.presentation.tables import csv_safe, markdown_table
+from dpci.presentation.tables import csv_safe, escape_markdown, markdown_table
 from ui.data import public_changes
 from ui.settings import DATASETS, MODELS, SCALINGS, Settings
 
@@ -79,10 +79,10 @@ def odds_ratios(table: pd.DataFrame, s: Settings) -> pd.DataFrame | None:
                 "you release: every new release spends privacy budget."
             )
         return None
-    odds = odds_ratio_table(table, changes, outcome(s))
+    odds = odds_ratio_table(table, changes)
     if not len(odds):
         return None
-    st.subheader(f"Odds of {outcome(s)}")
+    st.subheader(escape_markdown(f"Odds of {outcome(s)}"))  # an upload names the outcome
     st.caption(
         "Each odds ratio compares the two ends of a feature's public range (the documented bounds, not "
         "the data's), the other features fixed; a category is compared with not being in it. An odds "

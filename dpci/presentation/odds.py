@@ -54,10 +54,10 @@ def feature_changes(preprocessor) -> dict[str, Change] | None:
     return changes
 
 
-def odds_ratio_table(table: pd.DataFrame, changes: dict[str, Change], outcome: str) -> pd.DataFrame:
+def odds_ratio_table(table: pd.DataFrame, changes: dict[str, Change]) -> pd.DataFrame:
     """One row per feature of ``table`` (an :func:`~dpci.presentation.tables.interval_table`) that
     ``changes`` states a change for: the change, the private odds ratio and its interval, the raw
-    coefficient, and a sentence ("higher age: higher odds of income >50K; the interval excludes 1")."""
+    coefficient, and a caption ("higher age: higher odds, interval excludes 1")."""
     rows = []
     for feature, estimate, low, high in table[
         ["feature", "private_estimate", "private_lower", "private_upper"]
@@ -74,28 +74,28 @@ def odds_ratio_table(table: pd.DataFrame, changes: dict[str, Change], outcome: s
                 "odds_ratio_lower": ratio_low,
                 "odds_ratio_upper": ratio_high,
                 "coefficient": estimate,
-                "in_words": _in_words(change, outcome, ratio_low, ratio_high),
+                "in_words": _in_words(change, ratio_low, ratio_high),
             }
         )
     return pd.DataFrame(rows, columns=list(rows[0]) if rows else ["feature"])
 
 
-def _in_words(change: Change, outcome: str, low: float, high: float) -> str:
+def _in_words(change: Change, low: float, high: float) -> str:
     if low > 1:
-        return f"{change.more}: higher odds of {outcome}; the interval excludes 1"
+        return f"{change.more}: higher odds, interval excludes 1"
     if high < 1:
-        return f"{change.more}: lower odds of {outcome}; the interval excludes 1"
-    return f"{change.more}: no clear effect on the odds of {outcome}; the interval includes 1"
+        return f"{change.more}: lower odds, interval excludes 1"
+    return f"{change.more}: no clear effect, interval includes 1"
 
 
 def readable_odds(odds: pd.DataFrame, level: float) -> pd.DataFrame:
-    """:func:`odds_ratio_table` for readers: rounded, the interval in one column, named in words."""
+    """:func:`odds_ratio_table` for readers: rounded, each odds ratio with its interval, named in words."""
+    bounds = zip(odds["odds_ratio"], odds["odds_ratio_lower"], odds["odds_ratio_upper"])
     return pd.DataFrame(
         {
             "Change (public range)": odds["change"],
-            "Odds ratio": odds["odds_ratio"].map(_ratio),
-            f"{100 * level:g}% interval": [
-                f"{_ratio(lo)} – {_ratio(hi)}" for lo, hi in zip(odds["odds_ratio_lower"], odds["odds_ratio_upper"])
+            f"Odds ratio ({100 * level:g}% interval)": [
+                f"{_ratio(v)} ({_ratio(lo)} – {_ratio(hi)})" for v, lo, hi in bounds
             ],
             "Coefficient": odds["coefficient"].map(lambda v: f"{v:.3g}"),
             "In words": odds["in_words"],
