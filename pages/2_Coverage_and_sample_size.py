@@ -11,6 +11,9 @@ from dpci.experiments.sweeps import iter_grid_sweep
 from dpci.presentation.figures import heatmap_grid, sample_size_plot
 from ui import tuning
 
+VIEWS = ["Heatmap: n × d", "Heatmap: n × budget", "Private vs non-private sample size"]
+# a heatmap's own axis replaces the sidebar's d (n × d) or budget (n × budget)
+axis_setting = {VIEWS[0]: ("d",), VIEWS[1]: ("epsilon", "rho")}.get(ui.kept_choice("grid_view", VIEWS), ())
 settings = ui.page(
     "Coverage and sample size",
     "A 95% interval should contain the true coefficient at least 95% of the time (**coverage**) while staying "
@@ -18,9 +21,8 @@ settings = ui.page(
     "each method on resampled subsets of the data (Figures 9 to 12 of the paper); the last view asks how many "
     "rows a private interval needs to be as short as a non-private one (Figure 13). The budget axis is ε; zCDP "
     "methods run at equal (ε, δ), or at the paper's ρ = ε²/2, a weaker guarantee.",
-    unused=("mechanism", "n", "phi1", "phi2_rest", "m"),
+    unused=("mechanism", "n", "phi1", "phi2_rest", "m", *axis_setting),
 )
-VIEWS = ["Heatmap: n × d", "Heatmap: n × budget", "Private vs non-private sample size"]
 view = ui.kept_widget(st.radio, "View", VIEWS, "grid_view", horizontal=True)
 methods = ui.method_chooser("grid_methods")
 c2, c3 = st.columns(2)

@@ -11,13 +11,15 @@ from dpci.presentation.figures import ci_vs_vi_plot, curve_fit_plot, method_labe
 from dpci.presentation.tables import method_verdict
 from ui import tuning
 
+# the varied setting's values come from this page, not from the sidebar
+varied = {"d": ("d",), "epsilon": ("epsilon", "rho")}.get(ui.kept_choice("cmp_over", ["n", "d", "epsilon"]), ())
 settings = ui.page(
     "Compare methods",
     "Objective or output perturbation, pure ε-DP or ρ-zCDP: which gives the shortest honest intervals? Solid "
     "lines are the private intervals' mean length; dashed lines the **variability intervals**, the true spread "
     "of each method's estimate, a lower bound no private interval can beat (Figures 14 to 16). The gap is the "
     "cost of estimating the interval privately.",
-    unused=("mechanism", "n", "phi1", "phi2_rest", "m"),
+    unused=("mechanism", "n", "phi1", "phi2_rest", "m", *varied),
 )
 chosen = ui.method_chooser("cmp_methods")
 c1, c2 = st.columns(2)

@@ -605,6 +605,24 @@ def test_a_page_greys_out_the_settings_it_does_not_use(page, unused, used):
     assert not any(w.disabled for w in explorer.sidebar.radio)  # the Explorer uses them all
 
 
+@pytest.mark.parametrize(
+    "page, key, view, unused, used",
+    [
+        ("pages/2_Coverage_and_sample_size.py", "grid_view", "Heatmap: n × d", "w_d", "w_epsilon"),
+        ("pages/2_Coverage_and_sample_size.py", "grid_view", "Heatmap: n × budget", "w_epsilon", "w_d"),
+        ("pages/3_Compare_methods.py", "cmp_over", "d", "w_d", "w_epsilon"),
+        ("pages/3_Compare_methods.py", "cmp_over", "epsilon", "w_epsilon", "w_d"),
+    ],
+)
+def test_the_setting_a_sweep_varies_is_greyed_out_in_the_sidebar(page, key, view, unused, used):
+    at = _app(page)
+    at.query_params[key] = json.dumps(view)
+    at.run()
+    _no_errors(at)
+    widgets = {w.key: w for kind in ("slider", "select_slider") for w in getattr(at.sidebar, kind)}
+    assert widgets[unused].disabled and not widgets[used].disabled
+
+
 def test_a_slider_move_keeps_the_last_variability_bars_faded_until_the_new_ones_come():
     at = _explorer({"vi_replicates": "500", "d": "2", "n": "2000"})
     at.run()  # the tick that starts the bootstrap

@@ -263,7 +263,8 @@ def sweep_progress(job):
             f"{job.elapsed:.0f} s",
         )
     else:
-        st.success(f"Done: {state.settings_total} settings in {job.elapsed:.0f} s.")
+        total = state.settings_total
+        st.success(f"Done: {total} setting{'' if total == 1 else 's'} in {job.elapsed:.0f} s.")
     return state
 
 

@@ -149,18 +149,25 @@ def _from_address(key):
         return None
 
 
-def kept_widget(factory, label, options, key, default=None, address=True, **kwargs):
-    """A choice widget (radio, selectbox, multiselect, select_slider) whose choice survives a visit
-    to another page: Streamlit drops the state of widgets a page does not draw, so the choice is
-    also kept under another key and given back on every run. A kept choice no longer among the
-    options gives way to ``default`` (else the first option). With ``address`` the choice is also
-    in the page's address (as JSON), so a reload or a shared link opens the same view."""
+def kept_choice(key, options, default=None, address=True):
+    """The choice :func:`kept_widget` will show (kept in the session, else from the address, else
+    ``default``), known before the widget is drawn (a page's sidebar can depend on it)."""
     kept = st.session_state.get("kept_" + key)
     if kept is None and address:
         kept = _from_address(key)
     valid = kept is not None and (set(kept) <= set(options) if isinstance(kept, list) else kept in options)
     if not valid:
         kept = default if default is not None else options[0]
+    return kept
+
+
+def kept_widget(factory, label, options, key, default=None, address=True, **kwargs):
+    """A choice widget (radio, selectbox, multiselect, select_slider) whose choice survives a visit
+    to another page: Streamlit drops the state of widgets a page does not draw, so the choice is
+    also kept under another key and given back on every run. A kept choice no longer among the
+    options gives way to ``default`` (else the first option). With ``address`` the choice is also
+    in the page's address (as JSON), so a reload or a shared link opens the same view."""
+    kept = kept_choice(key, options, default, address)
     st.session_state["kept_" + key] = kept
     st.session_state[key] = kept
     widget = factory(label, options, key=key, on_change=_keep, args=(key,), **kwargs)

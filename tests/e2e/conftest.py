@@ -100,3 +100,21 @@ def page(browser, request):
     if report is not None and report.failed:  # what the page showed when the test failed
         pg.screenshot(path=str(ARTIFACTS / f"FAILED-{request.node.name}.png"), full_page=True)
     context.close()
+
+
+def wait_for_app(page):
+    """Until the app is drawn and no script runs (Streamlit's status widget gone)."""
+    page.wait_for_selector('[data-testid="stApp"]')
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+
+
+def choose(page, label, option):
+    """Pick an option of a select box, again if a rerun closed its list before the click landed."""
+    for _ in range(5):
+        page.locator('[data-testid="stSelectbox"]', has_text=label).first.click()
+        try:
+            page.get_by_role("option", name=option).click(timeout=10_000)
+            return
+        except Exception:  # noqa: BLE001 - a rerun redrew the page under the click: try again
+            wait_for_app(page)
+    raise AssertionError(f"could not choose {option!r} in {label!r}")

@@ -11,25 +11,10 @@ import numpy as np
 import pytest
 
 from .conftest import ARTIFACTS
+from .conftest import choose as _choose
+from .conftest import wait_for_app as _wait_for_app
 
 pytestmark = pytest.mark.browser
-
-
-def _wait_for_app(page):
-    page.wait_for_selector('[data-testid="stApp"]')
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
-
-
-def _choose(page, label, option):
-    """Pick an option of a select box, again if a rerun closed its list before the click landed."""
-    for _ in range(5):
-        page.locator('[data-testid="stSelectbox"]', has_text=label).first.click()
-        try:
-            page.get_by_role("option", name=option).click(timeout=10_000)
-            return
-        except Exception:  # noqa: BLE001 - a rerun redrew the page under the click: try again
-            _wait_for_app(page)
-    raise AssertionError(f"could not choose {option!r} in {label!r}")
 
 
 def _private_upper(page):
@@ -94,29 +79,6 @@ def test_bad_csv_upload_gets_a_clear_message(app_url, page, tmp_path):
     assert "at least 100" in text
     assert "Traceback" not in page.content()
     page.screenshot(path=str(ARTIFACTS / "upload-too-few-rows.png"), full_page=True)
-
-
-@pytest.mark.parametrize(
-    "title, slug",
-    [
-        ("Budget allocation", "budget-allocation"),
-        ("Coverage and sample size", "coverage-and-sample-size"),
-        ("Compare methods", "compare-methods"),
-        ("How it works", "how-it-works"),
-        ("Present", "present"),
-    ],
-)
-def test_every_page_renders(app_url, page, title, slug):
-    page.goto(app_url + "/?randomness=teaching")  # Present shows a teaching preview before any release
-    _wait_for_app(page)
-    page.get_by_role("link", name=title).first.click()
-    page.wait_for_selector("h1")
-    _wait_for_app(page)
-    if slug in ("how-it-works", "present"):
-        page.wait_for_selector(".js-plotly-plot")
-    assert "Traceback" not in page.content()
-    assert page.locator('[data-testid="stException"]').count() == 0
-    page.screenshot(path=str(ARTIFACTS / f"{slug}.png"), full_page=True)
 
 
 def test_a_classroom_of_three(server, browser):
