@@ -118,11 +118,14 @@ def test_eigenvalue_plot_log_axis_marks_negative_eigenvalues():
 
 
 @pytest.mark.parametrize("d", [2, 11, 20])
-def test_matrix_plot_labels_every_row_and_grows(d):
+def test_matrix_plot_labels_every_row_numbers_the_columns_and_grows(d):
     names = [f"feature {i}" for i in range(d)]
     m = np.eye(d)
     fig = figures.matrix_plot(m, m, m, names)
-    assert list(fig.layout.yaxis.tickvals) == names and list(fig.layout.xaxis.tickvals) == names
+    assert list(fig.layout.yaxis.tickvals) == names
+    assert list(fig.layout.yaxis.ticktext) == [f"feature {i} · {i + 1}" for i in range(d)]  # names and numbers
+    heatmap = fig.data[0]
+    assert list(heatmap.x) == list(range(1, d + 1)) and heatmap.customdata[0][d - 1] == names[-1]  # hover names
     assert fig.layout.height >= 120 + 26 * d
 
 

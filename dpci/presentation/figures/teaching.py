@@ -69,21 +69,17 @@ def shift_plot(names, theta_hat, theta_private, title=None):
 def matrix_plot(true, noisy, private, names, title=None):
     """A matrix before noise, after noise (symmetrised) and after the eigenvalue floor (Algorithm 2).
 
-    Every row and column is labelled; the figure grows with the number of features so the cells stay
-    close to square."""
+    Every row and column is labelled (columns by number, so that three panels fit an 800-px window);
+    the figure grows with the number of features so the cells stay close to square."""
     names = [str(v) for v in names]
-    # two-line panel titles: three one-line titles run into each other in a narrow column
+    # short two-line panel titles: longer ones run into each other in a narrow column
     fig = make_subplots(
         rows=1,
         cols=3,
-        subplot_titles=(
-            "computed on the data<br>(secret)",
-            "plus noise,<br>symmetrised",
-            "after the eigenvalue<br>floor (released)",
-        ),
+        subplot_titles=("exact<br>(secret)", "+ noise<br>(symmetrised)", "floored<br>(released)"),
         horizontal_spacing=0.03,
     )
-    fig.update_annotations(font=dict(size=14))
+    fig.update_annotations(font=dict(size=13))
     top = float(np.max(np.abs([true, noisy, private])))
     for col, mat in enumerate((true, noisy, private), start=1):
         _matrix_panel(fig, mat, names, col, top, showscale=(col == 3), colorbar=dict(thickness=14))
@@ -91,17 +87,19 @@ def matrix_plot(true, noisy, private, names, title=None):
 
 
 def _matrix_panel(fig, mat, names, col, top, **heatmap):
-    """One matrix as a heatmap in panel ``col``, red-blue around 0 on [-top, top], every cell labelled."""
+    """One matrix as a heatmap in panel ``col``, red-blue around 0 on [-top, top]; columns by number."""
+    d = len(names)
     fig.add_trace(
         go.Heatmap(
             z=mat,
-            x=names,
+            x=np.arange(1, d + 1),
             y=names,
             zmin=-top,
             zmax=top,
             colorscale="RdBu",
             reversescale=True,
-            hovertemplate="%{y} × %{x}: %{z:.4g}<extra></extra>",
+            customdata=np.broadcast_to(np.asarray(names, dtype=object), (d, d)),
+            hovertemplate="%{y} × %{customdata}: %{z:.4g}<extra></extra>",
             **heatmap,
         ),
         1,
@@ -111,25 +109,34 @@ def _matrix_panel(fig, mat, names, col, top, **heatmap):
 
 
 def _matrix_axes(fig, names, col):
-    """Every row and column of a matrix panel labelled; the row labels on the first panel only."""
+    """Every row and column of a matrix panel labelled: the rows by name and number on the first
+    panel, the columns by number (names there would need rotated labels that overlap in a narrow panel)."""
     tickfont = dict(size=11 if len(names) <= 15 else 9)
+    numbers = [str(i + 1) for i in range(len(names))]
     fig.update_yaxes(
         autorange="reversed",
         showticklabels=(col == 1),
         tickmode="array",
         tickvals=names,
-        ticktext=names,
+        ticktext=[f"{name} · {i}" for name, i in zip(names, numbers)],
         tickfont=tickfont,
         row=1,
         col=col,
     )
-    fig.update_xaxes(tickmode="array", tickvals=names, ticktext=names, tickangle=-60, tickfont=tickfont, row=1, col=col)
+    fig.update_xaxes(  # numbers, thinned by Plotly when the panel is narrow
+        tickmode="auto",
+        nticks=min(len(names), 12),
+        tickangle=0,
+        tickfont=tickfont,
+        title=dict(text="features by number", font=dict(size=11)) if col == 1 else None,
+        row=1,
+        col=col,
+    )
 
 
 def _matrix_height(names):
-    """Rows of about 26 px, plus room for the rotated column labels (about 5.5 px a character at 60 degrees)."""
-    longest = max((len(v) for v in names), default=0)
-    return 140 + max(200, 26 * len(names)) + min(220, int(5.5 * longest))
+    """Rows of about 26 px, plus the titles and the numbered columns."""
+    return 200 + max(200, 26 * len(names))
 
 
 def noise_matrix_plot(true, noisy, names, title=None):
@@ -140,14 +147,18 @@ def noise_matrix_plot(true, noisy, names, title=None):
     fig = make_subplots(
         rows=1,
         cols=2,
-        subplot_titles=("computed on the data<br>(secret)", "the noise added<br>(noisy − exact; secret)"),
-        horizontal_spacing=0.08,
+        subplot_titles=("exact<br>(secret)", "the noise added<br>(noisy − exact; secret)"),
+        horizontal_spacing=0.06,
     )
     fig.update_annotations(font=dict(size=14))
     for col, mat in enumerate((np.asarray(true), noise), start=1):
         top = float(np.max(np.abs(mat))) or 1.0
-        _matrix_panel(fig, mat, names, col, top, colorbar=dict(thickness=14, x=0.46 if col == 1 else 1.0))
-    return _layout(fig, title, height=_matrix_height(names))
+        # each panel's own scale as a horizontal bar under it: vertical bars between the panels would
+        # lie on the second panel in a narrow window
+        domain = fig.layout[f"xaxis{'' if col == 1 else col}"].domain
+        bar = dict(orientation="h", x=sum(domain) / 2, xanchor="center", len=domain[1] - domain[0], y=-0.12)
+        _matrix_panel(fig, mat, names, col, top, colorbar=dict(thickness=12, yanchor="top", **bar))
+    return _layout(fig, title, height=_matrix_height(names) + 60)
 
 
 def eigenvalue_plot(noisy, private, c, title=None):
