@@ -33,8 +33,9 @@ def short_method_label(mechanism, privacy):
     return method_label(mechanism, privacy, short=True)
 
 
-def _wrap_title(title, width=80):
-    """Plotly never wraps a title: break a long one into lines so it is not clipped in a narrow column."""
+def _wrap_title(title, width=60):
+    """Plotly never wraps a title: break a long one into lines so it is not clipped in a narrow column
+    (60 characters fit the main column of an 800-px window, beside the sidebar)."""
     if not title or "<br>" in title or len(title) <= width:
         return title
     return "<br>".join(textwrap.wrap(title, width))
