@@ -4,7 +4,7 @@ import streamlit as st
 
 import dpci
 import ui
-from dpci.presentation.figures import forest_plot, ledger_plot
+from dpci.presentation.figures import forest_plot, ledger_plot, plain
 from dpci.presentation.odds import readable_odds
 from dpci.presentation.report import report_html
 from dpci.presentation.tables import interval_table, plain_summary
@@ -91,7 +91,10 @@ for line in sentences:
 chart = forest_plot(table, level=settings.level)
 big = dict(size=17)
 chart.update_layout(height=max(420, 90 + 60 * len(names)), font=big, legend_font=big)
-chart.update_xaxes(tickfont=big, title_font=big).update_yaxes(tickfont=big)
+# long one-hot names on two lines ("workclass=" above "Self-emp-not-inc"): in a narrow window the
+# labels would otherwise take half the chart at this font size
+labels = [plain(f).replace("=", "=<br>", 1) if len(f) > 16 else plain(f) for f in table["feature"]]
+chart.update_xaxes(tickfont=big, title_font=big).update_yaxes(tickfont=big, ticktext=labels)
 st.plotly_chart(chart, width="stretch", config={"displaylogo": False})
 odds = present.odds_ratios(table, settings)
 ledger = release.spend.to_frame()

@@ -5,6 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import dpci
+from dpci.data import make_synthetic_logistic
 from dpci.experiments.sweeps import METHODS
 from dpci.presentation import figures
 
@@ -244,3 +246,36 @@ def test_coverage_cells_show_their_margin_and_mark_a_shortfall():
     fig = figures.heatmap_grid(pd.DataFrame(rows), "d", level=0.95)
     text = [str(v) for v in np.ravel(fig.data[0].text)]
     assert text == ["0.90 ✗<br>±0.02", "0.94<br>±0.02"]  # 0.90 + 2 SE < 0.95; 0.94 + 2 SE is not
+
+
+def _strings(obj):
+    """Every string in a figure's JSON-like tree (labels, titles, hover data)."""
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            yield from _strings(v)
+    elif isinstance(obj, (list, tuple, np.ndarray)):
+        for v in obj:
+            yield from _strings(v)
+
+
+def test_a_feature_name_is_shown_as_text_never_as_a_link_in_any_chart():
+    from dpci.presentation.tables import interval_table
+
+    hostile = '<a href="http://evil.example/x">click</a>'
+    names = ["age", hostile, "const"]
+    X, y = make_synthetic_logistic(2_000, [1.0, -0.5, 0.3], random_state=0)
+    release = dpci.private_confidence_intervals(X, y, dpci.LogisticLoss(), random_state=0)
+    m = np.eye(3)
+    charts = [
+        figures.forest_plot(interval_table(names, release)),
+        figures.matrix_plot(m, m, m, names),
+        figures.noise_matrix_plot(m, m, names),
+        figures.shift_plot(names, release.theta, release.theta),
+        figures.cloud_plot(release.theta, np.zeros((5, 3)), names, 0, 1, release.interval()),
+    ]
+    for chart in charts:
+        texts = list(_strings(chart.to_plotly_json()))
+        assert not any("<a " in t for t in texts)
+        assert any("&lt;a href" in t for t in texts)  # the name is there, as text

@@ -8,7 +8,7 @@ builders live in :mod:`.release`, :mod:`.sweeps` and :mod:`.teaching`; all are i
 from .accuracy import target_path_plot
 from .release import forest_plot, ledger_plot
 from .repeat import repeat_plot
-from .style import FONT, STYLE, _nice_log_ticks, method_label, short_method_label
+from .style import FONT, STYLE, _nice_log_ticks, method_label, plain, short_method_label
 from .sweeps import ci_vs_vi_plot, coverage_length_plot, curve_fit_plot, heatmap_grid, sample_size_plot
 from .teaching import cloud_plot, eigenvalue_plot, matrix_plot, noise_matrix_plot, noise_norm_plot, shift_plot
 
@@ -28,6 +28,7 @@ __all__ = [
     "method_label",
     "noise_matrix_plot",
     "noise_norm_plot",
+    "plain",
     "repeat_plot",
     "sample_size_plot",
     "shift_plot",

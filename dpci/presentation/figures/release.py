@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from .style import (
     STYLE,
     _layout,
+    plain,
 )
 
 
@@ -21,7 +22,7 @@ def forest_plot(table: pd.DataFrame, title=None, level=0.95, stale=()):
     nonprivate, columns ``K_lower`` and ``K_upper`` (and ``K_estimate`` for private and
     nonprivate); ``theta0`` is optional. Missing or NaN values are simply not drawn.
     """
-    features = list(table["feature"])
+    features = [plain(f) for f in table["feature"]]  # shown as text, never read as Plotly's HTML
     y = np.arange(len(features))[::-1].astype(float)
     fig = go.Figure()
     offsets = {"private": 0.22, "variability": 0.0, "nonprivate": -0.22}

@@ -3,6 +3,7 @@ labels from the registry, the shared layout and log-axis ticks."""
 
 from __future__ import annotations
 
+import html
 import math
 import textwrap
 
@@ -18,6 +19,13 @@ STYLE = {
     "estimate": dict(color="#222222", name="estimate"),
     "truth": dict(color="#CC79A7", name="truth (theta_0)"),
 }
+
+
+def plain(text) -> str:
+    """``text`` (a feature name from a user's file) as Plotly shows it literally: Plotly reads a subset
+    of HTML in labels, titles and hover text, so a column named '<a href="http://…">x</a>' would be a
+    live link in the chart."""
+    return html.escape(str(text), quote=False)
 
 
 FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=14)

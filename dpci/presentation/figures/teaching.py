@@ -13,6 +13,7 @@ from .style import (
     STYLE,
     _layout,
     _log_axis,
+    plain,
 )
 
 
@@ -43,6 +44,7 @@ def noise_norm_plot(norms, d, gamma, title=None):
 
 def shift_plot(names, theta_hat, theta_private, title=None):
     """How far the mechanism moved each coefficient: theta-hat (non-private) to theta~ (private)."""
+    names = [plain(v) for v in names]
     y = np.arange(len(names))[::-1]
     fig = go.Figure()
     for yi, a, b in zip(y, theta_hat, theta_private):
@@ -71,7 +73,7 @@ def matrix_plot(true, noisy, private, names, title=None):
 
     Every row and column is labelled (columns by number, so that three panels fit an 800-px window);
     the figure grows with the number of features so the cells stay close to square."""
-    names = [str(v) for v in names]
+    names = [plain(v) for v in names]
     # short two-line panel titles: longer ones run into each other in a narrow column
     fig = make_subplots(
         rows=1,
@@ -142,7 +144,7 @@ def _matrix_height(names):
 def noise_matrix_plot(true, noisy, names, title=None):
     """The noise itself: the noisy matrix minus the exact one, on its own colour scale (beside entries of
     the matrix it is often too small to see), and the exact matrix for scale."""
-    names = [str(v) for v in names]
+    names = [plain(v) for v in names]
     noise = np.asarray(noisy) - np.asarray(true)
     fig = make_subplots(
         rows=1,
@@ -266,6 +268,6 @@ def cloud_plot(theta, offsets, names, j, k, interval, max_points=3_000, title=No
             marker=dict(size=12, color=STYLE["estimate"]["color"], symbol="x"),
         )
     )
-    fig.update_xaxes(title=names[j])
-    fig.update_yaxes(title=names[k])
+    fig.update_xaxes(title=plain(names[j]))
+    fig.update_yaxes(title=plain(names[k]))
     return _layout(fig, title, height=420)
