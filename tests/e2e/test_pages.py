@@ -121,7 +121,7 @@ def test_present_states_odds_ratios_keeps_its_audience_on_reload_and_prints_its_
     printed.close()
 
     page.get_by_text("Internal: with non-private comparisons").click()
-    page.wait_for_url(re.compile("present_audience="))
+    page.wait_for_url(re.compile("present_audience=%22Internal"))
     wait_for_app(page)
     page.reload()
     page.wait_for_selector(".js-plotly-plot")
