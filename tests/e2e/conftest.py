@@ -13,6 +13,7 @@ import urllib.request
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, free_port
@@ -118,3 +119,12 @@ def choose(page, label, option):
         except Exception:  # noqa: BLE001 - a rerun redrew the page under the click: try again
             wait_for_app(page)
     raise AssertionError(f"could not choose {option!r} in {label!r}")
+
+
+def people_csv(path, n, seed):
+    """A CSV of n people (age, hours, label yes/no, older people more often yes) at ``path``, to upload."""
+    rng = np.random.default_rng(seed)
+    age, hours = rng.uniform(18, 80, n), rng.uniform(1, 80, n)
+    label = np.where(rng.random(n) < 1 / (1 + np.exp(-(age - 45) / 10)), "yes", "no")
+    path.write_text("age,hours,label\n" + "\n".join(f"{a:.0f},{h:.0f},{v}" for a, h, v in zip(age, hours, label)))
+    return path

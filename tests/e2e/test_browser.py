@@ -7,10 +7,9 @@ Screenshots go to test-artifacts/. Timings are printed (run with -s to see them)
 import re
 import time
 
-import numpy as np
 import pytest
 
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, people_csv
 from .conftest import choose as _choose
 from .conftest import wait_for_app as _wait_for_app
 
@@ -130,11 +129,7 @@ def _odometer(page):
 
 
 def test_the_odometer_counts_every_release_from_an_upload_and_teaching_mode_is_labelled(app_url, page, tmp_path):
-    rng = np.random.default_rng(3)
-    age, hours = rng.uniform(18, 80, 600), rng.uniform(1, 80, 600)
-    label = np.where(rng.random(600) < 1 / (1 + np.exp(-(age - 45) / 10)), "yes", "no")
-    csv = tmp_path / "people.csv"
-    csv.write_text("age,hours,label\n" + "\n".join(f"{a:.0f},{h:.0f},{v}" for a, h, v in zip(age, hours, label)))
+    csv = people_csv(tmp_path / "people.csv", 600, seed=3)
     page.goto(app_url)
     _wait_for_app(page)
     _choose(page, "Dataset", "Uploaded CSV")

@@ -6,10 +6,9 @@ Screenshots (the full height of each page) go to test-artifacts/.
 
 import re
 
-import numpy as np
 import pytest
 
-from .conftest import ARTIFACTS, wait_for_app
+from .conftest import ARTIFACTS, people_csv, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -156,11 +155,7 @@ def test_the_repeat_demo_finishes_with_a_coverage_count_and_replays_at_another_b
 
 
 def test_an_upload_is_what_compare_runs_on(app_url, page, tmp_path):
-    rng = np.random.default_rng(5)
-    age, hours = rng.uniform(18, 80, 3000), rng.uniform(1, 80, 3000)
-    label = np.where(rng.random(3000) < 1 / (1 + np.exp(-(age - 45) / 10)), "yes", "no")
-    csv = tmp_path / "staff.csv"
-    csv.write_text("age,hours,label\n" + "\n".join(f"{a:.0f},{h:.0f},{v}" for a, h, v in zip(age, hours, label)))
+    csv = people_csv(tmp_path / "staff.csv", 3000, seed=5)
     page.goto(f"{app_url}/?dataset=Uploaded+CSV")
     wait_for_app(page)
     page.locator('input[type="file"]').set_input_files(str(csv))
