@@ -26,9 +26,12 @@ from .losses import HUBER_KERNEL, LOGISTIC_KERNEL
 
 TILE = 256  # rows per tile: a tile of A (d x 256 doubles) and its margins stay in the L1/L2 cache
 # error_model="numpy": x / 0 gives inf rather than raising, which lets the loops be vectorised;
-# "contract" lets a * b + c be one fused multiply-add.
-_PLAIN: dict[str, Any] = dict(cache=True, error_model="numpy", fastmath={"contract"})
-_SUMS: dict[str, Any] = dict(cache=True, error_model="numpy", fastmath={"contract", "reassoc"})  # reductions only
+# "contract" lets a * b + c be one fused multiply-add; nogil: threads of one process (the app's
+# jobs) compute at once, as in NumPy's matrix products.
+_PLAIN: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+_SUMS: dict[str, Any] = dict(
+    cache=True, nogil=True, error_model="numpy", fastmath={"contract", "reassoc"}
+)  # reductions only
 
 _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 = _LN2_HI + _LN2_LO, k * _LN2_HI exact for |k| < 2^11
