@@ -13,17 +13,15 @@ product d(d + 1)/2 columns wide, and buy no pass later). The first pass over the
 the first iterate) computes every replicate's own Hessian there, so that from there Newton's
 method converges quadratically: for logistic regression on Adult a replicate's gradient
 falls from ~3e-5 (first iterate) to ~3e-9 to ~1e-13 <= tol, three passes where chord steps
-with the Hessians at theta_0 took five or six. Every step also gets Chebyshev's third-order
-correction with the full data's third derivative at theta_0 (:func:`_steps`), which takes ~40% of
-the replicates below tol after two passes. Later passes reuse those Hessians (chord
+with the Hessians at theta_0 took five or six. Later passes reuse those Hessians (chord
 steps) and recompute them only when the gradients stop contracting tenfold per step (a
-Huber row crossing a kink changes the Hessian). A pass over the data is one compiled kernel for
-the whole batch (:func:`dpci.kernels.derivative_pass`: margins, derivatives and gradient sums in
-one sweep), plus, for the Hessians, one matrix product of the weighted second derivatives with
-the row products a_ij a_ik. The Hessians only choose the steps, so they are computed in single
-precision (half the work); the gradients, which decide when to stop, are in double precision. A
-replicate whose gradient stops shrinking is finished by the single-problem Newton solver, so every
-returned minimiser has ||grad J_b|| <= tol, the exactness of :func:`dpci.solver.minimise_erm`.
+Huber row crossing a kink changes the Hessian). Every pass over the data is one matrix
+product for the whole batch. The Hessians only choose the steps, so they are computed in
+single precision (half the work), and so is the whole first pass, whose gradients (~3e-5,
+with errors ~1e-9) only take a step; the gradients that decide when to stop are in double
+precision. A replicate whose gradient stops shrinking is finished by the single-problem
+Newton solver, so every returned minimiser has ||grad J_b|| <= tol, the exactness of
+:func:`dpci.solver.minimise_erm`.
 """
 
 from __future__ import annotations
@@ -39,14 +37,15 @@ from .solver import minimise_erm, row_major_transpose
 
 @dataclass(frozen=True)
 class BatchStart:
-    """What every batch of one dataset shares: theta_0, f', f'' and f''' there, and the row products a_i a_i^T."""
+    """What every batch of one dataset shares: theta_0, f' and f'' there, and the row products a_i a_i^T."""
 
     theta: np.ndarray
+    curvature: np.ndarray = field(repr=False)  # f''(a_i . theta), shape (n,)
     products: np.ndarray = field(repr=False)  # a_ij a_ik for j <= k, float32, shape (n, d (d + 1) / 2)
     slopes: np.ndarray = field(repr=False)  # f'(a_i . theta) a_i, float32, shape (n, d)
     hessian: np.ndarray = field(repr=False)  # sum_i f''(a_i . theta) a_ij a_ik for j <= k (every row once)
-    # sum_i f'''(a_i . theta) a_ij a_ik a_il, rows j <= k (those with j < k doubled), (d (d + 1) / 2, d)
-    third: np.ndarray = field(repr=False)
+    rows: np.ndarray = field(repr=False)  # A^T in single precision, (d, n)
+    margins: np.ndarray = field(repr=False)  # a_i . theta in single precision, (n,)
 
 
 def batch_start(A, loss, theta) -> BatchStart:
@@ -63,15 +62,11 @@ def batch_start(A, loss, theta) -> BatchStart:
     for k, (i, j) in enumerate(zip(*upper)):
         products[:, k] = np.multiply(A[:, i], A[:, j], out=column)
     slopes = np.empty((n, d), dtype=np.float32, order="F")
-    thirds = np.empty((n, d), dtype=np.float32, order="F")  # f'''(a_i . theta) a_i
-    third_derivative = loss.third_derivative(margins)
     for col in range(d):
         slopes[:, col] = np.multiply(A[:, col], slope, out=column)
-        thirds[:, col] = np.multiply(A[:, col], third_derivative, out=column)
     hessian = curvature.astype(np.float32) @ products
-    third = (products.T @ thirds).astype(float)
-    third[upper[0] != upper[1]] *= 2.0
-    return BatchStart(theta, products, slopes, hessian, third)
+    rows = row_major_transpose(A).astype(np.float32)
+    return BatchStart(theta, curvature, products, slopes, hessian, rows, margins.astype(np.float32))
 
 
 _LOCAL = threading.local()  # the calling thread's scratch space, inside scratch_space()
@@ -114,9 +109,7 @@ def scratch(name: str, shape, dtype=np.float64) -> np.ndarray:
 
 
 def _single(name: str, x) -> np.ndarray:
-    """``x`` in single precision: itself if it is a C-contiguous float32 array, else a scratch copy."""
-    if isinstance(x, np.ndarray) and x.dtype == np.float32 and x.flags.c_contiguous:
-        return x
+    """``x`` in single precision, in a scratch array."""
     out = scratch(name, np.shape(x), np.float32)
     out[...] = x
     return out
@@ -142,16 +135,17 @@ def _first_step(start: BatchStart, weights, lin, c, n):
     return (left @ start.slopes).astype(float) / n + 2.0 * c * start.theta + lin
 
 
-def _steps(inv_hess, grad, third, n):
-    """Newton steps s = -H^-1 g with Chebyshev's correction -(1/2) H^-1 T[s, s], T the third
-    derivative of the full data's objective at theta_0 (``third``, times 1/n) standing in for each
-    replicate's own at its iterate. A Newton step leaves the gradient (1/2) T_b[s, s] + O(|s|^3)
-    (~3e-9 on Adult from the first iterate); with T for T_b only their difference (a few per cent)
-    remains, and ~40% of the replicates (Adult) stop one pass earlier. ``inv_hess`` (B or 1, d, d)."""
-    step = -np.matmul(inv_hess, grad[:, :, None])[:, :, 0]
-    upper = np.triu_indices(grad.shape[1])
-    curvature = (step[:, upper[0]] * step[:, upper[1]]) @ third / n  # T[s, s]
-    return step - 0.5 * np.matmul(inv_hess, curvature[:, :, None])[:, :, 0]
+def _first_pass(start: BatchStart, loss, th, weights, lin, c, n, d):
+    """Gradients and inverse Hessians at the first iterates ``th``, in single precision: the margins
+    as a_i . theta_0 + a_i . (th - theta_0), so that their rounding error is that of the small
+    second term. Errors ~1e-9 in these gradients, far below their size (~3e-5), cost nothing: the
+    next steps, with double-precision gradients, remove them; no replicate stops on them.
+    ``weights`` in single precision."""
+    z = np.matmul((th - start.theta).astype(np.float32), start.rows, out=scratch("z32", (len(th), n), np.float32))
+    z += start.margins
+    d1, d2 = loss.weighted_derivatives(z, weights, second=True, out=scratch("d1_32", z.shape, np.float32))
+    inv_hess = np.linalg.inv(_unpack(d2.astype(np.float32, copy=False) @ start.products, c, n, d))
+    return (d1 @ start.rows.T).astype(float) / n + 2.0 * c * th + lin, inv_hess
 
 
 def minimise_erm_batch(A, loss, c, weights=None, linear=None, start: BatchStart | None = None, tol=1e-10, max_iter=40):
@@ -173,8 +167,6 @@ def minimise_erm_batch(A, loss, c, weights=None, linear=None, start: BatchStart 
     -------
     ndarray (B, d)
     """
-    from .kernels import derivative_pass  # imports Numba: not at `import dpci`, only for a batch
-
     n, d = A.shape
     if weights is None and linear is None:
         raise ValueError("give weights, linear terms or both: they define the batch")
@@ -184,30 +176,23 @@ def minimise_erm_batch(A, loss, c, weights=None, linear=None, start: BatchStart 
     AT = row_major_transpose(A)
     lin = np.zeros((B, d)) if linear is None else np.asarray(linear, dtype=float) / n
     theta = np.tile(start.theta, (B, 1))
-    # `rows`: the row of W of each replicate still iterating (`active`: their places in the batch).
-    if weights is None:
-        weights32, W, rows = None, np.ones((1, n), np.float32), np.zeros(B, dtype=np.intp)
-    else:
-        weights32, rows = _single("weights32", weights), np.arange(B)
-        # The passes read the weights in single precision (half the memory traffic) when that is
-        # exact, as it is for bootstrap counts.
-        exact = weights32 is weights or np.array_equal(weights32, weights)
-        W = weights32 if exact else np.ascontiguousarray(weights, dtype=float)
+    weights32 = None if weights is None else _single("weights32", weights)  # for the single-precision parts
     grad = _first_step(start, weights32, lin, c, n)
-    active, L = np.arange(B), lin
+    # Compacted copies of the active replicates' data; `active` maps them back to the batch.
     # The gradient at theta_0 is in single precision: it takes the first step, never stops one.
+    active, W, L = np.arange(B), weights, lin
     prev = np.sqrt(np.einsum("ij,ij->i", grad, grad))
-    th = theta + _steps(np.linalg.inv(_unpack(start.hessian[None], c, n, d)), grad, start.third, n)
+    th = theta - grad @ np.linalg.inv(_unpack(start.hessian[None], c, n, d)[0])  # (symmetric)
     stalled, fresh, refresh = [], False, True
-    kernel, param = loss.kernel[0], float(loss.kernel[1])  # (the types dpci.kernels.load compiled for)
     for it in range(max_iter):
-        # One pass over the data for the whole batch; with `refresh`, Newton steps with each
-        # replicate's Hessian at its iterate (always at the first iterate).
-        d2 = scratch("d2", (len(th), n), np.float32)
-        sums = derivative_pass(AT, W, rows, th, kernel, param, refresh, d2)
-        if refresh:
-            Hi = np.linalg.inv(_unpack(d2 @ start.products, c, n, d))
-        grad = sums / n + 2.0 * c * th + L
+        if it == 0:  # the first iterate's gradients and Hessians
+            grad, Hi = _first_pass(start, loss, th, weights32, L, c, n, d)
+        else:
+            z = np.matmul(th, AT, out=scratch("z", (len(th), n)))  # one product for the whole batch
+            d1, d2 = loss.weighted_derivatives(z, W, second=refresh, out=scratch("d1", z.shape))  # overwrites z
+            if refresh:  # Newton steps with each replicate's Hessian at its iterate
+                Hi = np.linalg.inv(_unpack(_single("d2", d2) @ start.products, c, n, d))
+            grad = (d1 @ A) / n + 2.0 * c * th + L
         fresh, refresh = refresh and it > 0, False  # the first step's Hessians were the shared theta_0's
         norm = np.sqrt(np.einsum("ij,ij->i", grad, grad))
         done = norm <= tol
@@ -217,9 +202,8 @@ def minimise_erm_batch(A, loss, c, weights=None, linear=None, start: BatchStart 
         stalled.extend(active[stuck].tolist())
         keep = ~done & ~stuck
         if not keep.all():
-            active, rows, th, grad, norm, prev, L, Hi = (
+            active, th, grad, norm, prev, L, Hi = (
                 active[keep],
-                rows[keep],
                 th[keep],
                 grad[keep],
                 norm[keep],
@@ -227,13 +211,14 @@ def minimise_erm_batch(A, loss, c, weights=None, linear=None, start: BatchStart 
                 L[keep],
                 Hi[keep],
             )
+            W = None if W is None else W[keep]
             if not len(active):
                 break
         # Steps with the Hessians of the first iterate contract the gradients by ~1e4 on Adult; when
         # they contract less than tenfold (a Huber row crossing a kink), refresh the Hessians next time.
         refresh = bool(np.any(norm > 0.1 * prev))
         prev = norm
-        th = th + _steps(Hi, grad, start.third, n)
+        th = th - np.einsum("bij,bj->bi", Hi, grad)
     theta[active] = th
     for b in stalled + active.tolist():
         theta[b] = minimise_erm(

@@ -97,8 +97,7 @@ def test_six_users_changing_settings_all_get_their_final_results(rows):
     and a new one started, as the app does), then leave one job each. All six finish, with the
     numbers of a single-process run, and nothing is left behind: threads, pipes, zombies, files."""
     X, y = rows
-    # 1,200 replicates: ~0.3 s a job, so that most settings change while their job runs
-    kw = dict(privacy="pure", c=1e-3, alpha=0.05, n_replicates=1200, n_jobs=2, low_priority=True)
+    kw = dict(privacy="pure", c=1e-3, alpha=0.05, n_replicates=600, n_jobs=2, low_priority=True)
     warm_up_workers(2)
     variability_intervals(X, y, LogisticLoss(), **dict(kw, n_replicates=64, random_state=0))  # everything started
     _quiet()

@@ -20,14 +20,6 @@ def test_the_core_never_imports_streamlit_or_plotly(module):
     assert out.stdout.strip() == "", f"{module} imports {out.stdout.strip()}"
 
 
-@pytest.mark.parametrize("module", ["dpci", "dpci.estimators"])
-def test_releases_do_not_import_numba(module):
-    # Numba (~0.3 s to import and load) is for the bootstrap's compiled passes only (dpci.kernels).
-    code = f"import sys, {module}; print('numba' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
-
-
 def test_no_module_is_over_500_lines():
     files = [*ROOT.glob("dpci/**/*.py"), *ROOT.glob("ui/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]
     long = {str(f.relative_to(ROOT)): n for f in files if (n := len(f.read_text().splitlines())) > 550}
