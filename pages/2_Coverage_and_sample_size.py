@@ -47,13 +47,10 @@ shared_key = (
     settings.h,
 )
 if view.startswith("Heatmap"):
-    ns = ui.kept_widget(
-        st.multiselect,
-        "Rows n",
-        [500, 1000, 2000, 4500, 8000, 15000, 30000],
-        "grid_ns",
-        default=[1000, 2000, 4500, 8000],
+    n_choices, n_default = tuning.row_choices(
+        settings, [500, 1000, 2000, 4500, 8000, 15000, 30000], [1000, 2000, 4500, 8000]
     )
+    ns = ui.kept_widget(st.multiselect, "Rows n", n_choices, "grid_ns", default=n_default)
     if view.endswith("d"):
         axis = ui.kept_widget(st.multiselect, "Features d", [1, 2, 3, 5, 10], "grid_ds", default=[1, 2, 5, 10])
         grid = dict(ds=axis, epsilon=epsilon)

@@ -37,6 +37,8 @@ options = {
     "d": [1, 2, 3, 5, 10, 15],
     "epsilon": [0.1, 0.2, 0.5, 1.0, 2.0, 4.0, 8.0],
 }
+if over == "n":  # the rows the data have
+    options["n"], defaults["n"] = tuning.row_choices(settings, options["n"], defaults["n"])
 values = ui.kept_widget(c2.multiselect, "Values", options[over], f"cmp_values_{over}", default=defaults[over])
 c3, c4, c5 = st.columns(3)
 k = ui.kept_widget(c3.select_slider, "Repetitions per point", [20, 50, 100, 200, 500, 1000], "cmp_k", default=50)
@@ -44,10 +46,11 @@ n_vi = ui.kept_widget(
     c4.select_slider, "Bootstrap replicates (variability)", [200, 500, 1000, 2000, 10000], "cmp_vi", default=500
 )
 m = ui.kept_widget(c5.select_slider, "Monte Carlo samples", [500, 1000, 2000, 5000, 10000], "cmp_m", default=1000)
+n_choices, n_default = tuning.row_choices(settings, list(range(1000, 30001, 1000)), 15000)
 n_fixed = (
-    ui.kept_widget(st.select_slider, "Rows n when not varied", list(range(1000, 30001, 1000)), "cmp_n", default=15000)
-    if over != "n"
-    else 15000
+    ui.kept_widget(st.select_slider, "Rows n when not varied", n_choices, "cmp_n", default=n_default)
+    if over != "n" and len(n_choices) > 1
+    else n_default
 )
 epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
 where, load = tuning.sweep_source(settings)

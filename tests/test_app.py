@@ -674,3 +674,29 @@ def test_the_intervals_csv_carries_the_odds_ratios_and_its_provenance():
     age = body.set_index("feature").loc["age"]
     assert age["odds_ratio"] == pytest.approx(np.exp(rel.theta[0] * 2 / np.sqrt(8)), rel=1e-3)  # 6 numbers, a block, 1
     assert np.isnan(body.set_index("feature").loc["const", "odds_ratio"])
+
+
+def test_sweep_pages_offer_only_the_row_counts_an_upload_has():
+    import warnings
+
+    from dpci.data import read_uploaded_csv
+
+    rng = np.random.default_rng(2)
+    rows = [f"{rng.integers(18, 80)},{rng.choice(['yes', 'no'])}" for _ in range(3000)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = read_uploaded_csv("\n".join(["age,label", *rows]).encode(), "label", bounds={"age": (0, 120)})
+    for page, key, vary in (
+        ("pages/3_Compare_methods.py", "cmp_n", {"cmp_over": '"epsilon"'}),
+        ("pages/3_Compare_methods.py", "cmp_values_n", {"cmp_over": '"n"'}),
+        ("pages/2_Coverage_and_sample_size.py", "grid_ns", {}),
+    ):
+        at = _app(page)
+        at.query_params.update({"dataset": "Uploaded CSV", **vary})
+        at.session_state["upload_result"], at.session_state["upload_digest"] = result, "rows-3000"
+        at.run()
+        _no_errors(at)
+        widget = next(w for kind in ("select_slider", "multiselect") for w in getattr(at, kind) if w.key == key)
+        assert max(widget.options, key=float) in ("3000", "2000"), (page, key, widget.options)
+        values = widget.value if isinstance(widget.value, list) else [widget.value]
+        assert all(v <= 3000 for v in values), (page, key, widget.value)

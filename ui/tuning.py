@@ -65,6 +65,19 @@ def _facts(s: Settings, d: int) -> PublicFacts:
     return PublicFacts(len(X), tuple(v for v in names if v != CONSTANT_NAME), privacy.dataset_label(s))
 
 
+def row_choices(s: Settings, options, default):
+    """(choices, default) of a sweep page's row counts: only those the data have (an upload may have
+    fewer rows than the page's usual choices, and a larger n would only end in an error)."""
+    try:
+        rows = len(load_data(replace(s, n=0))[0])
+    except ValueError:  # no data yet: the page says so where it loads them
+        return list(options), default
+    kept = [v for v in options if v <= rows] or [min(options)]
+    if isinstance(default, list):
+        return kept, [v for v in default if v in kept] or kept[:1]
+    return kept, max((v for v in kept if v <= default), default=kept[0])
+
+
 def sweep_source(s: Settings):
     """(where, load) of a page's sweeps: :func:`source` and :func:`sweep_loader`; an error that stops
     the data from loading is explained and the page stops."""
