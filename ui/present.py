@@ -15,6 +15,7 @@ from dpci.presentation.odds import odds_ratio_table, readable_odds
 from dpci.presentation.tables import csv_safe, escape_markdown, markdown_table
 from ui.data import public_changes
 from ui.settings import DATASETS, MODELS, SCALINGS, Settings
+from ui.upload import upload_not_private
 
 
 def outcome(s: Settings) -> str:
@@ -83,10 +84,15 @@ def odds_ratios(table: pd.DataFrame, s: Settings) -> pd.DataFrame | None:
     if not len(odds):
         return None
     st.subheader(escape_markdown(f"Odds of {outcome(s)}"))  # an upload names the outcome
+    bounds = (
+        "the bounds chosen at upload; some were taken from the data, so not private"
+        if upload_not_private(s)
+        else "its documented public bounds, not the data's"
+    )
     st.caption(
-        "Each odds ratio compares the two ends of a feature's public range (the documented bounds, not "
-        "the data's), the other features fixed; a category is compared with not being in it. An odds "
-        "ratio above 1 means higher odds. Its interval is the coefficient's, turned into odds: just as private."
+        f"Each odds ratio compares the two ends of a feature's range ({bounds}), the other features "
+        "fixed; a category is compared with not being in it. An odds ratio above 1 means higher odds. Its "
+        "interval is the coefficient's, turned into odds: just as private."
     )
     st.markdown(markdown_table(readable_odds(odds, s.level).set_index("Change (public range)")))
     return odds
