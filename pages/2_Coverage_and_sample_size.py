@@ -61,7 +61,10 @@ if view.startswith("Heatmap"):
         grid = dict(epsilons=axis, d=settings.d)
     grid["delta"] = tuning.comparison_delta(settings, methods)
     key = ("grid", view, tuple(ns), tuple(axis), grid.get("epsilon"), grid.get("d"), grid["delta"], *shared_key)
-    make = partial(iter_grid_sweep, load, settings.loss, ns=sorted(ns), methods=methods, **grid, **common)
+    # a cell where c is too small for objective perturbation is left empty and named, not the end of the sweep
+    make = partial(
+        iter_grid_sweep, load, settings.loss, ns=sorted(ns), methods=methods, skip_invalid=True, **grid, **common
+    )
     ready = bool(ns and axis and methods)
 else:
     targets = ui.kept_widget(
@@ -115,6 +118,7 @@ def results(state):
             key="cov_map",
         )
         st.plotly_chart(heatmap_grid(frame, x, "length", title="Mean interval length"), width="stretch", key="len_map")
+        tuning.skipped_note(frame, ["n", x])
     else:
         st.plotly_chart(sample_size_plot(frame), width="stretch", key="size_plot")
     with st.expander("All numbers"):

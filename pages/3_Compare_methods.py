@@ -94,6 +94,7 @@ job = ui.sweep_job(
         n_vi=n_vi,
         random_state=settings.seed,
         delta=delta,
+        skip_invalid=True,  # a setting where c is too small is named under the chart, not the end of the sweep
     ),
     "Run",
     "Pick what to vary and press **Run**.",
@@ -110,6 +111,7 @@ def results(state):
     st.caption(
         "Dashed: the variability intervals, computed without privacy (not private: for judging the methods only)."
     )
+    tuning.skipped_note(state.frame, [over])
     frame = state.frame
     if state.finished:
         lines = method_verdict(frame, over, settings.alpha)

@@ -701,3 +701,52 @@ def test_sweep_pages_offer_only_the_row_counts_an_upload_has():
         assert max(widget.options, key=float) in ("3000", "2000"), (page, key, widget.options)
         values = widget.value if isinstance(widget.value, list) else [widget.value]
         assert all(v <= 3000 for v in values), (page, key, widget.value)
+
+
+def test_a_sweep_names_the_settings_where_c_is_too_small_and_draws_the_rest():
+    at = _app("pages/3_Compare_methods.py")
+    at.query_params.update(
+        {
+            "cmp_over": '"epsilon"',
+            "cmp_values_epsilon": "[0.1, 1.0]",
+            "cmp_methods": '[["objective", "pure"]]',
+            "cmp_k": "20",
+            "cmp_vi": "200",
+            "cmp_m": "500",
+            "cmp_n": "1000",
+            "d": "2",
+        }
+    )
+    at.run()
+    _no_errors(at)
+    [b for b in at.button if b.label == "Run"][0].click().run()
+    _wait(at, "slot_cmp")
+    at.run()
+    _no_errors(at)
+    note = next(_shown(w.value) for w in at.warning if "Skipped" in _shown(w.value))
+    assert "objective perturbation, pure DP at ε = 0.1" in note and "Raise c" in note
+    assert any("Shortest intervals" in m.value for m in at.markdown)  # ε = 1 ran
+
+
+def test_a_coverage_heatmap_leaves_a_cell_where_c_is_too_small_empty_and_names_it():
+    at = _app("pages/2_Coverage_and_sample_size.py")
+    at.query_params.update(
+        {
+            "grid_view": '"Heatmap: n × budget"',
+            "grid_epsilons": "[0.2, 2.0]",
+            "grid_ns": "[500]",
+            "grid_methods": '[["objective", "pure"]]',
+            "grid_k": "20",
+            "grid_m": "500",
+            "d": "2",
+        }
+    )
+    at.run()
+    _no_errors(at)
+    [b for b in at.button if b.label == "Run"][0].click().run()
+    _wait(at, "slot_grid")
+    at.run()
+    _no_errors(at)
+    note = next(_shown(w.value) for w in at.warning if "Skipped" in _shown(w.value))
+    assert "objective perturbation, pure DP at n = 500" in note
+    assert len(at.get("plotly_chart")) == 2  # both heatmaps, with the cell that ran

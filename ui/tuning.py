@@ -11,6 +11,7 @@ import streamlit as st
 
 from dpci.data.preprocessing import CONSTANT_NAME
 from dpci.data.standin import PublicFacts, stand_in
+from dpci.presentation.figures import method_label
 from dpci.presentation.tables import escape_markdown
 from ui import privacy
 from ui.data import explain_error, load_data, loader
@@ -76,6 +77,28 @@ def row_choices(s: Settings, options, default):
     if isinstance(default, list):
         return kept, [v for v in default if v in kept] or kept[:1]
     return kept, max((v for v in kept if v <= default), default=kept[0])
+
+
+def skipped_note(frame, axes) -> None:
+    """Say which settings a sweep skipped (``skip_invalid``: objective perturbation with c too small
+    there) and how to include them, naming each by its method and its ``axes`` values."""
+    if "skipped" not in frame:
+        return
+    rows = frame[frame["skipped"].fillna("").astype(str) != ""]
+    if rows.empty:
+        return
+    names = [
+        f"{method_label(r['mechanism'], r['privacy'])} at "
+        + ", ".join(f"{'ε' if a == 'epsilon' else a} = {r[a]:g}" for a in axes if a in r)
+        for _, r in rows.iterrows()
+    ]
+    st.warning(
+        escape_markdown(
+            f"Skipped {len(rows)} setting{'s' if len(rows) > 1 else ''}: {'; '.join(names)}. Objective "
+            f"perturbation cannot run there with the sidebar's c: {rows['skipped'].iloc[0].split(': ', 1)[-1]}"
+            f"{' for the first' if len(rows) > 1 else ''}. Raise c in the sidebar to include them."
+        )
+    )
 
 
 def sweep_source(s: Settings):
