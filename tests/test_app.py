@@ -703,6 +703,17 @@ def test_sweep_pages_offer_only_the_row_counts_an_upload_has():
         assert all(v <= 3000 for v in values), (page, key, widget.value)
 
 
+def _sweep_with_a_skipped_setting(at, slot):
+    """Run the page's sweep to its end; (the page, the note naming the skipped settings)."""
+    at.run()
+    _no_errors(at)
+    [b for b in at.button if b.label == "Run"][0].click().run()
+    _wait(at, slot)
+    at.run()
+    _no_errors(at)
+    return at, next(_shown(w.value) for w in at.warning if "Skipped" in _shown(w.value))
+
+
 def test_a_sweep_names_the_settings_where_c_is_too_small_and_draws_the_rest():
     at = _app("pages/3_Compare_methods.py")
     at.query_params.update(
@@ -717,13 +728,7 @@ def test_a_sweep_names_the_settings_where_c_is_too_small_and_draws_the_rest():
             "d": "2",
         }
     )
-    at.run()
-    _no_errors(at)
-    [b for b in at.button if b.label == "Run"][0].click().run()
-    _wait(at, "slot_cmp")
-    at.run()
-    _no_errors(at)
-    note = next(_shown(w.value) for w in at.warning if "Skipped" in _shown(w.value))
+    at, note = _sweep_with_a_skipped_setting(at, "slot_cmp")
     assert "objective perturbation, pure DP at ε = 0.1" in note and "Raise c" in note
     assert any("Shortest intervals" in m.value for m in at.markdown)  # ε = 1 ran
 
@@ -741,12 +746,6 @@ def test_a_coverage_heatmap_leaves_a_cell_where_c_is_too_small_empty_and_names_i
             "d": "2",
         }
     )
-    at.run()
-    _no_errors(at)
-    [b for b in at.button if b.label == "Run"][0].click().run()
-    _wait(at, "slot_grid")
-    at.run()
-    _no_errors(at)
-    note = next(_shown(w.value) for w in at.warning if "Skipped" in _shown(w.value))
+    at, note = _sweep_with_a_skipped_setting(at, "slot_grid")
     assert "objective perturbation, pure DP at n = 500" in note
     assert len(at.get("plotly_chart")) == 2  # both heatmaps, with the cell that ran
