@@ -69,3 +69,20 @@ def test_scratch_arrays_are_reused_within_and_across_threads_but_not_outside_a_s
 def _in_space(scratch, scratch_space):
     with scratch_space():
         return scratch("x", (4, 5))
+
+
+@pytest.mark.parametrize("before", [True, False])
+def test_solver_arrays_skip_numpys_huge_page_request_and_leave_its_switch_as_it_was(before, monkeypatch):
+    import dpci.batch as batch_module
+
+    real = batch_module._set_madvise_hugepage
+    previous = real(before)
+    seen = []
+    monkeypatch.setattr(batch_module, "_set_madvise_hugepage", lambda flag: seen.append(flag) or real(flag))
+    try:
+        a = batch_module._empty((3, 2), np.float32, order="F")
+        assert a.shape == (3, 2) and a.dtype == np.float32 and a.flags.f_contiguous
+        assert seen == [False, before]  # off for the allocation, then back to the caller's setting
+        assert real(before) is before
+    finally:
+        real(previous)

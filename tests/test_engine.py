@@ -247,6 +247,32 @@ def test_a_cancel_scope_stops_a_run_waiting_for_a_busy_pool():
         engine.shutdown(close=False)
 
 
+def test_idle_workers_take_the_first_call_and_busy_ones_leave_it_to_the_caller():
+    """With idle workers a run's first call goes to them (computed in the caller's thread it took
+    a core from them); while the pool is busy (another run's long calls) the caller computes it, so
+    its first result does not wait for them."""
+    engine = Engine()
+    try:
+        engine.warm_up(1)
+        here = []
+        idle = list(engine.ordered(pow, [(2, k) for k in range(4)], workers=1, local=lambda i: here.append(i) or 2**i))
+        assert idle == [1, 2, 4, 8] and here == []
+        other = engine.ordered(time.sleep, [(1.0,)] * 2, workers=1)
+        thread = threading.Thread(target=lambda: list(other))
+        thread.start()
+        deadline = time.monotonic() + 5
+        while not engine._busy() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        busy = engine.ordered(pow, [(2, k) for k in range(3)], workers=1, local=lambda i: here.append(i) or 2**i)
+        start = time.monotonic()
+        assert next(busy) == 1 and time.monotonic() - start < 0.5  # not behind the 1 s calls
+        assert here == [0]
+        busy.close()
+        thread.join(5)
+    finally:
+        engine.shutdown(close=False)
+
+
 def test_large_rows_are_shared_through_one_file_deleted_after_the_last_run(rows):
     X, y = rows
     kw = dict(mechanism="objective", privacy="pure", budget=0.8, n_replicates=300, n_jobs=2, chunk_size=16)

@@ -131,6 +131,12 @@ class _Population:
 
 
 def _population(X, y, loss, mechanism, privacy, budget, split, c):
+    with _one_blas_thread():  # (see _one_blas_thread; idle BLAS threads would also spin on a core
+        # the workers need for the first chunks)
+        return _make_population(X, y, loss, mechanism, privacy, budget, split, c)
+
+
+def _make_population(X, y, loss, mechanism, privacy, budget, split, c):
     X, y = check_signed_data(X, y)  # the same input contract as a release (rows in the unit ball, -1/+1)
     what = "the non-private bootstrap" if mechanism == NONPRIVATE else f"bootstrap replicates of {mechanism}"
     report_not_private(X, y, (repr(loss), mechanism, privacy, budget, split, c), f"{what} on the data")
@@ -238,9 +244,10 @@ def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=F
     worker pool of :mod:`dpci.experiments.engine` (or through joblib under a non-default
     ``joblib.parallel_config`` backend).
 
-    The first chunk is computed in this thread while the pool works on the next ones (and so are
-    all chunks while the workers are still starting), so partial results do not wait for them;
-    with no workers running, the run computes for COLD_SECONDS before it starts them.
+    Chunks are computed in this thread while the workers are still starting, and so is the first
+    chunk when they are busy with other runs' chunks, so partial results do not wait for them (with
+    idle workers it goes to them: see :meth:`.engine.Engine.ordered`); with no workers running, the
+    run computes for COLD_SECONDS before it starts them.
     ``low_priority`` lowers the worker processes' priority, so an interactive server and its
     users' browsers stay responsive while they compute. Closing this generator (a cancelled job)
     cancels this run's own pending chunks only. The population's rows go to each worker once (a

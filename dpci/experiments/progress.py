@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-
 from typing import TYPE_CHECKING
 
 import numpy as np
