@@ -13,10 +13,11 @@ reference too; the load average is printed at the start and the end):
     python bench/bench_engine.py --loss huber
     python bench/bench_engine.py --kddcup --vi 2000   # KDD Cup 99, n = 450,000, d = 10
 
-The main process runs with one BLAS thread, as the app's server does (``ui/background.py``): a
-second BLAS thread busy-waits after each call and took a core from the workers during the first
-chunks (the first 200 replicates 20 ms later); the reference fit takes the same time either way
-(11.4 ms on Adult, measured).
+The reference fits run in scikit-learn's default setting (on KDD Cup 99 a fit takes 235 ms with
+two BLAS threads and 133 ms with one, measured); the engine is timed with the main process as the
+app's server runs it: one BLAS thread (``ui/background.py``), none left spinning from the reference
+fits (an OpenBLAS thread busy-waits after each call, and took a core from the workers during the
+first chunks: the first 200 replicates 20 ms later).
 
 Peak memory: the largest total resident memory of this process and its joblib workers,
 sampled every 50 ms from /proc (``/usr/bin/time -v`` sees only the main process).
@@ -30,6 +31,7 @@ import statistics
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +44,8 @@ from bench.memory import tree_rss_mb
 from dpci.data import load_adult, load_kddcup
 from dpci.experiments.bootstrap import iter_coverage, iter_variability, warm_up_workers
 from dpci.losses import get_loss
+
+SETTLE = 0.3  # seconds for the reference fits' BLAS threads to stop spinning (OpenBLAS: ~0.1 s)
 
 
 def reference_times(X, y, c, repeats=5):
@@ -71,6 +75,15 @@ class PeakMemory(threading.Thread):
         return self.peak
 
 
+@contextmanager
+def app_like():
+    """The main process as the app's server runs it, with one BLAS thread (``ui/background.py``),
+    and its BLAS threads from the reference fits idle (see the module's docstring)."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        time.sleep(SETTLE)
+        yield
+
+
 def timed_progress(gen, first_k):
     start = time.perf_counter()
     last, first_at, gaps, progress = start, None, [], None
@@ -93,7 +106,6 @@ def main():
     parser.add_argument("--mechanism", default="objective")
     parser.add_argument("--warm", action="store_true", help="start the worker processes before timing")
     args = parser.parse_args()
-    threadpool_limits(limits=1, user_api="blas")  # as the app's server (see the docstring)
     memory = PeakMemory()
     memory.start()
     if args.warm and args.jobs != 1:
@@ -114,10 +126,12 @@ def main():
     )
     fits = reference_times(X, y, c)
     kw = dict(mechanism=args.mechanism, privacy="pure", budget=1.0, c=c, random_state=0, n_jobs=args.jobs)
-    vi = timed_progress(iter_variability(X, y, loss, n_replicates=args.vi, **kw), 200)
+    with app_like():
+        vi = timed_progress(iter_variability(X, y, loss, n_replicates=args.vi, **kw), 200)
     fits += reference_times(X, y, c)
     if args.k:
-        cov = timed_progress(iter_coverage(X, y, loss, n_replicates=args.k, **kw), 50)
+        with app_like():
+            cov = timed_progress(iter_coverage(X, y, loss, n_replicates=args.k, **kw), 50)
         fits += reference_times(X, y, c)
     ref = statistics.median(fits)
     print(
