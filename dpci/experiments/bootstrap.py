@@ -131,8 +131,9 @@ class _Population:
 
 
 def _population(X, y, loss, mechanism, privacy, budget, split, c):
-    with _one_blas_thread():  # (see _one_blas_thread; idle BLAS threads would also spin on a core
-        # the workers need for the first chunks)
+    """The run's population, computed with one BLAS thread: its products are thin, and a second
+    BLAS thread busy-waits after each call on a core the workers need for the first chunks."""
+    with _one_blas_thread():
         return _make_population(X, y, loss, mechanism, privacy, budget, split, c)
 
 

@@ -46,9 +46,9 @@ class VariabilityProgress(_Progress):
         return column_quantiles(self.estimates, [self.alpha / 2, 1 - self.alpha / 2]).T
 
     def to_frame(self, feature_names=None) -> pd.DataFrame:
-        b = self.bounds
         import pandas as pd
 
+        b = self.bounds
         return pd.DataFrame(
             {
                 "feature": _feature_names(feature_names, len(self.theta0)),
@@ -105,10 +105,10 @@ class CoverageProgress(_Progress):
         return self._mean_se(self.lengths.mean(axis=1))
 
     def to_frame(self, feature_names=None) -> pd.DataFrame:
-        cov, cov_se = self.coverage
-        length, length_se = self.mean_length
         import pandas as pd
 
+        cov, cov_se = self.coverage
+        length, length_se = self.mean_length
         return pd.DataFrame(
             {
                 "feature": _feature_names(feature_names, len(self.theta0)),
