@@ -16,6 +16,14 @@ from dpci.presentation.tables import interval_table, markdown_table, narrower_th
 st.set_page_config(page_title="dpci: private confidence intervals", page_icon="🔒", layout="wide")
 
 
+def last_chart(until: str):
+    """The picture stays: the last chart drawn, faded, while the current settings cannot be drawn."""
+    last = st.session_state.get("_last_forest")
+    if last is not None:
+        st.caption(f"The chart of the last settings drawn, {until}:")
+        st.plotly_chart(last.update_layout(template="plotly_white").update_traces(opacity=0.35), width="stretch")
+
+
 def explorer():
     run = st.session_state["_explorer_run"] = object()  # this full run; its fragment checks it (see results)
     st.session_state.pop(ui.ODOMETER_SLOT, None)  # the sidebar of this run makes a new one (not on a first paint)
@@ -62,10 +70,7 @@ def explorer():
                 args=("c", suggestion),
                 type="primary",
             )
-        last = st.session_state.get("_last_forest")
-        if last is not None:  # the picture stays: the last valid settings' chart, faded, until c is valid again
-            st.caption("The chart of the last valid settings, until c is valid again:")
-            st.plotly_chart(last.update_layout(template="plotly_white").update_traces(opacity=0.35), width="stretch")
+        last_chart("until c is valid again")
         halt()
     caution = ui.c_caution(settings, len(X))
     if caution is not None:
@@ -83,8 +88,9 @@ def explorer():
         key = ui.dataset_key(settings)
         release = ui.cached_release(key, settings)
         nonprivate = ui.cached_nonprivate(key, settings)
-    except ui.OverCap as err:
-        ui.ask_to_confirm(err)
+    except ui.Refused as err:
+        ui.explain_refusal(err)
+        last_chart("until you go back to settings already released, or ask for less budget")
         halt()
     except Exception as err:  # noqa: BLE001 - shown as a message, never a traceback
         ui.explain_error(err)
@@ -108,7 +114,7 @@ def explorer():
         )
     cols[2].metric("Rows n", f"{len(X):,}")
     cols[3].metric("Coefficients", f"{X.shape[1]}", help="d features plus the constant.")
-    ui.release_button(settings, key)
+    ui.release_button(settings, release)
     if release.c != settings.c:
         st.caption(
             f"{ui.chosen_method(settings).label[:1].upper() + ui.chosen_method(settings).label[1:]} chooses its own "

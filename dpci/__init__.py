@@ -7,20 +7,21 @@ algorithms themselves are pure functions in the submodules, named after the pape
 from . import methods
 from .accounting import PrivacySpend, Split, allocate, default_split
 from .exceptions import DataValidationError, PrivacyLeakWarning, RegularisationTooSmall, UnderCoverageWarning
+from .ledger import Budget, BudgetExceeded
 from .losses import HuberLoss, LogisticLoss
 from .mechanisms import smallest_valid_c
-from .odometer import BudgetExceeded, PrivacyOdometer
 from .release import nonprivate_confidence_intervals, private_confidence_intervals
 from .solver import ConvergenceError
 
 __all__ = [
+    "Budget",
     "BudgetExceeded",
     "ConvergenceError",
     "DataValidationError",
     "HuberLoss",
+    "Ledger",
     "LogisticLoss",
     "PrivacyLeakWarning",
-    "PrivacyOdometer",
     "PrivacySpend",
     "PrivateHuberSVM",
     "PrivateLogisticRegression",
@@ -40,6 +41,10 @@ __version__ = "0.1.0"
 
 def __getattr__(name):
     # The estimators import scikit-learn (over a second); load them only when asked for.
+    if name == "Ledger":  # loads SQLAlchemy: only when asked for
+        from .ledger import Ledger
+
+        return Ledger
     if name in ("PrivateLogisticRegression", "PrivateHuberSVM"):
         from . import estimators
 

@@ -23,9 +23,9 @@ from .intervals import (
     normal_interval,
     sandwich_covariance,
 )
+from .ledger.hooks import admit_release, note_not_private
 from .methods import PrivateRelease
 from .noise import check_random_state
-from .odometer import report_release
 from .settings import ReleaseSettings, spread
 from .solver import margin_rows, minimise_erm
 from .validation import check_signed_data
@@ -63,11 +63,21 @@ def _release(X, y, loss, settings: ReleaseSettings, closed_form=True):
     method = methods.get(s.mechanism)
     alloc = method.allocate(s.budget, s.split, s.privacy)
     method.coefficient_noise_law(alloc, X.shape[0], s.c, loss)  # an invalid c raises here, before any charge
-    public = (repr(loss), method.name, s.privacy, s.budget, tuple(alloc.shares), s.c)  # alpha, m: post-processing
-    what = f"release: {method.describe(s.privacy)}, budget {s.budget:g}"
-    report_release(alloc.spend, X, y, public, s.random_state, what)
-    rng = check_random_state(s.random_state)
-    return method.release(margin_rows(X, y), loss, s.c, alloc, alpha, n_samples, rng, closed_form=closed_form)
+    spec = dict(
+        function="private_confidence_intervals",
+        loss=repr(loss),
+        method=method.name,
+        privacy=s.privacy,
+        budget=s.budget,
+        split=list(alloc.shares),
+        c=s.c,
+        alpha=alpha,
+        n_samples=n_samples,
+    )
+    A = margin_rows(X, y)
+    admit_release(A, alloc.spend, spec, s.random_state, f"release: {method.describe(s.privacy)}, budget {s.budget:g}")
+    rng = check_random_state(s.random_state)  # the noise is drawn only after the ledger admitted it
+    return method.release(A, loss, s.c, alloc, alpha, n_samples, rng, closed_form=closed_form)
 
 
 def intervals_at(A, loss, theta, c, alloc, coef_noise, alpha, n_samples, rng, weights=None, closed_form=True):
@@ -102,6 +112,8 @@ def nonprivate_confidence_intervals(X, y, loss, c=1e-3, alpha=0.05, tol=1e-10) -
     X, y = check_signed_data(X, y)
     alpha = check_alpha(alpha)
     A = margin_rows(X, y)
+    spec = dict(function="nonprivate_confidence_intervals", loss=repr(loss), c=c, alpha=alpha)
+    note_not_private(A, spec, "non-private intervals (no privacy)")
     result = minimise_erm(A, loss, c, tol=tol)
     hessian, covariance = hessian_and_covariance(A, loss, result.theta, c)
     sandwich = sandwich_covariance(hessian, covariance, A.shape[0])

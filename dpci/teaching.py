@@ -14,6 +14,7 @@ import numpy as np
 
 from . import methods
 from .intervals import hessian_and_covariance, quantile_interval
+from .ledger.hooks import note_not_private
 from .mechanisms import NoiseLaw, floor_eigenvalues, noisy_symmetric
 from .noise import check_random_state
 from .settings import ReleaseSettings, spread
@@ -47,8 +48,12 @@ def walkthrough(X, y, loss, settings: ReleaseSettings) -> Walkthrough:
     if not isinstance(method, methods.PaperMethod):
         raise ValueError(f"the walkthrough takes apart the paper's methods (Algorithms 3 and 5), not {method.label}.")
     alloc = method.allocate(s.budget, s.split, s.privacy)
-    rng = check_random_state(s.random_state)
     A = margin_rows(X, y)
+    # It shows the non-private fit and the noise itself, so no guarantee covers what it shows, whatever
+    # its randomness: recorded as not private (never counted), before anything is computed.
+    spec = dict(function="walkthrough", loss=repr(loss), method=method.name, privacy=s.privacy, budget=s.budget, c=s.c)
+    note_not_private(A, spec, f"How it works: {method.describe(s.privacy)} taken apart (shows the noise: not private)")
+    rng = check_random_state(s.random_state)
     n = A.shape[0]
     theta_hat = minimise_erm(A, loss, s.c).theta
     fit = method.perturb(A, loss, s.c, alloc, rng)

@@ -1,9 +1,12 @@
 """Present: the current release, cleanly, for stakeholders; with downloads."""
 
+from datetime import datetime, timezone
+
 import streamlit as st
 
 import dpci
 import ui
+from dpci.ledger.records import StoredIntervals
 from dpci.presentation.figures import forest_plot, ledger_plot, plain
 from dpci.presentation.odds import readable_odds
 from dpci.presentation.report import report_html
@@ -12,8 +15,17 @@ from ui import present
 
 st.set_page_config(page_title="dpci: present", page_icon="🔒", layout="wide")
 current = ui.sidebar(show_vi=False)
-made = ui.released(current)
-if made is None and not current.teaching:
+asked = st.query_params.get("release")  # a link to a stored release: exactly its numbers, never new noise
+release_id = asked or ui.privacy.chosen(current)
+stored = ui.privacy.ledger().release(release_id) if release_id else None
+if asked and stored is None:
+    st.title("Present a release")
+    st.error(
+        f"There is no release `{ui.escape_markdown(asked[:40])}` on this server: the link may be mistyped, or "
+        "from another server. Make a release on the Explorer and present it from there."
+    )
+    st.stop()
+if stored is None and not current.teaching:
     st.title("Present a release")
     st.info(
         f"Nothing has been released from {ui.escape_markdown(ui.privacy.dataset_label(current))} yet. Present "
@@ -21,31 +33,47 @@ if made is None and not current.teaching:
         "chosen (ideally on the stand-in of the sweep pages, which costs no privacy), or release the sidebar's "
         "settings here."
     )
-    st.button("Release the sidebar's settings", on_click=ui.release_current, args=(current,), type="primary")
+    if st.button("Release the sidebar's settings", type="primary"):
+        try:
+            made = ui.cached_release(ui.dataset_key(current), current, "Present")
+        except (ui.Refused, ValueError) as err:
+            ui.explain_error(err)
+            st.stop()
+        ui.privacy.choose(current, made.release_id)
+        st.rerun()
     st.stop()
-settings = made[0] if made is not None else current  # teaching mode without a release: the sidebar's settings
+if stored is not None:
+    settings = ui.Settings(**ui.settings_values(stored.spec.get("app_settings", {}))[0])
+    release = StoredIntervals.from_payload(stored.payload, stored.id)
+    st.query_params["release"] = stored.id  # a reload or a copied address shows the same release
+else:  # teaching mode without a release: the sidebar's settings, drawn from the public seed
+    settings = current
 try:
     X, y, names, truth = ui.load_data(settings)
-    problem = ui.c_problem(settings, len(X))
-    if problem is not None:
-        raise ValueError(problem[0] + " Fix c in the sidebar.")
     key = ui.dataset_key(settings)
-    release = ui.cached_release(key, settings, "Present")
-except ui.OverCap as err:
-    ui.ask_to_confirm(err)
-    st.stop()
-except ValueError as err:
+    if stored is None:
+        problem = ui.c_problem(settings, len(X))
+        if problem is not None:
+            raise ValueError(problem[0] + " Fix c in the sidebar.")
+        release = ui.cached_release(key, settings, "Present")
+except (ui.Refused, ValueError) as err:
     ui.explain_error(err)
     st.stop()
 
 title = f"What the private model says about {present.outcome(settings)}, with {100 * settings.level:g}% confidence"
 st.title(ui.escape_markdown(title))  # the outcome may name an upload's columns
-if made is None:
+if stored is None:
     st.warning("Teaching mode: a preview of the sidebar's settings drawn with a public seed; nothing is released.")
-elif made[0] != current:
+else:
+    when = datetime.fromtimestamp(stored.created, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    differ = (
+        ""
+        if settings == current
+        else " The sidebar's settings differ: release those on the Explorer to present them instead."
+    )
     st.caption(
-        f"Showing the release you made ({ui.escape_markdown(ui.privacy.describe(settings))}); the sidebar's settings "
-        "differ. Release those on the Explorer to present them instead."
+        f"Release `{stored.id}`, made {when} ({ui.escape_markdown(ui.privacy.describe(settings))}): the stored "
+        f"numbers, the same in any browser and after a restart.{differ}"
     )
 PUBLIC, INTERNAL = "Public: private numbers only", "Internal: with non-private comparisons"
 audience = ui.kept_widget(
@@ -83,7 +111,7 @@ sentences = plain_summary(
     not_private=not_private,
     accounts_for_privacy_noise=dpci.methods.get(settings.mech).accounts_for_privacy_noise,
 )
-sentences += ui.privacy.release_sentences(settings)
+sentences += ui.privacy.release_sentences(stored.id if stored is not None else None)
 if internal:
     sentences.insert(0, "Internal: this page shows non-private comparisons; do not publish it.")
 for line in sentences:

@@ -1,11 +1,14 @@
 """Accuracy first: the smallest budget whose private interval is as narrow as asked (issue 15)."""
 
+from contextlib import nullcontext
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 import ui
-from dpci.accuracy_first import STRATEGIES, accuracy_first
+from dpci.accuracy_first import STRATEGIES, accuracy_first, search_charge
+from dpci.accuracy_first.baselines import summed_spend
 from dpci.presentation.figures import target_path_plot
 from dpci.presentation.tables import markdown_table
 from ui import tuning
@@ -17,7 +20,8 @@ settings = ui.page(
     "of the same release** and checks again, up to the largest budget you allow. Each noisier release is a "
     "randomised copy of the next, less noisy one, so the privacy spent is that of the **last step reached** "
     "(ex-post privacy), not the sum of all the looks; and the width is computed from private quantities only, "
-    "so checking it costs nothing. Doubling (fresh releases at ε, 2ε, 4ε, …) pays the sum; a fixed budget "
+    "so checking it costs nothing. On the real data the privacy ledger admits a search before it runs, at the "
+    "most it can spend (an ex-post loss does not simply add up with other releases). Doubling (fresh releases at ε, 2ε, 4ε, …) pays the sum; a fixed budget "
     "chosen from the stand-in pays once but may miss the target.",
     tab="budget for a target width",
     unused=("mechanism", "m"),
@@ -48,51 +52,93 @@ most = ui.kept_widget(
     help="The search stops here if the target is still not met.",
 )
 coefs = [names.index(v) for v in chosen]
+strategies = ui.kept_widget(
+    st.multiselect,
+    "Strategies",
+    list(STRATEGIES),
+    "af_strategies_real" if where == "real" else "af_strategies",
+    default=["noise_reduction"] if where == "real" else list(STRATEGIES),
+    format_func=lambda v: v.replace("_", " "),
+    help="Noise reduction is the method; doubling and a fixed budget are baselines to compare it with. On the "
+    "real data each one is a private release, paid for before it runs.",
+)
+search_args = dict(split=settings.split, c=settings.c, alpha=settings.alpha)
+blocked = not coefs or not strategies
+if where == "real" and not blocked and not settings.teaching:
+    # Admitted at the most each search can spend, before it runs (docs/privacy-ledger.md): say it first.
+    try:
+        charges = [
+            search_charge(X, y, settings.loss, target, coefs, settings.priv, most, strategy=v, **search_args)
+            for v in strategies
+        ]
+        preview = ui.privacy.ledger().preview(ui.privacy.dataset_ref(settings).key, summed_spend(charges))
+    except ValueError as err:
+        ui.explain_error(err)
+        st.stop()
+    parts = ", ".join(
+        f"{v.replace('_', ' ')} {symbol} = {(c.epsilon if settings.priv == 'pure' else c.rho):.3g}"
+        for v, c in zip(strategies, charges)
+    )
+    text = (
+        f"On the real data each search is paid for before it runs, at the most it can spend ({parts}): "
+        f"{preview.describe('Pressing the button')}."
+    )
+    if preview.admitted:
+        st.info(text)
+    else:
+        st.error(ui.escape_markdown(text))
+        blocked = True
 key = ("accuracy", ui.dataset_key(settings), where, settings.priv, settings.split, settings.c, settings.level)
-key += (settings.model, settings.h, tuple(coefs), target, most, settings.seed)
+key += (settings.model, settings.h, tuple(coefs), target, most, settings.seed, tuple(strategies), settings.teaching)
+fresh = where == "real" and not settings.teaching
+ledger_key = ui.privacy.dataset_ref(settings).key if where == "real" else None
+visitor = ui.privacy.visitor()
 
 
 def searches():
-    """The three strategies, one after another (each yields the results so far)."""
+    """The chosen strategies, one after another (each yields the results so far). On the real data each
+    is admitted by the ledger before it draws any noise (in this job's thread, hence the with block)."""
     done = []
-    for i, strategy in enumerate(STRATEGIES):
-        done.append(
-            accuracy_first(
-                X,
-                y,
-                settings.loss,
-                target,
-                coefs,
-                settings.priv,
-                most,
-                split=settings.split,
-                c=settings.c,
-                alpha=settings.alpha,
-                random_state=None if where == "real" and not settings.teaching else settings.seed + i,
-                strategy=strategy,
+    watch = ui.privacy.ledger().watching(dataset=ledger_key, session=visitor) if ledger_key else nullcontext()
+    with watch:
+        for i, strategy in enumerate(strategies):
+            done.append(
+                accuracy_first(
+                    X,
+                    y,
+                    settings.loss,
+                    target,
+                    coefs,
+                    settings.priv,
+                    most,
+                    random_state=None if fresh else settings.seed + i,
+                    strategy=strategy,
+                    **search_args,
+                )
             )
-        )
-        yield list(done)
+            yield list(done)
 
 
 job = ui.sweep_job(
-    "accuracy", key, searches, "Find the budget", "Choose coefficients and a width, then press the button.", not coefs
+    "accuracy",
+    key,
+    searches,
+    "Find the budget",
+    "Choose coefficients, strategies and a width, then press the button.",
+    blocked,
 )
 
 
 def results():
     done = job.latest or []
-    st.progress(len(done) / len(STRATEGIES), text=f"{len(done)} of {len(STRATEGIES)} strategies")
+    st.progress(len(done) / len(strategies), text=f"{len(done)} of {len(strategies)} strategies")
     if not done:
         return
     if where == "real":
-        for result in done:
-            ui.privacy.charge_spend(
-                settings, f"{key}:{result.strategy}", result.odometer_spend(settings.delta), result.strategy
-            )
+        ui.draw_odometer(settings)
         st.warning(
-            "These searches ran on the real data: each strategy's release is charged on the odometer (noise "
-            "reduction its ex-post spend, doubling the sum of its releases, fixed its one release)."
+            "These searches ran on the real data: each was admitted by the privacy ledger before it ran, at the "
+            "most it could spend (the *charged* column); what the outcome alone realised is beside it."
         )
     st.plotly_chart(target_path_plot(done, target, symbol), width="stretch", key="af_path")
     rows = []
@@ -104,7 +150,10 @@ def results():
                 "target met": "yes" if result.met else "no",
                 f"{symbol} of the last step": f"{result.budget:.3g}",
                 "releases made": result.releases,
-                f"privacy spent ({symbol})": f"{(result.spend.epsilon if settings.priv == 'pure' else result.spend.rho):.3g}",
+                f"realised ({symbol})": f"{(result.spend.epsilon if settings.priv == 'pure' else result.spend.rho):.3g}",
+                f"charged ({symbol})": "-"
+                if result.charged is None or not fresh
+                else f"{(result.charged.epsilon if settings.priv == 'pure' else result.charged.rho):.3g}",
                 "as (ε, δ)": f"({approx.epsilon:.3g}, {approx.delta:.0e})"
                 if approx.delta
                 else f"({approx.epsilon:.3g}, 0)",

@@ -1,5 +1,14 @@
+import os
+import tempfile
+
 import numpy as np
 import pytest
+
+# Tests never touch a developer's ledger: the app, the command line and the browser tests' servers keep
+# their database and secret in a throw-away folder (DPCI_DATABASE_URL is set only by tests that want one).
+os.environ["DPCI_DATA_DIR"] = tempfile.mkdtemp(prefix="dpci-tests-")
+os.environ.pop("DPCI_DATABASE_URL", None)
+os.environ.pop("DPCI_SECRET", None)
 
 
 def unit_ball_rows(rng, n, d, radius_power=0.3):

@@ -22,7 +22,6 @@ from dpci.accuracy_first import (
 from dpci.accuracy_first.noise_reduction import quantity_scale
 from dpci.data import make_synthetic_logistic
 from dpci.mechanisms import matrix_noise_law, output_noise_law
-from dpci.odometer import PrivacyOdometer
 from dpci.sensitivity import output_sensitivity
 
 GRID = np.array([0.2, 0.5, 1.0, 3.0, 8.0])
@@ -105,7 +104,7 @@ def test_ex_post_spend_is_the_last_step_reached_not_the_sum(data):
     assert [p.checked for p in hopeless.path] == [False, False, False, False, True]
 
 
-def test_zcdp_ex_post_epsilon_hand_values_and_the_odometer_charge(data):
+def test_zcdp_ex_post_epsilon_hand_values_and_the_ex_ante_charge(data):
     L = math.log(1e6)
     assert brownian_expost_epsilon(0.5, 0.5, 1e-6) == pytest.approx(0.5 + 2 * math.sqrt(0.5 * L))  # = Prop. 2
     assert brownian_expost_epsilon(0.5, 0.5, 1e-6) == pytest.approx(5.7565, abs=1e-4)
@@ -114,9 +113,7 @@ def test_zcdp_ex_post_epsilon_hand_values_and_the_odometer_charge(data):
     r = accuracy_first(X, y, target=1e-4, privacy="zcdp", max_budget=8.0, grid=GRID, random_state=0, design_budget=8.0)
     assert r.spend.rho == pytest.approx(8.0) and r.spend.epsilon is None
     assert r.approx_dp(1e-6).epsilon == pytest.approx(8.0 + 2 * math.sqrt(8.0 * L))
-    odometer = PrivacyOdometer(delta=1e-6)
-    odometer.charge("search", r.odometer_spend(1e-6))
-    assert odometer.epsilon() == pytest.approx(r.approx_dp(1e-6).epsilon)
+    assert r.charged.rho == pytest.approx(8.0)  # admitted at its most before it ran (the last grid step)
     r2 = accuracy_first(X, y, target=1e-4, privacy="zcdp", max_budget=8.0, grid=GRID, random_state=0, design_budget=1.0)
     assert r2.approx_dp(1e-6).epsilon > r.approx_dp(1e-6).epsilon  # designed away from where it stopped
 
@@ -268,3 +265,29 @@ def test_noise_reduction_spends_less_than_doubling_on_average(data):
             ).spend.rho
         )
     assert np.mean(nr) < np.mean(dbl)
+
+
+@pytest.mark.parametrize("strategy, hand", [("noise_reduction", 8.0), ("doubling", 15.0), ("fixed", None)])
+def test_every_strategy_is_charged_its_ex_ante_most_before_it_runs(data, strategy, hand):
+    from dpci.ledger import Ledger
+
+    X, y = data
+    grid = [1.0, 2.0, 4.0, 8.0]
+    with Ledger(budget="epsilon=100") as watch:
+        r = accuracy_first(X, y, target=50.0, privacy="pure", max_budget=8.0, grid=grid, strategy=strategy)
+    status = watch.status()
+    assert status.releases == 1 and status.spent == pytest.approx(r.charged.epsilon)
+    if hand is not None:  # noise reduction: the last step; doubling: 1 + 2 + 4 + 8 (every release it may make)
+        assert r.charged.epsilon == pytest.approx(hand)
+    assert r.charged.epsilon >= r.spend.epsilon - 1e-12  # never less than what the outcome realised
+
+
+def test_a_search_the_budget_cannot_pay_is_refused_before_it_runs(data):
+    from dpci.ledger import BudgetExceeded, Ledger
+
+    X, y = data
+    rng = np.random.default_rng(0)
+    start = rng.bit_generator.state
+    with Ledger(budget="epsilon=5") as watch, pytest.raises(BudgetExceeded, match="costs ε = 8"):
+        accuracy_first(X, y, target=0.3, privacy="pure", max_budget=8.0, grid=GRID, random_state=rng)
+    assert rng.bit_generator.state == start and watch.admissions == []

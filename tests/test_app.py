@@ -176,7 +176,7 @@ def test_too_small_c_is_explained_and_fixable():
     at.sidebar.select_slider(key="w_c").set_value(1e-7).run()
     assert not at.exception
     assert "too small for objective perturbation" in at.error[0].value
-    assert at.get("plotly_chart") and any("last valid settings" in c.value for c in at.caption)  # the picture stays
+    assert at.get("plotly_chart") and any("last settings drawn" in c.value for c in at.caption)  # the picture stays
     fix = [b for b in at.button if b.label.startswith("Use the smallest safe c")]
     assert fix, [b.label for b in at.button]
     fix[0].click().run()

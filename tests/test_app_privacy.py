@@ -1,5 +1,6 @@
-"""The app's privacy-honest workflow, headless: fresh randomness for real data, the odometer,
-the cap, one release for Present, and teaching mode said wherever its numbers appear."""
+"""The app's privacy-honest workflow, headless: fresh randomness for real data, the privacy ledger
+(every release admitted before its noise, stored releases shown again for free, refusals before
+anything runs), one release for Present, and teaching mode said wherever its numbers appear."""
 
 from pathlib import Path
 
@@ -19,8 +20,12 @@ def _page(page="app.py", **query):
     return at.run() if page == "app.py" else at  # the Explorer draws its settings at its second run
 
 
-def _meter(at, dataset="Adult (UCI census)"):
-    return at.session_state["_odometers"][dataset]
+def _status(at, name="adult"):
+    """The ledger's status of a shipped dataset for this AppTest session's visitor."""
+    from dpci.ledger import Ledger
+
+    book = Ledger.from_config()
+    return book.status(book.key_of(f"dpci shipped data: {name}", scope=at.session_state["_visitor"]))
 
 
 def _private_bounds(at):
@@ -29,54 +34,66 @@ def _private_bounds(at):
     return at.dataframe[0].value["private lower"].to_numpy()
 
 
-def test_real_data_get_fresh_randomness_and_every_new_release_is_counted_once():
+def test_real_data_get_fresh_randomness_and_every_new_release_is_paid_once():
     at = _page(d=2, n=2000)
     assert not at.exception
     first = _private_bounds(at)
-    assert _meter(at).total.releases == 1
+    assert _status(at).releases == 1
     for eps in (0.5, 0.3):
         at.sidebar.select_slider(key="w_epsilon").set_value(eps).run()
-    meter = _meter(at)
-    assert meter.total.releases == 3 and meter.epsilon() == pytest.approx(1.0 + 0.5 + 0.3)
+    status = _status(at)
+    assert status.releases == 3 and status.spent == pytest.approx(1.0 + 0.5 + 0.3)
     at.sidebar.select_slider(key="w_epsilon").set_value(1.0).run()
-    assert _meter(at).total.releases == 3  # the same settings again: the same release, nothing more
+    assert _status(at).releases == 3  # the same settings again: the stored release, nothing drawn or paid
     np.testing.assert_array_equal(_private_bounds(at), first)
-    other = _page(d=2, n=2000)  # another browser session draws other secret randomness
+    server_before = _status(at).server_releases  # every visitor's releases of Adult on this server
+    other = _page(d=2, n=2000)  # another browser (another visitor) draws its own release, on its own budget
     assert not np.array_equal(_private_bounds(other), first)
-    assert "**3** private releases" in " ".join(m.value for m in at.sidebar.markdown)
+    assert _status(other).releases == 1 and _status(other).server_releases == server_before + 1
+    assert "ε = 1.8 of ε = 10 spent in 3 private releases" in " ".join(m.value for m in at.sidebar.markdown)
 
 
 def test_the_confidence_level_is_post_processing_and_costs_nothing():
     at = _page(d=2, n=2000)
+    before = _private_bounds(at)
     at.sidebar.select_slider(key="w_level").set_value(0.9).run()
-    assert not at.exception and _meter(at).total.releases == 1
+    assert not at.exception and _status(at).releases == 1
+    assert np.all(_private_bounds(at) > before)  # a 90% interval inside the 95% one: the same draws
 
 
-def test_a_release_over_the_cap_waits_for_confirmation():
-    at = _page(d=2, n=2000)
-    at.session_state["odometer_cap"] = 1.2
-    at.session_state["_odometers"]["Adult (UCI census)"].set_cap(1.2)
-    at.sidebar.select_slider(key="w_epsilon").set_value(0.5).run()
-    assert any("over your cap of 1.2" in w.value for w in at.warning)
-    assert _meter(at).total.releases == 1 and not at.get("plotly_chart")
-    next(b for b in at.button if b.label == "Spend it anyway").click().run()
-    assert not at.exception and _meter(at).total.releases == 2
-    assert at.get("plotly_chart")
+def test_a_release_the_budget_cannot_pay_is_refused_before_it_runs():
+    at = _page(d=2, n=2000, epsilon=5.0)  # 5 of the demo's 10
+    assert _status(at).spent == pytest.approx(5.0)
+    at.sidebar.select_slider(key="w_epsilon").set_value(10.0).run()
+    said = " ".join(e.value.replace("\\", "") for e in at.error)  # markdown-escaped on the page
+    assert "Refused before it ran" in said and "budget on demo data of 10" in said and "whoever runs the server" in said
+    assert _status(at).releases == 1  # nothing drawn; the last chart stays, faded, and says so
+    assert any("The chart of the last settings drawn" in c.value for c in at.caption)
+    at.sidebar.select_slider(key="w_epsilon").set_value(5.0).run()  # back to the stored release: free
+    assert not at.exception and at.get("plotly_chart") and _status(at).releases == 1
 
 
 def test_present_shows_the_one_release_made_and_says_how_it_was_drawn():
     at = _page("pages/5_Present.py", d=2, n=2000)
     assert not at.exception and "Nothing has been released" in at.info[0].value
     at.button[0].click().run()
-    assert not at.exception
+    assert not at.exception, [e.value for e in at.exception]
     shown = " ".join(m.value for m in at.markdown)
     assert "fresh, secret randomness" in shown and "seed" not in shown
-    assert _meter(at).total.releases == 1
+    assert _status(at).releases == 1
+    release_id = (
+        at.query_params["release"][0] if isinstance(at.query_params["release"], list) else at.query_params["release"]
+    )
+    elsewhere = _page("pages/5_Present.py", release=release_id)  # the link, in another browser: the same numbers
+    assert not elsewhere.exception and any(release_id in c.value for c in elsewhere.caption)
+    assert _status(elsewhere).releases == 0  # nothing drawn for the second browser
+    missing = _page("pages/5_Present.py", release="no-such-release")
+    assert "There is no release" in missing.error[0].value
 
 
 def test_teaching_mode_is_labelled_and_not_counted_as_private():
     at = _page(d=2, n=2000, randomness="teaching")
-    assert _meter(at).total.releases == 0 and len(_meter(at).not_private) == 1
+    assert _status(at).releases == 0 and _status(at).not_private >= 1
     assert any("Teaching mode" in c.value for c in at.sidebar.caption)
     present = _page("pages/5_Present.py", d=2, n=2000, randomness="teaching")
     shown = " ".join(m.value for m in present.markdown)
@@ -86,7 +103,7 @@ def test_teaching_mode_is_labelled_and_not_counted_as_private():
 def test_how_it_works_never_uses_the_secret_randomness():
     at = _page("pages/4_How_it_works.py", d=2, n=2000)
     assert not at.exception and "always runs in teaching mode" in at.info[0].value
-    assert _meter(at).total.releases == 0  # noted as not private, not charged
+    assert _status(at).releases == 0 and _status(at).not_private >= 1  # recorded as not private, never paid
 
 
 def test_sweeps_tune_on_the_stand_in_unless_told_otherwise():
@@ -98,15 +115,19 @@ def test_sweeps_tune_on_the_stand_in_unless_told_otherwise():
     at.button[0].click().run()
     assert at.session_state["slot_split"].job.wait(240)
     at.run()
-    assert not at.exception and not at.session_state["_odometers"]["Adult (UCI census)"].entries  # nothing spent
+    status = _status(at)
+    assert not at.exception and (status.releases, status.not_private) == (0, 0)  # the stand-in: nothing spent
     at.radio(key="sweep_source").set_value("The real data (not private)").run()
     assert any("not private" in w.value for w in at.warning)
     at.button[0].click().run()
     assert at.session_state["slot_split"].job.wait(240)
     at.run()
-    meter = at.session_state["_odometers"]["Adult (UCI census)"]
-    assert [e.what for e in meter.not_private] == ["Budget allocation sweep run on the real data"]
-    assert meter.total.releases == 0
+    from dpci.ledger import Ledger
+
+    status = _status(at)
+    assert status.releases == 0 and "Budget allocation sweep run on the real data" in [
+        r["what"] for r in Ledger.from_config().history(status.key)
+    ]
 
 
 def test_the_downloaded_csv_says_how_its_numbers_were_drawn():
@@ -163,8 +184,8 @@ def test_a_sweep_page_without_an_upload_says_so(page):
     assert not at.exception and "No CSV uploaded yet" in at.error[0].value
 
 
-def test_budget_for_a_target_width_runs_three_strategies_and_charges_only_the_real_data():
-    at = _page("pages/7_Budget_for_a_target_width.py", d=2, n=5000, af_target="0.5", af_max="5.0")
+def test_budget_for_a_target_width_charges_every_search_on_the_real_data_before_it_runs():
+    at = _page("pages/7_Budget_for_a_target_width.py", d=2, n=5000, af_target="0.5", af_max="2.0")
     assert not at.exception, [e.value for e in at.exception]
     next(b for b in at.button if b.label == "Find the budget").click().run()
     assert at.session_state["slot_accuracy"].job.wait(240)
@@ -173,13 +194,23 @@ def test_budget_for_a_target_width_runs_three_strategies_and_charges_only_the_re
     shown = " ".join(m.value for m in at.markdown)
     assert "noise reduction" in shown and "doubling" in shown and "pays for that step only" in shown
     assert at.get("plotly_chart")
-    assert not at.session_state["_odometers"]["Adult (UCI census)"].entries  # the stand-in: nothing spent
-    at.radio(key="sweep_source").set_value("The real data (private releases, on the odometer)").run()
-    next(b for b in at.button if b.label == "Find the budget").click().run()
-    assert at.session_state["slot_accuracy"].job.wait(240)
-    at.run()
-    meter = at.session_state["_odometers"]["Adult (UCI census)"]
-    assert meter.total.releases == 3  # each strategy's release, charged with its own spend
+    assert _status(at).releases == 0  # the stand-in: nothing spent
+    at.radio(key="sweep_source").set_value("The real data (private releases, on the privacy ledger)").run()
+    assert at.multiselect(key="af_strategies_real").value == ["noise_reduction"]
+    assert any("at the most it can spend" in i.value and "from 0 to 2 of 10" in i.value for i in at.info), [
+        i.value for i in at.info
+    ]
+    spent = []
+    for target in ("0.3", "0.5", "0.3"):  # the audit's sequence: every search that runs is paid for
+        at.select_slider(key="af_target").set_value(float(target)).run()
+        next(b for b in at.button if b.label == "Find the budget").click().run()
+        assert at.session_state["slot_accuracy"].job.wait(240)
+        at.run()
+        spent.append(_status(at).spent)
+    assert spent == pytest.approx([2.0, 4.0, 6.0])
+    at.select_slider(key="af_max").set_value(5.0).run()  # 6 + 5 > 10: refused before it runs
+    assert any("Refused before it ran" in e.value.replace("\\", "") for e in at.error)
+    assert next(b for b in at.button if b.label == "Find the budget").disabled
 
 
 def test_an_upload_file_name_is_shown_as_text_not_markdown():

@@ -27,4 +27,5 @@ def test_readme_examples_run(capsys):
     assert "privacy spent" in out and "estimate" in out
     assert namespace["model"].conf_int_.shape == (11, 2)
     assert namespace["odds"].loc[0, "change"] == "age 17 → 90" and "odds" in namespace["odds"].loc[0, "in_words"]
-    assert namespace["odometer"].total.releases == 2 and namespace["odometer"].epsilon() == pytest.approx(1.5)
+    status = namespace["watch"].status()
+    assert status.releases == 2 and status.spent == pytest.approx(1.5) and "ε = 1.5 of ε = 3" in out

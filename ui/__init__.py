@@ -31,7 +31,7 @@ from ui.background import (
     warm_workers,
 )
 from ui.data import (
-    OverCap,
+    Refused,
     c_bound,
     c_caution,
     c_problem,
@@ -44,8 +44,7 @@ from ui.data import (
     load_data,
     loader,
 )
-from ui.privacy import odometer, release_current, released
-from ui.release_panel import ask_to_confirm, release_button
+from ui.release_panel import explain_refusal, release_button
 from ui.settings import DATASETS, Settings, _fmt_c, changed_settings, settings_values
 from ui.sidebar import ODOMETER_SLOT, draw_odometer, page, settings_file_panel, sidebar
 from ui.state import (
@@ -68,11 +67,10 @@ __all__ = [
     "ODOMETER_SLOT",
     "VI_JOBS",
     "_WARMING",
-    "OverCap",
+    "Refused",
     "Settings",
     "_fmt_c",
     "_not_private_reason",
-    "ask_to_confirm",
     "c_bound",
     "c_caution",
     "c_problem",
@@ -90,6 +88,7 @@ __all__ = [
     "escape_markdown",
     "existing_variability_job",
     "explain_error",
+    "explain_refusal",
     "first_paint",
     "first_preview",
     "job_fragment",
@@ -99,13 +98,10 @@ __all__ = [
     "load_data",
     "loader",
     "method_chooser",
-    "odometer",
     "page",
     "poll_interval",
     "privacy",
     "release_button",
-    "release_current",
-    "released",
     "rerun_once_when_done",
     "session_alive",
     "set_setting",

@@ -14,6 +14,7 @@ from dpci import methods as registry
 from dpci.experiments import bootstrap
 from dpci.experiments.bootstrap import iter_variability
 from dpci.presentation.tables import escape_markdown
+from ui import privacy
 from ui.data import dataset_key
 from ui.jobs import JobSlot
 from ui.settings import Settings
@@ -133,6 +134,10 @@ def variability_job(s: Settings, X, y):
     """
     slot = job_slot("variability")
     key = variability_key(s)
+    if not (slot.job is not None and slot.job.key == key):  # computed from the data without privacy: on the ledger
+        privacy.note_not_private(
+            s, f"variability:{key!r}", "variability intervals (a bootstrap on the data, not private)"
+        )
     kwargs = dict(
         mechanism=s.mech,
         privacy=s.priv,

@@ -15,6 +15,8 @@ from dpci import methods as registry
 from dpci.data import load_adult, make_synthetic_logistic, population_theta0
 from dpci.exceptions import DataValidationError, RegularisationTooSmall, UnderCoverageWarning
 from dpci.experiments.sweeps import subsample
+from dpci.ledger import BudgetExceeded
+from dpci.ledger.records import StoredIntervals, release_payload
 from dpci.mechanisms import safe_c
 from dpci.presentation.odds import feature_changes
 from dpci.presentation.tables import escape_markdown
@@ -90,57 +92,76 @@ def load_data(s: Settings):
     return X, y, names, truth
 
 
-class OverCap(Exception):
-    """A new release would take the odometer over the session cap: the user must confirm first."""
-
-    def __init__(self, message: str, key: str):
-        super().__init__(message)
-        self.key = key
-
-
-def _charged(data_key: str, s: Settings, where: str) -> int:
-    """Put the settings' release on the odometer (before any work: a failed release still counted,
-    the safe side) and return its randomness; OverCap when it needs the user's confirmation."""
-    key = privacy.release_key(s, data_key)
-    problem = privacy.over_cap(s, key)
-    if problem is not None:
-        raise OverCap(problem, key)
-    privacy.charge(s, key, where)
-    draw_odometer(s)
-    return privacy.random_state(s, key)
+class Refused(Exception):
+    """The ledger would refuse a new release of these settings (its budget cannot pay); nothing was drawn."""
 
 
 def cached_release(key: str, s: Settings, where: str = "Explorer"):
-    """One private release (Algorithm 3 or 5) for the settings, charged on the odometer; key names the data."""
-    return _release(key, s, _charged(key, s, where))
+    """The release for the settings (key names the rows in use). Teaching mode: drawn from the public
+    seed (recorded as not private). Otherwise the stored release of these settings if there is one
+    (showing it again is free: nothing is drawn), else a new one, admitted by the ledger before its noise
+    is drawn and stored; Refused when the dataset's budget cannot pay for it."""
+    ref = privacy.dataset_ref(s)
+    if s.teaching:
+        return _teaching_release(key, s, ref.key, privacy.visitor())
+    found = privacy.stored(s, key)
+    if found is not None:
+        return found
+    problem = privacy.refusal(s)
+    if problem is not None:
+        raise Refused(problem)
+    X, y, _, _ = load_data(s)
+    book = privacy.ledger()
+    try:
+        with book.watching(dataset=ref.key, session=privacy.visitor()) as watch:
+            release = dpci.private_confidence_intervals(
+                X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=None
+            )
+    except BudgetExceeded as err:  # another tab spent the budget between the preview and now
+        raise Refused(str(err)) from None
+    payload = release_payload(release)
+    release_id = book.store_release(
+        watch.admissions[-1], ref.key, privacy.identity(s, key), privacy.spec_of(s, where), payload, privacy.visitor()
+    )
+    draw_odometer(s)
+    return StoredIntervals.from_payload(payload, release_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _release(key: str, s: Settings, random_state: int):
+def _teaching_release(key: str, s: Settings, ledger_key: str, visitor: str):
+    """Teaching mode's release (public seed): the ledger records it as not private (once per visitor)."""
     X, y, _, _ = load_data(s)
-    return dpci.private_confidence_intervals(
-        X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=random_state
-    )
+    with privacy.ledger().watching(dataset=ledger_key, session=visitor):
+        return dpci.private_confidence_intervals(
+            X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=s.seed
+        )
 
 
 def cached_walkthrough(key: str, s: Settings):
-    """The release taken apart for the How it works page (dpci.teaching): the same private release as
-    the Explorer's at these settings (the same randomness draws the same coefficients and matrices)."""
-    return _walkthrough(key, s, _charged(key, s, "How it works"))
+    """The release taken apart for the How it works page (dpci.teaching), in teaching mode: the same
+    draws as the Explorer's teaching release at these settings; recorded as not private."""
+    return _walkthrough(key, s, privacy.dataset_ref(s).key, privacy.visitor())
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _walkthrough(key: str, s: Settings, random_state: int):
+def _walkthrough(key: str, s: Settings, ledger_key: str, visitor: str):
     from dpci.teaching import walkthrough
 
     X, y, _, _ = load_data(s)
-    return walkthrough(X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=random_state)
+    with privacy.ledger().watching(dataset=ledger_key, session=visitor):
+        return walkthrough(X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=s.seed)
+
+
+def cached_nonprivate(key: str, s: Settings):
+    """The non-private reference (recorded on the ledger as a result no guarantee covers)."""
+    return _nonprivate(key, s, privacy.dataset_ref(s).key, privacy.visitor())
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def cached_nonprivate(key: str, s: Settings):
+def _nonprivate(key: str, s: Settings, ledger_key: str, visitor: str):
     X, y, _, _ = load_data(s)
-    return dpci.nonprivate_confidence_intervals(X, y, s.loss, c=s.c, alpha=s.alpha)
+    with privacy.ledger().watching(dataset=ledger_key, session=visitor):
+        return dpci.nonprivate_confidence_intervals(X, y, s.loss, c=s.c, alpha=s.alpha)
 
 
 def chosen_method(s: Settings):

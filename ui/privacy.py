@@ -1,40 +1,119 @@
-"""The app's privacy bookkeeping: fresh randomness for real data, a privacy odometer per dataset
-per browser session (dpci.odometer), and the one release Present shows.
+"""The app's privacy bookkeeping, on the library's ledger (dpci.ledger): one database for the server
+(an SQLite file in the data directory unless DPCI_DATABASE_URL or ``[connections.dpci]`` in Streamlit's
+secrets says otherwise), so a reload, a new tab or a restart meets the same spend.
 
-A private release is named by the data, the settings it depends on and its randomness: the
-coefficients, the Hessian and the covariance are drawn first from the random stream, and the
-confidence level and the Monte Carlo sample size m only post-process them (Algorithms 3 and 5),
-so changing those (or delta, a reading of the same spend) is the same release and costs nothing.
+* A dataset is named by a keyed hash of its content; the shipped demo data (Adult, synthetic) is kept
+  per visitor (a random id in a cookie that outlives reloads and restarts), with the server-wide total
+  shown beside it, so a class of 30 does not share one demo budget; an upload is one dataset for the
+  whole server.
+* A release is named by its *identity*: the data and every setting its noise depends on (not the
+  level, m or delta: post-processing). The Explorer shows the stored release of that identity if
+  there is one (free: nothing is drawn); otherwise it asks the ledger to admit a new release (refused
+  before any noise when the budget cannot pay) and stores its public outputs under an unguessable id.
+* Teaching mode draws with a public seed: recorded as not private, never counted.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 import secrets
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
 import streamlit as st
 
 from dpci import methods as registry
-from dpci.odometer import PrivacyOdometer
+from dpci.ledger import Ledger, Status
+from dpci.ledger.records import StoredIntervals
 from dpci.presentation.tables import escape_markdown
 from ui.settings import DATASETS, Settings
 
-ODOMETERS = "_odometers"  # session_state: dataset id -> PrivacyOdometer
-ENTROPY = "_fresh_entropy"  # session_state: release key -> secret OS entropy (never shown)
-CONFIRMED = "_over_cap_confirmed"  # session_state: release keys the user chose to spend over the cap
-RELEASED = "_released"  # session_state: dataset id -> (Settings, release key) of the release Present shows
-CAP = "odometer_cap"  # session_state: the session cap in epsilon (not in the address: a link cannot set it)
-DEFAULT_CAP = 5.0
+COOKIE = "dpci_visitor"
+VISITOR = "_visitor"  # session_state: this browser's visitor id
+CHOSEN = "_released"  # session_state: dataset key -> the release id Present shows
+NOTED = "_noted"  # session_state: what this session has already recorded as not private
 POST_PROCESSING = ("level", "m", "vi_replicates", "delta")  # settings that never change a release's noise
+SHIPPED = {DATASETS[0]: "adult", DATASETS[1]: "synthetic"}
 
 
-def dataset_id(s: Settings) -> str:
-    """The data behind the settings (the same people whatever d, n or the upload's choices)."""
-    if s.dataset == DATASETS[2]:
+@st.cache_resource(show_spinner=False)
+def ledger() -> Ledger:
+    """The server's ledger (one per process, shared by every session)."""
+    env = dict(os.environ)
+    try:  # Streamlit's secrets.toml: [connections.dpci] url = ..., [dpci] budget = ..., secret = ...
+        connection = st.secrets.get("connections", {}).get("dpci", {})
+        if connection.get("url") and not env.get("DPCI_DATABASE_URL"):
+            env["DPCI_DATABASE_URL"] = str(connection["url"])
+        for name, value in st.secrets.get("dpci", {}).items():
+            env.setdefault(f"DPCI_{name.upper()}", str(value))
+    except (FileNotFoundError, KeyError, AttributeError):  # no secrets file: the environment only
+        pass
+    return Ledger.from_config(env)
+
+
+def visitor() -> str:
+    """This browser's visitor id: read from its cookie, else made now (and written by
+    :func:`write_visitor_cookie`), so a reload or a restart keeps the visitor's demo budget."""
+    known = st.session_state.get(VISITOR)
+    if known:
+        return known
+    try:
+        cookie = st.context.cookies.get(COOKIE, "")
+    except Exception:  # noqa: BLE001 - no browser (a test harness): a new id
+        cookie = ""
+    if not (isinstance(cookie, str) and re.fullmatch(r"[A-Za-z0-9_-]{16,64}", cookie)):
+        cookie = secrets.token_urlsafe(16)
+        st.session_state["_write_cookie"] = True
+    st.session_state[VISITOR] = cookie
+    return cookie
+
+
+def write_visitor_cookie() -> None:
+    """Set the visitor cookie in the browser once (a script in the page; a year, this site only)."""
+    if st.session_state.pop("_write_cookie", False):
+        st.html(
+            f"<script>document.cookie = '{COOKIE}={visitor()}; path=/; max-age=31536000; SameSite=Strict';</script>",
+            unsafe_allow_javascript=True,
+        )
+
+
+@dataclass(frozen=True)
+class DataRef:
+    """The settings' dataset in the ledger: its ``key``, a ``label`` for people, ``demo`` data or not."""
+
+    key: str
+    label: str
+    demo: bool
+
+
+def dataset_ref(s: Settings) -> DataRef:
+    """The data behind the settings (the same people whatever d, n or the upload's choices), registered
+    in the ledger with the server's default budget on first sight."""
+    book = ledger()
+    if s.dataset in SHIPPED:
+        name = SHIPPED[s.dataset]
+        ref = DataRef(book.key_of(f"dpci shipped data: {name}", scope=visitor()), s.dataset.split(" (")[0], True)
+    else:
         kept = st.session_state.get("upload_kept")
-        return f"upload:{kept[2] if kept else ''}"
-    return s.dataset
+        if kept is not None:
+            ref = DataRef(book.key_of(canonical_upload(kept[1])), f"your upload {kept[0]}", False)
+        elif st.session_state.get("upload_digest"):  # an upload read without its file kept (tests)
+            ref = DataRef(book.key_of(f"upload {st.session_state['upload_digest']}"), "your upload", False)
+        else:
+            raise ValueError("No CSV uploaded yet: upload one on the Explorer, or pick Adult or Synthetic.")
+    cached = st.session_state.setdefault("_registered", set())
+    if ref.key not in cached:
+        book.register(ref.key, ref.label, demo=ref.demo)
+        cached.add(ref.key)
+    return ref
+
+
+def canonical_upload(data: bytes) -> bytes:
+    """An upload's content up to how it was saved: no byte-order mark, Unix line endings, no trailing
+    blank lines (the same table saved on another system is the same dataset)."""
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return text.rstrip("\n").encode()
 
 
 def dataset_label(s: Settings) -> str:
@@ -44,41 +123,17 @@ def dataset_label(s: Settings) -> str:
     return s.dataset.split(" (")[0]
 
 
-def odometer(s: Settings) -> PrivacyOdometer:
-    """The session's odometer for the settings' dataset (created at the session cap)."""
-    meters = st.session_state.setdefault(ODOMETERS, {})
-    key = dataset_id(s)
-    if key not in meters:
-        meters[key] = PrivacyOdometer(cap=session_cap(), delta=s.delta, name=dataset_label(s))
-    meter = meters[key]
-    meter.delta = s.delta  # the reading follows the sidebar's delta
-    return meter
+def status(s: Settings) -> Status:
+    return ledger().status(dataset_ref(s).key)
 
 
-def session_cap() -> float:
-    return float(st.session_state.setdefault(CAP, DEFAULT_CAP))
-
-
-def set_cap(value: float) -> None:
-    st.session_state[CAP] = float(value)
-    for meter in st.session_state.get(ODOMETERS, {}).values():
-        meter.set_cap(value)
-
-
-def release_key(s: Settings, data_key: str) -> str:
-    """Names a release: the rows in use, the settings the noise depends on, and its randomness."""
+def identity(s: Settings, data_key: str) -> str:
+    """Names a release: the rows in use and every setting its noise depends on, and its randomness
+    (a public seed, or fresh)."""
     values = {k: v for k, v in asdict(s).items() if k not in POST_PROCESSING}
     values["randomness"] = f"seed {values.pop('seed')}" if s.teaching else "fresh"
     text = f"{data_key}|{sorted(values.items())}"
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
-
-
-def random_state(s: Settings, key: str) -> int:
-    """The release's randomness: the public seed in teaching mode, else secret OS entropy drawn
-    once per release key and kept for this session (the same settings show the same release)."""
-    if s.teaching:
-        return s.seed
-    return st.session_state.setdefault(ENTROPY, {}).setdefault(key, secrets.randbits(128))
 
 
 def spend_of(s: Settings):
@@ -91,86 +146,106 @@ def describe(s: Settings) -> str:
     return f"{registry.get(s.mech).label}, {budget}, c = {s.c:g}"
 
 
-def over_cap(s: Settings, key: str) -> str | None:
-    """Why this release must be confirmed first (it would take the odometer over the cap), or None."""
-    if s.teaching or key in st.session_state.get(CONFIRMED, set()):
-        return None
-    meter = odometer(s)
-    spend = spend_of(s)
-    if not meter.would_exceed(spend, key):
-        return None
-    after = meter.epsilon(meter.after(spend, key))
-    return (
-        f"This would be a new private release from {escape_markdown(dataset_label(s))}: the privacy spent on it in this session "
-        f"would reach ε = {after:.3g}, over your cap of {meter.cap:g}. Raise the cap in the sidebar's privacy "
-        "odometer, go back to settings you have already seen (they cost nothing more), or spend it anyway. "
-        "Exploring for a class? Teaching mode (in the sidebar) uses a public seed: nothing is charged, "
-        "and nothing is private."
-    )
+def spec_of(s: Settings, where: str) -> dict:
+    """What the ledger stores about a release made from the app: its settings by name and the page."""
+    return dict(app_settings=asdict(s), page=where, method=s.mech, privacy=s.priv, budget=s.budget)
 
 
-def confirm(key: str) -> None:
-    """Button callback: the user chose to go over the cap for this release."""
-    st.session_state.setdefault(CONFIRMED, set()).add(key)
+def stored(s: Settings, data_key: str) -> StoredIntervals | None:
+    """The stored release of these settings, if one was made (showing it again is free)."""
+    ref = dataset_ref(s)
+    found = ledger().find_release(ref.key, identity(s, data_key))
+    return None if found is None else StoredIntervals.from_payload(found.payload, found.id)
 
 
-def charge(s: Settings, key: str, where: str) -> None:
-    """Put the release on the odometer: its spend with fresh randomness; in teaching mode a note that
-    a public seed made it (no guarantee covers it, whatever its epsilon)."""
-    meter = odometer(s)
+def refusal(s: Settings) -> str | None:
+    """Why a new release of these settings would be refused (the ledger's filter), or None."""
     if s.teaching:
-        meter.note_not_private(key, f"{where}: {describe(s)}, teaching mode (public seed {s.seed})")
-    else:
-        confirmed = key in st.session_state.get(CONFIRMED, set())
-        meter.charge(key, spend_of(s), f"{where}: {describe(s)}", confirm=confirmed)
-
-
-def charge_spend(s: Settings, key: str, spend, where: str) -> None:
-    """Charge a release made elsewhere (an accuracy-first search) with its own spend; already confirmed:
-    the user pressed the button on the real data."""
-    odometer(s).charge(key, spend, f"{where} on the real data", confirm=True)
+        return None
+    preview = ledger().preview(dataset_ref(s).key, spend_of(s))
+    return None if preview.admitted else preview.reason
 
 
 def note_not_private(s: Settings, key: str, what: str) -> None:
-    odometer(s).note_not_private(key, what)
+    """Record on the ledger, once per session and ``key``, a result from the data no guarantee covers."""
+    noted = st.session_state.setdefault(NOTED, set())
+    ref = dataset_ref(s)
+    if (ref.key, key) in noted:
+        return
+    ledger().note(ref.key, what=what, spec=dict(app_settings=asdict(s)), session=visitor())
+    noted.add((ref.key, key))
 
 
-def release(s: Settings, key: str) -> None:
-    """Make the current settings' release the one Present shows (it is already on the odometer)."""
-    st.session_state.setdefault(RELEASED, {})[dataset_id(s)] = (s, key)
+def choose(s: Settings, release_id: str) -> None:
+    """Make a stored release the one Present shows (it is already paid for)."""
+    st.session_state.setdefault(CHOSEN, {})[dataset_ref(s).key] = release_id
+    st.query_params["release"] = release_id
 
 
-def released(s: Settings):
-    """(Settings, key) of the release made for the settings' dataset, or None."""
-    return st.session_state.get(RELEASED, {}).get(dataset_id(s))
+def chosen(s: Settings) -> str | None:
+    """The id of the release chosen for Present for the settings' dataset, or None."""
+    try:
+        return st.session_state.get(CHOSEN, {}).get(dataset_ref(s).key)
+    except ValueError:  # no upload yet: nothing chosen
+        return None
 
 
-def release_sentences(s: Settings) -> list[str]:
-    """What Present says about the randomness and about every other look at the same data."""
-    if s.teaching:
-        return []  # plain_summary already says a fixed seed made them
-    lines = ["Drawn with fresh, secret randomness from the operating system (never shown or stored in a download)."]
-    meter = odometer(s)
-    total = meter.total
-    if total.releases > 1:
-        approx = total.to_approx_dp(meter.delta)
-        delta = "" if approx.delta == 0 else f", δ = {approx.delta:.0e}"
+def release_sentences(release_id: str | None) -> list[str]:
+    """What Present says about a stored release's randomness and about what else was computed from
+    the same data before it was chosen."""
+    if release_id is None:
+        return []  # teaching mode: plain_summary already says a fixed seed made it
+    found = ledger().release(release_id)
+    if found is None or found.charge is None:
+        return []
+    lines = ["Drawn with fresh, secret randomness from the operating system (never shown or stored)."]
+    status_now = ledger().status(found.dataset)
+    before = float(found.charge["spent_before"])
+    b = status_now.budget
+    if before > 0:
         lines.append(
-            f"Before choosing this release, {total.releases} private releases were computed from this data in this "
-            f"session; all together they spent ε = {approx.epsilon:.3g}{delta}. If they guided the choice of "
-            "settings, that total, not this release's own, is the guarantee of what is published."
+            f"Before this release, {b.describe(before)} had already been spent on this data (releases looked at "
+            f"first). If they guided the choice of settings, the total spent with this one, "
+            f"{b.describe(before + float(found.charge['charge']))}, not this release's own, is the guarantee of "
+            "what is published."
         )
-    if meter.not_private:
+    if status_now.not_private:
         lines.append(
-            f"{len(meter.not_private)} results from this data that no guarantee covers were also computed in this "
-            "session (teaching-mode numbers or sweeps on the real data); a split or c chosen from them was chosen "
-            "from the data."
+            f"{status_now.not_private} results from this data that no guarantee covers are on its ledger (teaching-mode "
+            "numbers, bootstraps or sweeps on the real data); a split or c chosen from them was chosen from the data."
         )
     return lines
 
 
-def release_current(s: Settings) -> None:
-    """Button callback on Present: release the sidebar's settings (charged when Present draws them)."""
-    from ui.data import dataset_key
+def ledger_caption(s: Settings) -> str:
+    """One line: what this dataset has spent, of its budget (and the server's total for demo data)."""
+    st_ = status(s)
+    who = "your browser" if st_.demo else "everyone on this server"
+    text = f"**Privacy ledger** · {escape_markdown(st_.label)}, {who}  \n{st_.describe()}"
+    if st_.demo and st_.server_releases > st_.releases:
+        text += (
+            f"  \nAll visitors: {st_.server_releases} releases, {st_.budget.symbol} = {st_.server_spent:.3g} in total."
+        )
+    return text
 
-    release(s, release_key(s, dataset_key(s)))
+
+def history_csv(history: list[dict]) -> str:
+    """The ledger's history of a dataset as CSV (time in UTC; what; private; charge; total before)."""
+    import datetime as dt
+
+    import pandas as pd
+
+    from dpci.presentation.tables import csv_safe
+
+    rows = [
+        dict(
+            time=dt.datetime.fromtimestamp(r["time"], dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
+            what=r["what"],
+            private=r["private"],
+            charge=r["charge"],
+            spent_before=r["spent_before"],
+            release=r["release"] or "",
+        )
+        for r in history
+    ]
+    return csv_safe(pd.DataFrame(rows)).to_csv(index=False)

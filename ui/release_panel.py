@@ -1,5 +1,6 @@
-"""The Explorer's release controls: confirming a release over the cap, and the one release that
-Present shows (made with the Release button; it is already on the odometer, so it costs nothing more).
+"""The Explorer's release controls: a release the ledger refuses (said before anything is drawn), and
+the one stored release that Present shows (chosen with the Release button: already paid for, so
+choosing it costs nothing more).
 """
 
 from __future__ import annotations
@@ -8,43 +9,43 @@ import streamlit as st
 
 from dpci.presentation.tables import escape_markdown
 from ui import privacy
-from ui.data import OverCap
+from ui.data import Refused
 from ui.settings import Settings
 
 
-def ask_to_confirm(err: OverCap) -> None:
-    """Say why a new release waits for the user (the cap), with a button to spend it anyway."""
-    st.warning(str(err))
-    st.button("Spend it anyway", on_click=privacy.confirm, args=(err.key,), type="primary")
+def explain_refusal(err: Refused) -> None:
+    """Say why the ledger refuses a new release: its budget, who can change it, what to do instead."""
+    st.error(escape_markdown(str(err)))
 
 
-def release_button(s: Settings, data_key: str) -> None:
-    """The Release button and what has been released so far for this dataset."""
-    key = privacy.release_key(s, data_key)
-    made = privacy.released(s)
+def release_button(s: Settings, release) -> None:
+    """The Release button (makes this stored release the one Present shows) and what it says."""
+    release_id = getattr(release, "release_id", None)
     c1, c2 = st.columns([1.4, 3], vertical_alignment="center")
-    if made is not None and made[1] == key:
+    if release_id is not None and privacy.chosen(s) == release_id:
         c1.button("Released", disabled=True, width="stretch", key="release_button")
-        c2.caption("These are the intervals the *Present* page shows and its downloads contain.")
+        c2.caption(f"These are the intervals *Present* shows (release `{release_id[:8]}…`) and its downloads contain.")
+        return
+    if s.teaching:
+        c1.button("Release", disabled=True, width="stretch", key="release_button")
+        c2.caption("Teaching mode: a public seed made these numbers, so there is nothing private to release.")
         return
     c1.button(
-        "Release" + (" (teaching)" if s.teaching else ""),
-        on_click=privacy.release,
-        args=(s, key),
+        "Release",
+        on_click=privacy.choose,
+        args=(s, release_id),
         width="stretch",
         key="release_button",
-        help="Makes this the one release the Present page shows and its downloads contain. It is already "
-        "counted by the odometer: releasing it costs nothing more.",
+        help="Makes this the one release the Present page shows and its downloads contain. It is already on the "
+        "privacy ledger: choosing it costs nothing more.",
     )
-    meter = privacy.odometer(s)
-    looks = meter.total.releases
+    status = privacy.status(s)
+    looks = status.releases
     note = (
-        "Teaching mode: a public seed made these numbers, so a release is a demonstration, not private."
-        if s.teaching
-        else f"You have looked at {looks} private release{'s' * (looks != 1)} of {escape_markdown(privacy.dataset_label(s))} in "
-        "this session; what you publish carries the odometer's total, since you chose among them. Tune on the "
-        "stand-in (the sweep pages) and release once to keep the total at one release."
+        f"{looks} private release{'s' * (looks != 1)} of {escape_markdown(status.label)} so far "
+        f"({status.budget.describe(status.spent)}); what you publish carries that total if you chose among them. "
+        "Tune on the stand-in (the sweep pages) and release once to keep it at one release."
     )
-    if made is not None:
-        note = "Present shows an earlier release; press to release these instead. " + note
+    if privacy.chosen(s) is not None:
+        note = "Present shows an earlier release; press to present these instead. " + note
     c2.caption(note)

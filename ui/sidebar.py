@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dpci.presentation.tables import escape_markdown
-from ui.privacy import odometer, session_cap, set_cap
+from ui import privacy as ledger_view
 from ui.settings import (
     C_VALUES,
     DATASETS,
@@ -191,13 +191,14 @@ def sidebar(show_vi=True, unused=()):
             + (f", {s.vi_replicates:,} bootstrap replicates" if show_vi else "")
             + (f", seed {s.seed}" if s.teaching else ", fresh randomness")
         )
-    _cap_panel(sb)
+    _ledger_panel(sb)
+    ledger_view.write_visitor_cookie()
     settings = current_settings()
     share_settings(settings)  # every page's address holds the settings: a reload or a shared link keeps them
     return settings
 
 
-ODOMETER_SLOT = "_odometer_slot"  # session_state: this run's sidebar slot of the odometer
+ODOMETER_SLOT = "_odometer_slot"  # session_state: this run's sidebar slot of the privacy ledger
 
 
 def _store_teaching():
@@ -214,59 +215,72 @@ def _teaching_toggle(sb):
         on_change=_store_teaching,
         help="On: the noise comes from a fixed seed, so a class sees the same numbers, but anyone who knows "
         "the seed can remove the noise: nothing is a private release. Off: fresh randomness from the "
-        "operating system, and every new setting is a new private release counted by the odometer.",
+        "operating system, and every new setting is a new private release, admitted by the privacy ledger.",
     )
     if s.teaching:
         sb.caption(f"Teaching mode, seed {s.seed}: the numbers are reproducible and **not private**.")
 
 
 def draw_odometer(s: Settings):
-    """The privacy odometer of the settings' dataset in its sidebar slot (redrawn after each charge)."""
+    """The privacy ledger of the settings' dataset in its sidebar slot (redrawn after each release)."""
     slot = st.session_state.get(ODOMETER_SLOT)
     if slot is None:
         return
-    meter = odometer(s)
-    total = meter.total
-    eps = meter.epsilon(total)
-    approx = total.to_approx_dp(meter.delta)
-    delta = "" if approx.delta == 0 else f", δ = {approx.delta:.0e}"
     box = slot.container(border=True)
-    box.markdown(
-        f"**Privacy odometer** · {escape_markdown(meter.name)}, this session  \n"
-        f"ε = **{eps:.3g}**{delta} spent in **{total.releases}** private release{'s' * (total.releases != 1)}"
-        f" · cap {meter.cap:g}"
-    )
-    box.progress(min(eps / meter.cap, 1.0) if meter.cap else 0.0)
-    if meter.not_private:
+    try:
+        status = ledger_view.status(s)
+    except ValueError:  # no upload yet
+        box.markdown("**Privacy ledger** · no dataset yet")
+        return
+    box.markdown(ledger_view.ledger_caption(s))
+    box.progress(min(status.spent / status.budget.amount, 1.0))
+    if status.not_private:
         box.caption(
-            f"+ {len(meter.not_private)} result{'s' * (len(meter.not_private) != 1)} no guarantee covers "
-            "(teaching mode or sweeps on the real data)."
+            f"+ {status.not_private} result{'s' * (status.not_private != 1)} no guarantee covers "
+            "(teaching mode, non-private or bootstrap intervals, sweeps on the real data)."
         )
 
 
-def _cap_panel(sb):
-    """The session cap and the odometer's list of what it counted."""
-    panel = sb.expander("Privacy odometer: cap and details", key="odometer_panel", on_change="rerun")
+def _ledger_panel(sb):
+    """The dataset's budget (set by whoever runs the server) and its history, with a download."""
+    panel = sb.expander("Privacy ledger: budget and history", key="odometer_panel", on_change="rerun")
     if not panel.open:
         return
-    st.session_state["w_cap"] = session_cap()
-    panel.number_input(
-        "Cap on ε for this session",
-        min_value=0.1,
-        max_value=1000.0,
-        step=0.5,
-        key="w_cap",
-        on_change=lambda: set_cap(st.session_state["w_cap"]),
-        help="A new release that would go over it asks for confirmation first.",
+    s = current_settings()
+    try:
+        ref = ledger_view.dataset_ref(s)
+    except ValueError as err:
+        panel.caption(str(err))
+        return
+    status = ledger_view.ledger().status(ref.key)
+    scope = (
+        "Demo data: each browser has its own budget (kept in a cookie)."
+        if status.demo
+        else "One budget for this data, shared by everyone on this server."
     )
-    meter = odometer(current_settings())
+    group = (
+        ""
+        if status.group_size == 1
+        else f" One person may contribute up to {status.group_size} rows: every charge is for the group."
+    )
     panel.caption(
-        "Every private result computed from this dataset in this browser session, composed: ε adds up "
-        "under pure DP, ρ under zCDP. The same settings again cost nothing more."
+        f"Budget {status.budget.describe()}, fixed by whoever runs the server before the first release; no page "
+        f"can raise it. {scope}{group} Every release is admitted before its noise is drawn; showing a stored "
+        "release again costs nothing."
     )
-    for entry in meter.entries[-12:]:
-        cost = "not private" if entry.spend is None else f"ε = {entry.spend.to_approx_dp(meter.delta).epsilon:.3g}"
-        panel.caption(f"• {escape_markdown(entry.what)} ({cost})")
+    history = ledger_view.ledger().history(ref.key)
+    for row in history[-12:]:
+        cost = f"{status.budget.symbol} = {row['charge']:.3g}" if row["private"] else "not private"
+        panel.caption(f"• {escape_markdown(row['what'])} ({cost})")
+    if history:
+        panel.download_button(
+            "History (CSV)",
+            ledger_view.history_csv(history),
+            "privacy-ledger.csv",
+            "text/csv",
+            on_click="ignore",
+            width="stretch",
+        )
 
 
 def chosen_notions():

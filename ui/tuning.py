@@ -1,6 +1,6 @@
 """What the sweep pages tune on: by default a stand-in built from the data's public facts (no
 privacy spent, dpci.data.standin); the real data only by an explicit choice, labelled not private
-wherever its results appear and noted on the odometer. And at which privacy zCDP meets epsilon-DP.
+wherever its results appear and recorded on the privacy ledger. And at which privacy zCDP meets epsilon-DP.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ PAPER_RHO = "the paper's ρ = ε²/2 (a weaker guarantee)"
 EQUAL = "equal (ε, δ), δ from the sidebar"
 
 
-REAL_RELEASES = "The real data (private releases, on the odometer)"
+REAL_RELEASES = "The real data (private releases, on the privacy ledger)"
 
 
 def source(s: Settings, releases: bool = False) -> str:
@@ -51,7 +51,9 @@ def source(s: Settings, releases: bool = False) -> str:
         )
         return "stand-in"
     if releases:
-        st.info("Running on the real data: every search is a private release, charged on the privacy odometer.")
+        st.info(
+            "Running on the real data: every search is a private release, paid for on the privacy ledger before it runs."
+        )
     else:
         st.warning(
             "Running on the real data: the results are computed without privacy and are **not private**; a split "
@@ -137,7 +139,7 @@ def sweep_arrays(s: Settings, where: str):
 
 
 def note_real_sweep(s: Settings, where: str, what: str, key) -> None:
-    """A sweep that ran on the real data goes on the odometer as a result no guarantee covers."""
+    """A sweep that ran on the real data goes on the privacy ledger as a result no guarantee covers."""
     if where == "real":
         privacy.note_not_private(s, f"sweep:{what}:{hash(key)}", f"{what} run on the real data")
 

@@ -27,10 +27,14 @@ the sum) and ``strategy="fixed"`` (one release at the budget a public stand-in p
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
+from dataclasses import replace
 
+from ..accounting import PrivacySpend
+from ..ledger.hooks import admit_release
 from ..noise import check_random_state
-from .baselines import doubling, fixed, predicted_budget, predicted_widths
+from .baselines import doubling, ex_ante_spend, fixed, predicted_budget, predicted_widths
 from .noise_reduction import (
     CoordinateLaplaceLaw,
     brownian_expost_epsilon,
@@ -82,18 +86,57 @@ def accuracy_first(
     callback : called with every checked :class:`PathStep` (e.g. to draw the path as it grows).
 
     Returns a :class:`SearchResult`: the release, whether the target was met, the ledger of what was
-    spent (``spend``; ``approx_dp(delta)``, ``odometer_spend(delta)``) and the whole path.
+    spent (``spend``; ``approx_dp(delta)``), what it was charged before it ran (``charged``: the most it
+    could spend, admitted by the active ledger) and the whole path.
     """
     problem, A = make_problem(X, y, loss, c, privacy, split, alpha, n_samples)
     target, coefs, grid = check_search(target, coefficients, problem.d, max_budget, grid, method, strategy)
+    charged = ex_ante_spend(problem, strategy, target, coefs, grid)
+    spec = dict(
+        function="accuracy_first",
+        strategy=strategy,
+        loss=repr(problem.loss),
+        privacy=problem.privacy,
+        max_budget=float(grid[-1]),
+        target=target,
+        coefficients=list(coefs),
+        split=list(problem.split),
+        c=problem.c,
+        alpha=problem.alpha,
+    )
+    # admitted at the most it can spend, before any noise is drawn (docs/privacy-ledger.md)
+    admit_release(
+        A, charged, spec, random_state, f"accuracy-first search ({strategy.replace('_', ' ')}), at most {grid[-1]:g}"
+    )
     rng = check_random_state(random_state)
     if strategy == "doubling":
-        return doubling(problem, A, target, coefs, grid, rng, callback)
-    if strategy == "fixed":
-        return fixed(problem, A, target, coefs, grid, rng, callback)
-    if problem.privacy == "zcdp" and design_budget is None:
-        design_budget = predicted_budget(problem, grid, coefs, target)[0]  # public: the stand-in only
-    return noise_reduction(problem, A, target, coefs, grid, rng, design_budget, callback)
+        result = doubling(problem, A, target, coefs, grid, rng, callback)
+    elif strategy == "fixed":
+        result = fixed(problem, A, target, coefs, grid, rng, callback)
+    else:
+        if problem.privacy == "zcdp" and design_budget is None:
+            design_budget = predicted_budget(problem, grid, coefs, target)[0]  # public: the stand-in only
+        result = noise_reduction(problem, A, target, coefs, grid, rng, design_budget, callback)
+    return replace(result, charged=charged)
+
+
+def search_charge(*args, **kwargs) -> PrivacySpend:
+    """What :func:`accuracy_first` with the same arguments would be charged before it runs (the most it
+    can spend, :func:`~dpci.accuracy_first.baselines.ex_ante_spend`). Reads only public facts of the data
+    (n, d) after the same checks; draws nothing and charges nothing."""
+    a = inspect.signature(accuracy_first).bind(*args, **kwargs)
+    a.apply_defaults()
+    v = a.arguments
+    problem, _ = make_problem(v["X"], v["y"], v["loss"], v["c"], v["privacy"], v["split"], v["alpha"], v["n_samples"])
+    target, coefs, grid = check_search(
+        v["target"], v["coefficients"], problem.d, v["max_budget"], v["grid"], v["method"], v["strategy"]
+    )
+    return ex_ante_spend(problem, v["strategy"], target, coefs, grid)
+
+
+search_charge.__signature__ = inspect.signature(accuracy_first).replace(  # type: ignore[attr-defined]
+    return_annotation="PrivacySpend"
+)
 
 
 __all__ = [
@@ -108,4 +151,5 @@ __all__ = [
     "laplace_path",
     "predicted_budget",
     "predicted_widths",
+    "search_charge",
 ]

@@ -94,6 +94,26 @@ def doubling(problem: Problem, A, target, coefs, grid, rng, callback=None) -> Se
     )
 
 
+def ex_ante_spend(problem: Problem, strategy: str, target, coefs, grid, standin_seed=0) -> PrivacySpend:
+    """The most a search can spend, known before it starts (it reads public facts only): what the
+    ledger admits before the search draws any noise.
+
+    * noise reduction: the release at the last grid step. Every earlier step of the path is a
+      post-processing of it (Koufogiannis et al. 2015 for Laplace; the Brownian construction of
+      Whitehouse et al. 2022 for Gaussian noise), so the whole path is as private as that one release;
+    * doubling: the sum of every release it may make (basic composition, Proposition 4);
+    * fixed: its one release at the budget predicted on the public stand-in.
+    """
+    p = problem
+    if strategy == "noise_reduction":
+        return p.allocation(float(grid[-1])).spend
+    if strategy == "doubling":
+        start = float(grid[first_possible(p, grid, target)])
+        budgets = [start * 2.0**k for k in range(64) if start * 2.0**k <= grid[-1] * (1 + 1e-12)]
+        return summed_spend(p.allocation(b).spend for b in budgets)
+    return p.allocation(predicted_budget(p, grid, coefs, target, standin_seed)[0]).spend
+
+
 def predicted_widths(problem: Problem, grid, coefs, random_state=0) -> np.ndarray:
     """(K, len(coefs)) interval widths predicted at every grid budget on a public stand-in with the
     problem's n and d (its last column the constant): its exact Hessian and covariance (no matrix
@@ -143,4 +163,4 @@ def fixed(problem: Problem, A, target, coefs, grid, rng, callback=None, standin_
     )
 
 
-__all__ = ["doubling", "fixed", "one_shot", "predicted_budget", "predicted_widths", "summed_spend"]
+__all__ = ["doubling", "ex_ante_spend", "fixed", "one_shot", "predicted_budget", "predicted_widths", "summed_spend"]

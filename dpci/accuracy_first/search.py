@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..accounting import Allocation, ApproxDP, PrivacySpend, StepSpend, rho_for_approx_dp, zcdp_to_approx_dp
+from ..accounting import Allocation, ApproxDP, PrivacySpend, zcdp_to_approx_dp
 from ..intervals import (
     _gaussian_factor,
     check_alpha,
@@ -66,9 +66,13 @@ class PathStep:
 class SearchResult:
     """What a search releases and what it cost.
 
-    ``spend`` is the ledger of the privacy spent, step by step: for noise reduction that of the last
+    ``spend`` is the privacy the outcome realised, step by step: for noise reduction that of the last
     step reached (its ex-post loss; exact for pure DP, the nominal rho for zCDP, see
     :meth:`approx_dp`), for doubling the sum of every release made, for fixed the one release.
+    ``charged`` is what the search was charged before it ran: the most it could spend
+    (:func:`~dpci.accuracy_first.baselines.ex_ante_spend`). An ex-post loss does not compose by
+    simply adding it to a running total (Rogers, Samorodnitsky, Wu & Ramdas 2023), so the ledger
+    charges the ex-ante amount; the ex-post figure says what this outcome alone would have cost.
     """
 
     strategy: str
@@ -83,6 +87,7 @@ class SearchResult:
     design_budget: float | None = None
     releases: int = 1
     extra: dict = field(default_factory=dict, repr=False)
+    charged: PrivacySpend | None = None  # what the ledger admitted before the search ran (ex ante)
 
     @property
     def widths(self) -> np.ndarray:
@@ -99,19 +104,6 @@ class SearchResult:
         if self.strategy == "noise_reduction" and self.design_budget is not None:
             return ApproxDP(brownian_expost_epsilon(self.spend.rho, self.design_budget, delta), delta)
         return ApproxDP(zcdp_to_approx_dp(self.spend.rho, delta), delta)
-
-    def odometer_spend(self, delta: float = 1e-6) -> PrivacySpend:
-        """What a :class:`~dpci.odometer.PrivacyOdometer` should charge (nothing for the width checks).
-
-        Pure DP and the baselines: :attr:`spend`. zCDP noise reduction: the per-step rho scaled up so
-        that Proposition 2 at ``delta`` gives back :meth:`approx_dp`'s ex-post epsilon (an odometer at
-        that delta then shows the valid ex-post guarantee of this outcome; see the docs for composing)."""
-        if self.privacy == "pure" or self.strategy != "noise_reduction":
-            return self.spend
-        rho = rho_for_approx_dp(self.approx_dp(delta).epsilon, delta)  # root of rho + 2 sqrt(rho L) = eps
-        factor = rho / self.spend.rho
-        steps = tuple(StepSpend(s.step, s.share, None, s.rho * factor) for s in self.spend.steps)
-        return PrivacySpend(self.spend.privacy, self.spend.mechanism, steps)
 
     def path_frame(self):
         """The path as a pandas DataFrame: budget, checked, width (max over the chosen), bound."""

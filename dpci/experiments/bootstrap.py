@@ -36,9 +36,9 @@ from .. import methods
 from ..accounting import Allocation
 from ..batch import batch_start, scratch, scratch_space
 from ..intervals import MAX_SAMPLES, MIN_SAMPLES, check_alpha, check_count
+from ..ledger.hooks import note_not_private
 from ..methods import Method
 from ..methods.paper import solve_replicates
-from ..odometer import report_not_private
 from ..settings import IntervalSettings, spread
 from ..solver import margin_rows, minimise_erm, row_major_transpose
 from ..validation import check_signed_data
@@ -140,8 +140,9 @@ def _population(X, y, loss, mechanism, privacy, budget, split, c):
 def _make_population(X, y, loss, mechanism, privacy, budget, split, c):
     X, y = check_signed_data(X, y)  # the same input contract as a release (rows in the unit ball, -1/+1)
     what = "the non-private bootstrap" if mechanism == NONPRIVATE else f"bootstrap replicates of {mechanism}"
-    report_not_private(X, y, (repr(loss), mechanism, privacy, budget, split, c), f"{what} on the data")
     A = margin_rows(X, y)
+    spec = dict(function="bootstrap", loss=repr(loss), method=mechanism, privacy=privacy, budget=budget, c=c)
+    note_not_private(A, dict(spec, split=None if split is None else list(split)), f"{what} on the data")
     method = None if mechanism == NONPRIVATE else methods.get(mechanism)
     alloc = None if method is None else method.allocate(budget, split, privacy)
     if method is not None:

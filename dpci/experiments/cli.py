@@ -198,6 +198,9 @@ def build_parser():
     _reproduce_arguments(
         sub.add_parser("reproduce", help="rerun Section 7 and write docs/figures (see dpci.experiments.reproduce)")
     )
+    from ..ledger.cli import add_arguments as _ledger_arguments
+
+    _ledger_arguments(sub.add_parser("ledger", help="the privacy ledger: list, history, set-budget, reset"))
     return parser
 
 
@@ -295,6 +298,10 @@ def main(argv=None):
         from .reproduce import cli_main
 
         return cli_main(args)
+    if args.command == "ledger":
+        from ..ledger.cli import main as ledger_main
+
+        return ledger_main(args)
     last, partial = None, False
     try:
         out = check_out(args.out, args.force)

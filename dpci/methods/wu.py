@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..accounting import Allocation, PrivacySpend, StepSpend, epsilon_from_rho
+from ..ledger.hooks import admit_release
 from ..mechanisms import NoiseLaw, PerturbedFit
 from ..solver import minimise_erm
 from .base import PrivateRelease
@@ -211,5 +212,17 @@ def tuned_release(
     """Select c privately (Algorithm 5), then Wu's release at it on all rows (sequential composition).
     Returns (release, selection); release.c is the selected c, release.spend the four-step ledger."""
     sel, alloc = tuned_allocation(budget, split, privacy, selection_share)
+    spec = dict(
+        function="tuned_release",
+        loss=repr(loss),
+        method="wu",
+        privacy=privacy,
+        budget=float(budget),
+        split=None if split is None else list(split),
+        selection_share=selection_share,
+        alpha=alpha,
+        n_samples=n_samples,
+    )
+    admit_release(A, alloc.spend, spec, rng, f"Wu et al.'s tuned release (c chosen privately), budget {budget:g}")
     selection = select_c(A, loss, sel, privacy, rng, grid, radius)
     return WuOutputPerturbation().release_at(selection.c, A, loss, alloc, alpha, n_samples, rng), selection

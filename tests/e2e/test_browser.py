@@ -124,11 +124,11 @@ def test_a_hostile_address_shows_text_not_links(app_url, page):
 
 
 def _odometer(page):
-    box = page.locator('[data-testid="stSidebar"] [data-testid="stMarkdownContainer"]', has_text="Privacy odometer")
+    box = page.locator('[data-testid="stSidebar"] [data-testid="stMarkdownContainer"]', has_text="Privacy ledger")
     return box.first.inner_text()
 
 
-def test_the_odometer_counts_every_release_from_an_upload_and_teaching_mode_is_labelled(app_url, page, tmp_path):
+def test_the_ledger_counts_every_release_from_an_upload_and_teaching_mode_is_labelled(app_url, page, tmp_path):
     csv = people_csv(tmp_path / "people.csv", 600, seed=3)
     page.goto(app_url)
     _wait_for_app(page)
@@ -145,7 +145,7 @@ def test_the_odometer_counts_every_release_from_an_upload_and_teaching_mode_is_l
             "v => { const m = document.querySelector('[data-testid=\"stMetricValue\"]'); return m && m.innerText === v; }",
             arg=shown,
         )
-        page.get_by_text(f"ε = {total} spent").first.wait_for(timeout=60_000)
+        page.get_by_text(f"ε = {total} of ε = 3 spent").first.wait_for(timeout=60_000)
     assert re.search(r"spent in 4 private releases", _odometer(page)), _odometer(page)
     page.screenshot(path=str(ARTIFACTS / "odometer-after-three-moves.png"), full_page=True)
 

@@ -1,0 +1,460 @@
+"""The privacy ledger: every result computed from a dataset, admitted by a privacy filter before its
+noise is drawn, in a database that outlives a session, a reload and a restart.
+
+One :class:`Ledger` per database. A dataset is named by a keyed hash of its content
+(:meth:`Ledger.key_of`), registered with a budget fixed before its first release (the server's
+default unless set first with :meth:`Ledger.set_budget`), and every private release is admitted by
+:meth:`Ledger.admit` in one transaction: the dataset's row is locked, its charges summed and the
+filter (:mod:`dpci.ledger.filter`) applied, the charge written, and only then does the caller draw
+the noise. A refusal raises :class:`BudgetExceeded` and writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import sqlalchemy as sa
+
+from ..accounting import PrivacySpend
+from . import config
+from .filter import Budget, BudgetExceeded, admits, check_group_size
+from .schema import charges, datasets, make_engine, migrate, releases
+
+
+@dataclass(frozen=True)
+class Status:
+    """What a dataset has spent: ``spent`` of ``budget`` (in its unit) over ``releases`` private
+    releases; ``not_private`` results no guarantee covers; for demo data scoped per visitor,
+    ``server_spent`` and ``server_releases`` over every visitor of the same data."""
+
+    key: str
+    label: str
+    budget: Budget
+    spent: float
+    releases: int
+    not_private: int
+    group_size: int
+    demo: bool
+    server_spent: float
+    server_releases: int
+
+    @property
+    def remaining(self) -> float:
+        return max(self.budget.amount - self.spent, 0.0)
+
+    def describe(self) -> str:
+        """ "ε = 1.5 of 3 spent in 2 private releases" (zCDP: with its (ε, δ))."""
+        plural = "s" * (self.releases != 1)
+        return f"{self.budget.describe(self.spent)} of {self.budget.describe()} spent in {self.releases} private release{plural}"
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a release would cost before it runs: its ``charge``, the total ``before`` and ``after`` it,
+    and whether the filter admits it (else ``reason``)."""
+
+    charge: float
+    before: float
+    after: float
+    budget: Budget
+    admitted: bool
+    reason: str = ""
+
+    def describe(self, what: str = "This release") -> str:
+        b = self.budget
+        text = f"{what} costs {b.symbol} = {self.charge:.3g}: the budget of this dataset goes from {self.before:.3g} to {self.after:.3g} of {b.amount:.3g}"
+        return text + ("" if self.admitted else f". {self.reason}")
+
+
+@dataclass(frozen=True)
+class Admission:
+    """A charge written to the ledger (``id``), before the release's noise is drawn."""
+
+    id: int
+    dataset: str
+    private: bool
+    charge: float
+    spent_before: float
+    budget: Budget
+
+
+@dataclass(frozen=True)
+class StoredRelease:
+    """A release's public outputs as stored (``payload``), its specification and what it cost."""
+
+    id: str
+    dataset: str
+    identity: str
+    spec: dict
+    payload: dict
+    created: float
+    charge: dict | None = field(default=None)
+
+
+def _json(value) -> str:
+    return json.dumps(value, sort_keys=True, default=_default)
+
+
+def _default(value):
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (np.floating, np.integer)):
+        return value.item()
+    if isinstance(value, (tuple, set, frozenset)):
+        return list(value)
+    return repr(value)
+
+
+class Ledger:
+    """The privacy ledger of one database (module docstring).
+
+    ``url``: a SQLAlchemy URL (default ``"sqlite://"``, in memory for this process; the app and the
+    command line use :meth:`from_config`: an SQLite file in the data directory or
+    ``DPCI_DATABASE_URL``). ``budget`` and ``demo_budget``: the budget a new dataset gets (a
+    :class:`Budget` or text such as ``"epsilon=3"``); ``secret``: the key of the datasets' hashes.
+    """
+
+    def __init__(
+        self,
+        url: str = "sqlite://",
+        *,
+        budget: Budget | str | None = None,
+        demo_budget: Budget | str | None = None,
+        secret: bytes | None = None,
+        env: Mapping[str, str] | None = None,
+    ):
+        self.url = url
+        self.engine = make_engine(url)
+        self.schema_version = migrate(self.engine)
+        self.secret = secret if secret is not None else config.server_secret(url, env)
+        self.default_budget = _budget(budget) or config.default_budget(env)
+        self.demo_budget = _budget(demo_budget) or config.default_budget(env, demo=True)
+
+    @classmethod
+    def from_config(cls, env: Mapping[str, str] | None = None, url: str | None = None, **kwargs) -> Ledger:
+        """The server's ledger: ``url`` or ``DPCI_DATABASE_URL`` or the SQLite file in the data directory."""
+        return cls(url or config.database_url(env), env=env, **kwargs)
+
+    def __repr__(self):
+        return f"<Ledger {sa.engine.make_url(self.url).render_as_string(hide_password=True)}>"
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # --- the active ledger (library functions report to it) -------------------------------------
+    def watching(self, dataset: str | None = None, session: str = ""):
+        """Make this ledger the one library functions report to, inside a ``with`` block; ``dataset``
+        names the data they run on (default: a keyed hash of the arrays each call receives)."""
+        from .hooks import Watch
+
+        return Watch(self, dataset, session)
+
+    def __enter__(self):
+        """``with ledger:`` is ``with ledger.watching():`` (each call's arrays name its dataset)."""
+        watch = self.watching()
+        self._watches = [*getattr(self, "_watches", []), watch]
+        return watch.__enter__()
+
+    def __exit__(self, *exc):
+        self._watches.pop().__exit__(*exc)
+
+    # --- datasets ---------------------------------------------------------------------------------
+    def key_of(self, *parts, scope: str = "") -> str:
+        """The ledger key of a dataset with this content (arrays, text, bytes; see
+        :func:`dpci.ledger.config.content_digest`), and ``/scope`` for demo data kept per visitor."""
+        content = config.keyed(self.secret, config.content_digest(*parts))
+        return f"{content}/{scope}" if scope else content
+
+    def register(
+        self,
+        key: str,
+        label: str = "",
+        *,
+        demo: bool = False,
+        group_size: int = 1,
+        budget: Budget | str | None = None,
+    ) -> Status:
+        """Make ``key`` known (with ``budget``, else the server's default for its kind); an existing
+        dataset keeps its budget and unit of protection: those are fixed before its first release."""
+        group_size = check_group_size(group_size)
+        chosen = _budget(budget) or (self.demo_budget if demo else self.default_budget)
+        content, _, scope = key.partition("/")
+        with self.engine.begin() as conn:
+            exists = conn.execute(sa.select(datasets.c.key).where(datasets.c.key == key)).first()
+            if exists is None:
+                try:
+                    with conn.begin_nested():
+                        conn.execute(
+                            sa.insert(datasets).values(
+                                key=key,
+                                content=content,
+                                scope=scope,
+                                label=label,
+                                demo=demo,
+                                group_size=group_size,
+                                notion=chosen.notion,
+                                amount=chosen.amount,
+                                delta=chosen.delta,
+                                version=0,
+                                created=time.time(),
+                            )
+                        )
+                except sa.exc.IntegrityError:  # registered by another session just now
+                    pass
+        return self.status(key)
+
+    def set_budget(self, key: str, budget: Budget | str, group_size: int | None = None) -> Status:
+        """Whoever runs the server: set a dataset's budget (and rows per person) before its first
+        release. Refused once anything is charged: a filter's budget is fixed in advance."""
+        chosen = _budget(budget)
+        assert chosen is not None
+        with self.engine.begin() as conn:
+            self._lock(conn, key)
+            if conn.execute(sa.select(sa.func.count()).where(charges.c.dataset == key, charges.c.private)).scalar():
+                raise ValueError(
+                    "this dataset has private releases already: its budget was fixed before the first one and "
+                    "cannot change (a privacy filter needs its budget in advance). Reset it only if it is demo data."
+                )
+            values = dict(notion=chosen.notion, amount=chosen.amount, delta=chosen.delta)
+            if group_size is not None:
+                values["group_size"] = check_group_size(group_size)
+            conn.execute(sa.update(datasets).where(datasets.c.key == key).values(**values))
+        return self.status(key)
+
+    def reset(self, key: str, *, force: bool = False) -> int:
+        """Whoever runs the server: forget a demo dataset's charges and releases (``force`` for other
+        data: that voids the guarantee of everything released from it). Returns the charges removed."""
+        with self.engine.begin() as conn:
+            row = self._lock(conn, key)
+            if not row.demo and not force:
+                raise ValueError("only demo data can be reset; resetting real data voids its guarantee (force=True).")
+            conn.execute(sa.delete(releases).where(releases.c.dataset == key))
+            return conn.execute(sa.delete(charges).where(charges.c.dataset == key)).rowcount
+
+    def datasets(self) -> list[Status]:
+        with self.engine.connect() as conn:
+            keys = [r[0] for r in conn.execute(sa.select(datasets.c.key).order_by(datasets.c.created))]
+        return [self.status(k) for k in keys]
+
+    # --- reading ----------------------------------------------------------------------------------
+    def status(self, key: str) -> Status:
+        with self.engine.connect() as conn:
+            row = self._row(conn, key)
+            own = conn.execute(sa.select(charges.c.private, charges.c.charge).where(charges.c.dataset == key)).all()
+            server = own
+            if row.demo:
+                server = conn.execute(
+                    sa.select(charges.c.private, charges.c.charge)
+                    .join(datasets, datasets.c.key == charges.c.dataset)
+                    .where(datasets.c.content == row.content)
+                ).all()
+        private = [c for p, c in own if p]
+        server_private = [c for p, c in server if p]
+        return Status(
+            key=key,
+            label=row.label,
+            budget=Budget(row.notion, row.amount, row.delta),
+            spent=math.fsum(private),
+            releases=len(private),
+            not_private=len(own) - len(private),
+            group_size=row.group_size,
+            demo=bool(row.demo),
+            server_spent=math.fsum(server_private),
+            server_releases=len(server_private),
+        )
+
+    def preview(self, key: str, spend: PrivacySpend) -> Preview:
+        """What admitting a release with ``spend`` would do now (nothing is written)."""
+        status = self.status(key)
+        try:
+            charge = status.budget.charge(spend, status.group_size)
+        except ValueError as err:
+            return Preview(math.nan, status.spent, math.nan, status.budget, False, str(err))
+        with self.engine.connect() as conn:
+            spent = self._charges(conn, key)
+        ok = admits(status.budget, spent, charge)
+        after = math.fsum([*spent, charge])
+        return Preview(charge, status.spent, after, status.budget, ok, "" if ok else _refusal(status, charge, after))
+
+    def history(self, key: str) -> list[dict]:
+        """Every result computed from the dataset, oldest first: when, what, private or not, its charge,
+        the total before it, and its stored release (if any)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(charges).where(charges.c.dataset == key).order_by(charges.c.id)).mappings()
+            return [
+                dict(
+                    id=r["id"],
+                    time=r["created"],
+                    what=r["what"],
+                    private=bool(r["private"]),
+                    charge=r["charge"],
+                    epsilon=r["epsilon"],
+                    rho=r["rho"],
+                    spent_before=r["spent_before"],
+                    release=r["release"],
+                    session=r["session"],
+                    spec=json.loads(r["spec"]),
+                )
+                for r in rows
+            ]
+
+    # --- writing ----------------------------------------------------------------------------------
+    def admit(
+        self, key: str, spend: PrivacySpend, *, what: str, spec: Mapping | None = None, session: str = ""
+    ) -> Admission:
+        """Admit a private release with ``spend`` before its noise is drawn: one transaction that locks
+        the dataset, applies the filter and writes the charge. Raises :class:`BudgetExceeded` (or
+        :class:`dpci.ledger.NotCovered`) and writes nothing when the budget cannot pay for it."""
+        if not isinstance(spend, PrivacySpend):
+            raise TypeError(f"admit takes a PrivacySpend (a release's .spend), got {spend!r}.")
+        with self.engine.begin() as conn:
+            row = self._lock(conn, key)
+            budget = Budget(row.notion, row.amount, row.delta)
+            charge = budget.charge(spend, row.group_size)
+            spent = self._charges(conn, key)
+            before = math.fsum(spent)
+            if not admits(budget, spent, charge):
+                status = Status(key, row.label, budget, before, len(spent), 0, row.group_size, bool(row.demo), 0, 0)
+                raise BudgetExceeded(
+                    _refusal(status, charge, math.fsum([*spent, charge])), before, charge, budget.amount
+                )
+            return self._insert(conn, key, True, charge, spend, what, spec, session, before, budget)
+
+    def note(self, key: str, *, what: str, spec: Mapping | None = None, session: str = "") -> Admission:
+        """Record a result computed from the data that no guarantee covers (a public seed, a bootstrap, a
+        non-private interval, a sweep on the data): listed in the history, never counted as privacy."""
+        with self.engine.begin() as conn:
+            row = self._lock(conn, key)
+            budget = Budget(row.notion, row.amount, row.delta)
+            return self._insert(
+                conn, key, False, 0.0, None, what, spec, session, math.fsum(self._charges(conn, key)), budget
+            )
+
+    def store_release(
+        self, admission: Admission | None, key: str, identity: str, spec: Mapping, payload: Mapping, session: str = ""
+    ) -> str:
+        """Keep a release's public outputs under a new unguessable id (and link its charge to it)."""
+        release_id = secrets.token_urlsafe(16)
+        with self.engine.begin() as conn:
+            conn.execute(
+                sa.insert(releases).values(
+                    id=release_id,
+                    dataset=key,
+                    identity=identity,
+                    charge_id=admission.id if admission else None,
+                    spec=_json(dict(spec)),
+                    payload=_json(dict(payload)),
+                    session=session,
+                    created=time.time(),
+                )
+            )
+            if admission is not None:
+                conn.execute(sa.update(charges).where(charges.c.id == admission.id).values(release=release_id))
+        return release_id
+
+    def release(self, release_id: str) -> StoredRelease | None:
+        """The stored release with this id, or None."""
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(releases).where(releases.c.id == str(release_id))).mappings().first()
+            charge = None
+            if row is not None and row["charge_id"] is not None:
+                c = conn.execute(sa.select(charges).where(charges.c.id == row["charge_id"])).mappings().first()
+                charge = dict(c) if c is not None else None
+        return _stored(row, charge) if row is not None else None
+
+    def find_release(self, key: str, identity: str, session: str | None = None) -> StoredRelease | None:
+        """The newest stored release of the dataset with this identity (from ``session`` if given)."""
+        query = sa.select(releases.c.id).where(releases.c.dataset == key, releases.c.identity == identity)
+        if session is not None:
+            query = query.where(releases.c.session == session)
+        with self.engine.connect() as conn:
+            found = conn.execute(query.order_by(releases.c.created.desc()).limit(1)).first()
+        return self.release(found[0]) if found else None
+
+    def releases_of(self, key: str) -> list[StoredRelease]:
+        with self.engine.connect() as conn:
+            ids = [
+                r[0]
+                for r in conn.execute(
+                    sa.select(releases.c.id).where(releases.c.dataset == key).order_by(releases.c.created)
+                )
+            ]
+        return [r for r in map(self.release, ids) if r is not None]
+
+    # --- internals --------------------------------------------------------------------------------
+    def _row(self, conn, key):
+        row = conn.execute(sa.select(datasets).where(datasets.c.key == key)).first()
+        if row is None:
+            raise KeyError(f"no dataset {key!r} in the ledger: register it first.")
+        return row
+
+    def _lock(self, conn, key):
+        """Lock the dataset's row for this transaction (an UPDATE: SQLite's write lock, a row lock
+        elsewhere), so concurrent charges are serialised and none is lost."""
+        done = conn.execute(sa.update(datasets).where(datasets.c.key == key).values(version=datasets.c.version + 1))
+        if done.rowcount == 0:
+            raise KeyError(f"no dataset {key!r} in the ledger: register it first.")
+        return self._row(conn, key)
+
+    @staticmethod
+    def _charges(conn, key) -> list[float]:
+        query = sa.select(charges.c.charge).where(charges.c.dataset == key, charges.c.private).order_by(charges.c.id)
+        return [c for (c,) in conn.execute(query)]
+
+    @staticmethod
+    def _insert(conn, key, private, charge, spend, what, spec, session, before, budget) -> Admission:
+        done = conn.execute(
+            sa.insert(charges).values(
+                dataset=key,
+                private=private,
+                charge=charge,
+                epsilon=None if spend is None else spend.epsilon,
+                rho=None if spend is None else spend.rho,
+                what=what,
+                spec=_json(dict(spec or {})),
+                session=session,
+                spent_before=before,
+                created=time.time(),
+            )
+        )
+        return Admission(int(done.inserted_primary_key[0]), key, private, charge, before, budget)
+
+
+def _stored(row, charge) -> StoredRelease:
+    return StoredRelease(
+        id=row["id"],
+        dataset=row["dataset"],
+        identity=row["identity"],
+        spec=json.loads(row["spec"]),
+        payload=json.loads(row["payload"]),
+        created=row["created"],
+        charge=charge,
+    )
+
+
+def _budget(budget) -> Budget | None:
+    if budget is None or isinstance(budget, Budget):
+        return budget
+    return Budget.parse(budget)
+
+
+def _refusal(status: Status, charge: float, after: float) -> str:
+    b = status.budget
+    who, setting = (
+        ("each visitor's budget on demo data", "DPCI_DEMO_BUDGET")
+        if status.demo
+        else ("the dataset's budget", "DPCI_BUDGET")
+    )
+    return (
+        f"Refused before it ran: this release costs {b.symbol} = {charge:.3g}, and with the {status.spent:.3g} already "
+        f"spent on this data the total would be {after:.3g}, over {who} of {b.amount:.3g}. Only whoever runs the "
+        f"server can set a budget ({setting}, or python -m dpci ledger); ask for less privacy budget here, or use a "
+        "public seed (the app's teaching mode: free, and not private)."
+    )

@@ -1,0 +1,98 @@
+"""A release as it is stored and shown again: its public outputs only, as JSON, and back.
+
+:func:`release_payload` keeps what a release publishes (the private coefficients and matrices, the
+interval at each confidence level a reader may ask for, the privacy spent): never the rows, the
+non-private fit or the secret randomness. :class:`StoredIntervals` is the same release read back,
+with the attributes the tables and figures read (``theta``, ``conf_int``, ``spend``, ``interval``),
+so a stored release is drawn exactly as a fresh one, and never draws new noise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..accounting import PrivacySpend, StepSpend
+
+LEVELS = (0.8, 0.9, 0.95, 0.99)  # the confidence levels kept with a release (each a post-processing)
+
+
+def spend_to_dict(spend: PrivacySpend) -> dict:
+    return dict(
+        privacy=spend.privacy,
+        mechanism=spend.mechanism,
+        steps=[dict(step=s.step, share=s.share, epsilon=s.epsilon, rho=s.rho) for s in spend.steps],
+    )
+
+
+def spend_from_dict(data: dict) -> PrivacySpend:
+    steps = tuple(StepSpend(s["step"], s["share"], s["epsilon"], s["rho"]) for s in data["steps"])
+    return PrivacySpend(data["privacy"], data["mechanism"], steps)
+
+
+def _level_key(level: float) -> str:
+    return f"{float(level):.6g}"
+
+
+def release_payload(release, levels=LEVELS) -> dict:
+    """The public outputs of a :class:`dpci.methods.PrivateRelease` as JSON-ready values."""
+
+    def listed(a):
+        return None if a is None else np.asarray(a, dtype=float).tolist()
+
+    return dict(
+        theta=listed(release.theta),
+        conf_int=listed(release.conf_int),
+        alpha=float(release.alpha),
+        n=int(release.n),
+        c=float(release.c),
+        hessian=listed(release.hessian),
+        covariance=listed(release.covariance),
+        intervals={_level_key(level): listed(release.interval(1.0 - level)) for level in levels},
+        spend=spend_to_dict(release.spend),
+    )
+
+
+@dataclass(frozen=True)
+class StoredIntervals:
+    """A stored release read back (module docstring)."""
+
+    theta: np.ndarray
+    conf_int: np.ndarray
+    alpha: float
+    n: int
+    c: float
+    hessian: np.ndarray | None
+    covariance: np.ndarray | None
+    intervals: dict
+    spend: PrivacySpend
+    release_id: str | None = None
+
+    @classmethod
+    def from_payload(cls, payload: dict, release_id: str | None = None) -> StoredIntervals:
+        def array(value):
+            return None if value is None else np.asarray(value, dtype=float)
+
+        return cls(
+            theta=np.asarray(payload["theta"], dtype=float),
+            conf_int=np.asarray(payload["conf_int"], dtype=float),
+            alpha=float(payload["alpha"]),
+            n=int(payload["n"]),
+            c=float(payload["c"]),
+            hessian=array(payload.get("hessian")),
+            covariance=array(payload.get("covariance")),
+            intervals={k: np.asarray(v, dtype=float) for k, v in payload["intervals"].items()},
+            spend=spend_from_dict(payload["spend"]),
+            release_id=release_id,
+        )
+
+    def interval(self, alpha=None) -> np.ndarray:
+        """The stored (1 - alpha) interval; a level that was not stored is refused (it would need the
+        release's Monte Carlo draws, which are not kept)."""
+        level = 1.0 - (self.alpha if alpha is None else float(alpha))
+        found = self.intervals.get(_level_key(level))
+        if found is None:
+            kept = ", ".join(f"{100 * float(k):g}%" for k in self.intervals)
+            raise ValueError(f"this stored release keeps its intervals at {kept}; {100 * level:g}% is not among them.")
+        return found

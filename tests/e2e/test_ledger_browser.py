@@ -1,0 +1,105 @@
+"""The privacy ledger in Chromium: a release survives a reload, a new tab, another browser and a
+server restart; the spend is never reset by a reload; a release the budget cannot pay is refused
+before it runs, saying whose budget it is and who can change it."""
+
+import re
+import subprocess
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from .conftest import ARTIFACTS, start_server, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+PRIVATE_BOUNDS = (
+    "() => { const p = document.querySelector('.js-plotly-plot'); if (!p || !p.data) return null;"
+    " const t = p.data.find(t => (t.name || '').toLowerCase().startsWith('private')); return t ? t.x : null; }"
+)
+
+
+def _bounds(page):
+    page.wait_for_function(PRIVATE_BOUNDS)
+    return page.evaluate(PRIVATE_BOUNDS)
+
+
+def _ledger_text(page):
+    box = page.locator('[data-testid="stSidebar"] [data-testid="stMarkdownContainer"]', has_text="Privacy ledger")
+    box.first.wait_for()
+    return box.first.inner_text()
+
+
+def _explorer(page, url):
+    page.goto(url)
+    page.wait_for_selector(".js-plotly-plot")
+    page.get_by_text(re.compile(r"ε = 1 of ε = 10 spent in 1 private release\b")).first.wait_for(timeout=60_000)
+    wait_for_app(page)
+
+
+def test_a_release_survives_reloads_tabs_browsers_and_a_restart(app_url, browser, page):
+    _explorer(page, f"{app_url}/?d=3")
+    first = _bounds(page)
+    page.reload()  # a reload: the stored release, not a new one; the spend is not reset
+    _explorer(page, f"{app_url}/?d=3")
+    assert _bounds(page) == first
+    assert "spent in 1 private release" in _ledger_text(page)
+    tab = page.context.new_page()  # a new tab of the same browser: the same visitor, the same spend
+    _explorer(tab, f"{app_url}/?d=3")
+    assert _bounds(tab) == first
+    tab.close()
+
+    page.get_by_role("button", name="Release", exact=True).click()
+    page.get_by_role("button", name="Released").wait_for()
+    page.get_by_role("link", name="Present").first.click()
+    page.wait_for_url(re.compile(r"/Present\?.*release="))
+    page.wait_for_selector(".js-plotly-plot")
+    wait_for_app(page)
+    release_id = parse_qs(urlparse(page.url).query)["release"][0]
+    shown = _bounds(page)
+    assert page.get_by_text(release_id).count() >= 1
+    page.screenshot(path=str(ARTIFACTS / "present-stored-release.png"), full_page=True)
+    page.reload()
+    page.wait_for_selector(".js-plotly-plot")
+    assert _bounds(page) == shown
+
+    other = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()  # another browser
+    other.goto(f"{app_url}/Present?release={release_id}")
+    other.wait_for_selector(".js-plotly-plot")
+    assert _bounds(other) == shown
+    assert "spent in 0 private releases" in _ledger_text(other)  # nothing drawn for this visitor
+    other.context.close()
+
+    url, proc, log = start_server(ARTIFACTS / "streamlit-server-restarted.log")  # same database, new process
+    try:
+        again = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        again.goto(f"{url}/Present?release={release_id}")
+        again.wait_for_selector(".js-plotly-plot")
+        assert _bounds(again) == shown
+        again.context.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def test_a_release_the_budget_cannot_pay_is_refused_before_it_runs(app_url, browser):
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.goto(f"{app_url}/?d=3&epsilon=5.0")
+    page.wait_for_selector(".js-plotly-plot")
+    page.get_by_text(re.compile(r"ε = 5 of ε = 10 spent in 1 private release\b")).first.wait_for(timeout=60_000)
+    wait_for_app(page)
+    slider = page.locator('[data-testid="stSlider"]', has_text="Total budget ε").get_by_role("slider")
+    slider.focus()
+    page.keyboard.press("End")  # epsilon 10: 5 + 10 > 10
+    refusal = page.get_by_text(re.compile("Refused before it ran")).first
+    refusal.wait_for(timeout=60_000)
+    said = refusal.inner_text()
+    assert "budget on demo data of 10" in said and "whoever runs the server" in said
+    page.screenshot(path=str(ARTIFACTS / "ledger-refusal.png"), full_page=True)
+    page.reload()  # a reload does not reset the spend
+    page.get_by_text(re.compile("Refused before it ran")).first.wait_for(timeout=60_000)
+    assert "ε = 5 of ε = 10 spent in 1 private release" in _ledger_text(page)
+    page.context.close()

@@ -1,0 +1,139 @@
+"""A stored release, exported: its JSON record, and a short Python script (or notebook) that re-runs
+its specification with dpci on one's own copy of the data, so an analyst moves from the app to code in
+one step. The script draws fresh randomness (a new release, paid on the script's own ledger): the
+stored numbers are in the record, not recomputed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import dpci
+from dpci.ledger import StoredRelease
+from ui.settings import DATASETS, MODELS, Settings
+
+
+def upload_spec(result, file_name: str, sep: str | None) -> dict:
+    """What a script needs to read an upload as the app did: the file's name, the target, the positive
+    class and every column's public description (bounds, categories)."""
+    schema = result.schema
+    columns = [
+        dict(name=c.name, kind=c.kind, lower=c.lower, upper=c.upper, categories=list(c.categories or ()))
+        for c in schema.columns
+    ]
+    return dict(file=file_name, sep=sep or ",", target=schema.label, positive=schema.positive_class, columns=columns)
+
+
+def release_record(stored: StoredRelease) -> str:
+    """The stored release as one JSON document: id, time, specification, public outputs, what it cost."""
+    charge = stored.charge or {}
+    record = dict(
+        release=stored.id,
+        created_utc=stored.created,
+        dpci_version=dpci.__version__,
+        specification=stored.spec,
+        outputs=stored.payload,
+        charge=None
+        if not charge
+        else dict(
+            private=bool(charge.get("private")), charge=charge.get("charge"), spent_before=charge.get("spent_before")
+        ),
+    )
+    return json.dumps(record, indent=2, ensure_ascii=False, default=str)
+
+
+def _data_lines(s: Settings, upload: dict | None) -> list[str]:
+    if s.dataset == DATASETS[0]:
+        return [
+            "from dpci.data import load_adult",
+            "",
+            f"data = load_adult(d={s.d}, normalize={s.scaling!r})  # UCI Adult, shipped with dpci",
+        ]
+    if s.dataset == DATASETS[1]:
+        return [
+            "import numpy as np",
+            "from dpci.data import make_synthetic_logistic",
+            "",
+            "# the app's synthetic data: public, with a known truth",
+            f"theta = np.append(np.resize({(1.5, -1.0, 0.5, -0.3, 0.8, 0.2, -0.6, 1.0, -1.2, 0.4)!r}, {s.d}), 0.3)",
+            "X, y = make_synthetic_logistic(50_000, theta, random_state=20261122)",
+        ]
+    upload = upload or {}
+    bounds = {c["name"]: (c["lower"], c["upper"]) for c in upload.get("columns", []) if c["kind"] == "numeric"}
+    categories = {c["name"]: tuple(c["categories"]) for c in upload.get("columns", []) if c["kind"] != "numeric"}
+    features = [c["name"] for c in upload.get("columns", [])]
+    return [
+        "from pathlib import Path",
+        "",
+        "from dpci.data import read_uploaded_csv",
+        "",
+        f"path = Path({upload.get('file', 'your-data.csv')!r})  # your copy of the data",
+        "result = read_uploaded_csv(",
+        "    path.read_bytes(),",
+        f"    {upload.get('target', 'label')!r},",
+        f"    positive_class={upload.get('positive')!r},",
+        f"    features={features!r},",
+        f"    bounds={bounds!r},  # public bounds, as in the app",
+        f"    categories={categories!r},",
+        f"    sep={upload.get('sep', ',')!r},",
+        ")",
+        f"data = result.to_dataset(d={s.d}, normalize={s.scaling!r})",
+    ]
+
+
+def _budget_text(s: Settings) -> str:
+    """A budget for the script's ledger in the release's own notion, large enough for this one release."""
+    if s.priv == "pure":
+        return f"epsilon={max(3.0, s.epsilon):g}"
+    return f"rho={max(1.0, s.rho):g},delta={s.delta:g}"
+
+
+def release_script(s: Settings, stored: StoredRelease | None = None) -> str:
+    """A Python script that makes a release with these settings (fresh randomness) on a ledger."""
+    upload = (stored.spec.get("upload") if stored else None) or None
+    data = _data_lines(s, upload)
+    arrays = "X, y" if s.dataset == DATASETS[1] else "data.X, data.y"
+    header = [
+        '"""A private release with the settings of the dpci app' + (f" (release {stored.id})" if stored else "") + ".",
+        "",
+        "It draws fresh randomness: a new release, admitted by the ledger below before its noise is",
+        "drawn. The app's stored numbers are in the release's JSON record.",
+        '"""',
+        "",
+        "import dpci",
+    ]
+    n_rows = [f"# the app used n = {s.n} rows (a fixed subsample); this script uses all of them"] if s.n else []
+    call = [
+        "",
+        *n_rows,
+        f'ledger = dpci.Ledger("sqlite:///dpci-ledger.sqlite3", budget={_budget_text(s)!r})  # set your own budget',
+        "with ledger as watch:",
+        "    release = dpci.private_confidence_intervals(",
+        f"        {arrays},",
+        f"        dpci.losses.get_loss({MODELS[s.model]!r}, {s.h!r}),",
+        f"        mechanism={s.mech!r},",
+        f"        privacy={s.priv!r},",
+        f"        budget={s.budget!r},",
+        f"        split={tuple(round(v, 12) for v in s.split)!r},",
+        f"        c={s.c!r},",
+        f"        alpha={round(s.alpha, 12)!r},",
+        f"        n_samples={s.m!r},",
+        "        random_state=None,  # fresh, secret randomness",
+        "    )",
+        "print(release.conf_int)",
+        "print(watch.status().describe())",
+    ]
+    return "\n".join(header + data + call) + "\n"
+
+
+def release_notebook(s: Settings, stored: StoredRelease | None = None) -> str:
+    """The same script as a Jupyter notebook (nbformat 4): a title cell and one code cell."""
+    title = "# A private release with dpci\n\nThe settings of the app" + (f"'s release `{stored.id}`" if stored else "")
+    settings = "\n".join(f"- {k}: {v}" for k, v in asdict(s).items())
+    cells = [
+        dict(cell_type="markdown", metadata={}, source=title + ".\n\n" + settings),
+        dict(cell_type="code", metadata={}, execution_count=None, outputs=[], source=release_script(s, stored)),
+    ]
+    notebook = dict(nbformat=4, nbformat_minor=5, metadata=dict(language_info=dict(name="python")), cells=cells)
+    return json.dumps(notebook, indent=1, ensure_ascii=False)
