@@ -84,10 +84,22 @@ def explorer():
             "privacy noise matters it is too short, and it misses the truth more often than its level says."
         )
 
+    key = ui.dataset_key(settings)
+    # Real data (an upload): explore on a stand-in of its public facts, free, until the user releases.
+    preview = (
+        ui.privacy.needs_explicit_release(settings)
+        and ui.privacy.stored(settings, key) is None
+        and not ui.privacy.release_requested(settings, key)
+    )
+    source = "preview" if preview else "data"
     try:
-        key = ui.dataset_key(settings)
-        release = ui.cached_release(key, settings)
-        nonprivate = ui.cached_nonprivate(key, settings)
+        if preview:
+            X, y, names = ui.preview_arrays(settings)
+            truth = None
+            release, nonprivate = ui.preview_release(key, settings), ui.preview_nonprivate(key, settings)
+        else:
+            release = ui.cached_release(key, settings)
+            nonprivate = ui.cached_nonprivate(key, settings)
     except ui.Refused as err:
         ui.explain_refusal(err)
         last_chart("until you go back to settings already released, or ask for less budget")
@@ -95,6 +107,9 @@ def explorer():
     except Exception as err:  # noqa: BLE001 - shown as a message, never a traceback
         ui.explain_error(err)
         halt()
+    ui.draw_odometer(settings)  # the sidebar's ledger, now that an upload (if any) has been read
+    if preview:
+        ui.preview_banner(settings, key)
     st.session_state["last_release_seconds"] = time.perf_counter() - started
 
     spend = release.spend
@@ -114,7 +129,8 @@ def explorer():
         )
     cols[2].metric("Rows n", f"{len(X):,}")
     cols[3].metric("Coefficients", f"{X.shape[1]}", help="d features plus the constant.")
-    ui.release_button(settings, release)
+    if not preview:
+        ui.release_button(settings, release)
     if release.c != settings.c:
         st.caption(
             f"{ui.chosen_method(settings).label[:1].upper() + ui.chosen_method(settings).label[1:]} chooses its own "
@@ -127,7 +143,7 @@ def explorer():
             f"budget); c = {ui._fmt_c(settings.c)} is valid."
         )
 
-    previous = ui.existing_variability_job(settings)
+    previous = ui.existing_variability_job(settings, source)
 
     @st.fragment(run_every=ui.poll_interval(previous, first=previous is None, first_paint=first_paint))
     def results():
@@ -135,18 +151,20 @@ def explorer():
             # A tick of this fragment left over from an earlier full run (a later run stopped before
             # drawing it, e.g. for an upload): drawing now would put a stale chart in that page.
             st.rerun(scope="app")
-        job = ui.existing_variability_job(settings)
+        job = ui.existing_variability_job(settings, source)
         if job is None:
             # The private interval is drawn at once; the bootstrap starts at the next tick, once the
             # browser has the chart, so it never delays the first picture.
-            drawn = st.session_state.get("_vi_first_draw") == ui.variability_key(settings)
-            st.session_state["_vi_first_draw"] = ui.variability_key(settings)
-            job = ui.variability_job(settings, X, y) if drawn else ui.NO_JOB
+            drawn = st.session_state.get("_vi_first_draw") == ui.variability_key(settings, source)
+            st.session_state["_vi_first_draw"] = ui.variability_key(settings, source)
+            job = ui.variability_job(settings, X, y, source) if drawn else ui.NO_JOB
         ui.controls_follow()  # after a first paint, the tick that started the job brings the whole page
         state = ui.first_preview(job)
         vi, stale = ui.variability_or_last(state, settings.alpha, names)
         table = interval_table(names, release, nonprivate, vi, truth, settings.alpha)
         title = f"{100 * settings.level:g}% intervals: {settings.mechanism.lower()}, {settings.privacy}"
+        if preview:
+            title = "Preview on a stand-in, not your data: " + title
         chart = forest_plot(table, title=title, level=settings.level, stale=("variability",) if stale else ())
         st.session_state["_last_forest"] = chart
         st.plotly_chart(chart, width="stretch", key="forest", config={"displaylogo": False})

@@ -11,7 +11,7 @@ from dpci.presentation.figures import forest_plot, ledger_plot, plain
 from dpci.presentation.odds import readable_odds
 from dpci.presentation.report import report_html
 from dpci.presentation.tables import interval_table, plain_summary
-from ui import present
+from ui import export, present
 
 st.set_page_config(page_title="dpci: present", page_icon="🔒", layout="wide")
 current = ui.sidebar(show_vi=False)
@@ -123,6 +123,19 @@ chart.update_layout(height=max(420, 90 + 60 * len(names)), font=big, legend_font
 # labels would otherwise take half the chart at this font size
 labels = [plain(f).replace("=", "=<br>", 1) if len(f) > 16 else plain(f) for f in table["feature"]]
 chart.update_xaxes(tickfont=big, title_font=big).update_yaxes(tickfont=big, ticktext=labels)
+provenance = present.provenance(stored)
+if stored is not None:  # the chart carries the release's id, in the page and in its download
+    chart.add_annotation(
+        text=f"dpci release {stored.id}",
+        xref="paper",
+        yref="paper",
+        x=1,
+        y=1.02,
+        showarrow=False,
+        xanchor="right",
+        yanchor="bottom",
+        font=dict(size=12, color="#666"),
+    )
 st.plotly_chart(chart, width="stretch", config={"displaylogo": False})
 odds = present.odds_ratios(table, settings)
 ledger = release.spend.to_frame()
@@ -140,7 +153,7 @@ c1, c2, c3 = st.columns(3)
 # on_click="ignore": a download does not rerun the page, so a second click right after is not cancelled
 c1.download_button(
     "Intervals (CSV)",
-    present.intervals_csv(table, settings, len(X), X.shape[1], not_private, odds),
+    present.intervals_csv(table, settings, len(X), X.shape[1], not_private, odds, provenance),
     f"{name}.csv",
     "text/csv",
     width="stretch",
@@ -159,7 +172,7 @@ c3.download_button(
     "Full report (HTML)",
     lambda: report_html(
         title,
-        present.settings_in_words(settings, len(X), X.shape[1], not_private),
+        {**present.settings_in_words(settings, len(X), X.shape[1], not_private), **provenance},
         sentences,
         table,
         ledger,
@@ -172,3 +185,34 @@ c3.download_button(
     type="primary",
     on_click="ignore",
 )
+if stored is not None:
+    st.caption(
+        "The release as code: its record (the stored numbers, the settings and what it cost, as JSON), and a "
+        "Python script or notebook that makes a release with the same settings on your own copy of the data "
+        "(fresh randomness: a new release, on the script's own ledger)."
+    )
+    d1, d2, d3 = st.columns(3)
+    d1.download_button(
+        "Release record (JSON)",
+        export.release_record(stored),
+        f"release-{stored.id}.json",
+        "application/json",
+        width="stretch",
+        on_click="ignore",
+    )
+    d2.download_button(
+        "Python script",
+        export.release_script(settings, stored),
+        f"release-{stored.id}.py",
+        "text/x-python",
+        width="stretch",
+        on_click="ignore",
+    )
+    d3.download_button(
+        "Notebook",
+        export.release_notebook(settings, stored),
+        f"release-{stored.id}.ipynb",
+        "application/x-ipynb+json",
+        width="stretch",
+        on_click="ignore",
+    )

@@ -454,7 +454,11 @@ def test_an_upload_with_data_derived_bounds_is_called_not_private_in_the_apps_wo
     reason = ui._not_private_reason(result)
     assert "bounds of age" in reason and "categories of city" in reason
     assert "bounds=" not in reason  # the app's words, not the Python API's
+    assert "upload panel" in reason and "table above" in ui._not_private_reason(result, here=True)
     assert ui._not_private_reason(public) is None
+    # one bound typed, the other still the data's own: still not private, and named
+    partial = ui._not_private_reason(public, partial=["age"])
+    assert partial is not None and "bounds of age" in partial
 
 
 def test_present_states_no_guarantee_for_an_upload_with_data_derived_bounds():

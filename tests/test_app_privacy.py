@@ -228,3 +228,36 @@ def test_an_upload_file_name_is_shown_as_text_not_markdown():
     assert not at.exception
     shown = [c.value for c in at.caption if "Stand-in" in c.value] + [m.value for m in at.sidebar.markdown]
     assert shown and not any("[x](http" in v for v in shown), shown  # brackets escaped, no live link
+
+
+def test_an_upload_is_explored_on_a_free_preview_and_charged_only_on_release():
+    from dpci.ledger import Ledger
+    from ui.privacy import canonical_upload
+    from ui.upload import upload_digest
+
+    rng = np.random.default_rng(7)
+    rows = [f"{rng.integers(18, 80)},{rng.integers(1, 80)},{rng.choice(['yes', 'no'])}" for _ in range(1500)]
+    data = "\r\n".join(["age,hours,label", *rows]).encode()  # saved on Windows: the same data as with \n
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state["upload_kept"] = ("people.csv", data, upload_digest(data))
+    at.query_params.update({"dataset": "Uploaded CSV"})
+    at.run()
+    at.run()
+    book = Ledger.from_config()
+    key = book.key_of(canonical_upload(data.replace(b"\r\n", b"\n")))
+
+    def shown():  # as read on the page (markdown escapes removed)
+        return (" ".join(i.value for i in at.info) + " ".join(c.value for c in at.caption)).replace("\\", "")
+
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Preview: not your data" in shown() and book.status(key).releases == 0
+    assert "Release at ε = 1 costs ε = 1: the budget of this dataset goes from 0 to 1 of 3" in shown()
+    at.sidebar.select_slider(key="w_epsilon").set_value(0.5).run()  # moving sliders costs nothing
+    assert "Preview: not your data" in shown() and book.status(key).releases == 0
+    at.button(key="release_on_data").click().run()
+    assert not at.exception and "Preview: not your data" not in shown()
+    assert book.status(key).releases == 1 and book.status(key).spent == pytest.approx(0.5)
+    at.sidebar.select_slider(key="w_epsilon").set_value(1.0).run()  # new settings: a preview again, cost said
+    assert "Preview: not your data" in shown() and "goes from 0.5 to 1.5 of 3" in shown()
+    at.sidebar.select_slider(key="w_epsilon").set_value(0.5).run()  # the released settings: the stored release
+    assert "Preview: not your data" not in shown() and book.status(key).releases == 1

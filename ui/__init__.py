@@ -43,8 +43,11 @@ from ui.data import (
     explain_error,
     load_data,
     loader,
+    preview_arrays,
+    preview_nonprivate,
+    preview_release,
 )
-from ui.release_panel import explain_refusal, release_button
+from ui.release_panel import explain_refusal, preview_banner, release_button
 from ui.settings import DATASETS, Settings, _fmt_c, changed_settings, settings_values
 from ui.sidebar import ODOMETER_SLOT, draw_odometer, page, settings_file_panel, sidebar
 from ui.state import (
@@ -100,6 +103,10 @@ __all__ = [
     "method_chooser",
     "page",
     "poll_interval",
+    "preview_arrays",
+    "preview_banner",
+    "preview_nonprivate",
+    "preview_release",
     "privacy",
     "release_button",
     "rerun_once_when_done",

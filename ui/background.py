@@ -99,8 +99,10 @@ class _NoJob:
 NO_JOB = _NoJob()
 
 
-def variability_key(s: Settings):
+def variability_key(s: Settings, source: str = "data"):
+    """What a variability job's result depends on (``source``: "data", or "preview" for the stand-in)."""
     return (
+        source,
         dataset_key(s),
         s.model,
         s.h,
@@ -119,22 +121,24 @@ def replicates(s: Settings) -> int:
     return s.vi_replicates if most is None else min(s.vi_replicates, most)
 
 
-def existing_variability_job(s: Settings):
+def existing_variability_job(s: Settings, source: str = "data"):
     """The variability job for these settings if one was started, else None."""
     slot = st.session_state.get("slot_variability")
     job = slot.job if slot is not None else None
-    return job if job is not None and job.key == variability_key(s) else None
+    return job if job is not None and job.key == variability_key(s, source) else None
 
 
-def variability_job(s: Settings, X, y):
+def variability_job(s: Settings, X, y, source: str = "data"):
     """The background job computing variability intervals for these settings (kept across reruns).
 
     The key leaves out what variability intervals do not depend on (φ2, φ3, m, the level),
     so moving those sliders does not restart it.
     """
     slot = job_slot("variability")
-    key = variability_key(s)
-    if not (slot.job is not None and slot.job.key == key):  # computed from the data without privacy: on the ledger
+    key = variability_key(s, source)
+    if source == "data" and not (
+        slot.job is not None and slot.job.key == key
+    ):  # from the data, no privacy: on the ledger
         privacy.note_not_private(
             s, f"variability:{key!r}", "variability intervals (a bootstrap on the data, not private)"
         )

@@ -109,6 +109,7 @@ def cached_release(key: str, s: Settings, where: str = "Explorer"):
         return found
     problem = privacy.refusal(s)
     if problem is not None:
+        privacy.forget_request(s, key)
         raise Refused(problem)
     X, y, _, _ = load_data(s)
     book = privacy.ledger()
@@ -118,6 +119,7 @@ def cached_release(key: str, s: Settings, where: str = "Explorer"):
                 X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=None
             )
     except BudgetExceeded as err:  # another tab spent the budget between the preview and now
+        privacy.forget_request(s, key)
         raise Refused(str(err)) from None
     payload = release_payload(release)
     release_id = book.store_release(
@@ -135,6 +137,32 @@ def _teaching_release(key: str, s: Settings, ledger_key: str, visitor: str):
         return dpci.private_confidence_intervals(
             X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=s.seed
         )
+
+
+def preview_arrays(s: Settings):
+    """(X, y, names) of the stand-in an upload is previewed on: synthetic rows with the upload's public
+    facts only (n and the feature names, dpci.data.standin), so exploring costs nothing."""
+    from dpci.data.preprocessing import CONSTANT_NAME
+    from dpci.data.standin import PublicFacts, stand_in
+
+    X, _, names, _ = load_data(s)  # read for its count of rows and its names only
+    facts = PublicFacts(len(X), tuple(v for v in names if v != CONSTANT_NAME), "preview")
+    return stand_in(facts)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def preview_release(key: str, s: Settings):
+    """The release of these settings on the preview's stand-in (its public seed: free, nothing private)."""
+    X, y, _ = preview_arrays(s)
+    return dpci.private_confidence_intervals(
+        X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=s.seed
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def preview_nonprivate(key: str, s: Settings):
+    X, y, _ = preview_arrays(s)
+    return dpci.nonprivate_confidence_intervals(X, y, s.loss, c=s.c, alpha=s.alpha)
 
 
 def cached_walkthrough(key: str, s: Settings):

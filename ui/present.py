@@ -98,15 +98,37 @@ def odds_ratios(table: pd.DataFrame, s: Settings) -> pd.DataFrame | None:
     return odds
 
 
+def provenance(stored) -> dict[str, str]:
+    """What a stored release's exports say about it: its id, its own spend and what the same data had
+    spent before it was chosen (the honest guarantee when earlier releases guided the choice)."""
+    if stored is None or not stored.charge:
+        return {}
+    from ui.privacy import ledger
+
+    budget = ledger().status(stored.dataset).budget
+    own, before = float(stored.charge["charge"]), float(stored.charge["spent_before"])
+    return {
+        "Release": stored.id,
+        "Privacy spent by this release": budget.describe(own),
+        "Spent on this data before it": f"{budget.describe(before)} (all together {budget.describe(before + own)}, of a budget of {budget.describe()})",
+    }
+
+
 def intervals_csv(
-    table: pd.DataFrame, s: Settings, n: int, d: int, not_private: str | None, odds: pd.DataFrame | None = None
+    table: pd.DataFrame,
+    s: Settings,
+    n: int,
+    d: int,
+    not_private: str | None,
+    odds: pd.DataFrame | None = None,
+    extra: dict[str, str] | None = None,
 ) -> str:
     """The intervals (and the odds ratios, if any) rounded to 4 significant digits, under a header of
     '# name: value' lines saying what produced them (method, guarantee, level, randomness, dpci's
     version, the date)."""
     if odds is not None:
         table = table.merge(odds.drop(columns=["coefficient", "in_words"]), on="feature", how="left")
-    header = dict(settings_in_words(s, n, d, not_private))
+    header = {**settings_in_words(s, n, d, not_private), **(extra or {})}
     header["dpci version"] = dpci.__version__
     header["Made"] = f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}"
     lines = [f"# {k}: {v}" for k, v in header.items()]

@@ -147,8 +147,16 @@ def describe(s: Settings) -> str:
 
 
 def spec_of(s: Settings, where: str) -> dict:
-    """What the ledger stores about a release made from the app: its settings by name and the page."""
-    return dict(app_settings=asdict(s), page=where, method=s.mech, privacy=s.priv, budget=s.budget)
+    """What the ledger stores about a release made from the app: its settings by name, the page, and
+    for an upload its public description (file name, target, bounds, categories), so its script can
+    read the same columns the same way."""
+    spec = dict(app_settings=asdict(s), page=where, method=s.mech, privacy=s.priv, budget=s.budget)
+    result, kept = st.session_state.get("upload_result"), st.session_state.get("upload_kept")
+    if s.dataset == DATASETS[2] and result is not None:
+        from ui.export import upload_spec
+
+        spec["upload"] = upload_spec(result, kept[0] if kept else "your-data.csv", st.session_state.get("upload_sep"))
+    return spec
 
 
 def stored(s: Settings, data_key: str) -> StoredIntervals | None:
@@ -156,6 +164,39 @@ def stored(s: Settings, data_key: str) -> StoredIntervals | None:
     ref = dataset_ref(s)
     found = ledger().find_release(ref.key, identity(s, data_key))
     return None if found is None else StoredIntervals.from_payload(found.payload, found.id)
+
+
+REQUESTED = "_release_requested"  # session_state: release identities the user asked to make
+
+
+def needs_explicit_release(s: Settings) -> bool:
+    """Real data (an upload) with fresh randomness: the Explorer previews on a stand-in and touches the
+    data only when the user presses Release, its cost shown first. Demo data stays live (a class sees
+    the ledger work, within each visitor's demo budget); teaching mode is free."""
+    return s.dataset not in SHIPPED and not s.teaching
+
+
+def request_release(s: Settings, data_key: str) -> None:
+    """Button callback: make the release of these settings now (the Explorer's next run admits it)."""
+    st.session_state.setdefault(REQUESTED, set()).add(identity(s, data_key))
+
+
+def forget_request(s: Settings, data_key: str) -> None:
+    """A requested release was refused: back to the preview for these settings."""
+    st.session_state.get(REQUESTED, set()).discard(identity(s, data_key))
+
+
+def release_requested(s: Settings, data_key: str) -> bool:
+    return identity(s, data_key) in st.session_state.get(REQUESTED, set())
+
+
+def preview_cost(s: Settings) -> tuple[str, bool]:
+    """(what pressing Release would cost, in words; whether the ledger would admit it)."""
+    preview = ledger().preview(dataset_ref(s).key, spend_of(s))
+    symbol = preview.budget.symbol
+    own = spend_of(s).epsilon if s.priv == "pure" else spend_of(s).rho
+    what = f"Release at {symbol} = {own:.3g}" if preview.charge == preview.charge else "This release"
+    return preview.describe(what), preview.admitted
 
 
 def refusal(s: Settings) -> str | None:

@@ -49,3 +49,24 @@ def release_button(s: Settings, release) -> None:
     if privacy.chosen(s) is not None:
         note = "Present shows an earlier release; press to present these instead. " + note
     c2.caption(note)
+
+
+def preview_banner(s: Settings, data_key: str) -> None:
+    """Say that the chart is a preview on a stand-in, and offer the release with its cost said first."""
+    text, admitted = privacy.preview_cost(s)
+    st.info(
+        "**Preview: not your data.** These intervals come from a stand-in with your data's public facts only "
+        "(its number of rows and its feature names): exploring, typing bounds and moving sliders cost nothing. "
+        "Your data is touched only when you press *Release*."
+    )
+    c1, c2 = st.columns([1.4, 3], vertical_alignment="center")
+    c1.button(
+        "Release",
+        on_click=privacy.request_release,
+        args=(s, data_key),
+        disabled=not admitted,
+        type="primary",
+        width="stretch",
+        key="release_on_data",
+    )
+    (c2.caption if admitted else c2.error)(escape_markdown(text + ("." if admitted else "")))

@@ -78,15 +78,25 @@ def _bounds_editor(numeric, data_key):
         "from a codebook: age 0 to 120). The defaults are the observed minimum and maximum, which "
         "are **not private**."
     )
-    start = pd.DataFrame(
-        {
-            "column": [c.name for c in numeric],
-            "lower": [kept.get(c.name, (c.lower, c.upper))[0] for c in numeric],
-            "upper": [kept.get(c.name, (c.lower, c.upper))[1] for c in numeric],
-        }
-    )
-    key = "upload_bounds_" + upload_digest((data_key + start.to_json()).encode())
-    edited = st.data_editor(start, key=key, hide_index=True, disabled=["column"], width="stretch")
+    # One editor per file and choice of columns, with a stable key and a stable starting table, so
+    # every typed edit stays in the editor's own state; the starting table is made again (from the kept
+    # bounds) only when the editor's state is gone, after a visit to another page.
+    key = "upload_bounds_" + upload_digest(data_key.encode())
+    starts = st.session_state.setdefault("_bounds_start", {})
+    if key not in st.session_state or key not in starts:
+        starts[key] = pd.DataFrame(
+            {
+                "column": [c.name for c in numeric],
+                "lower": [kept.get(c.name, (c.lower, c.upper))[0] for c in numeric],
+                "upper": [kept.get(c.name, (c.lower, c.upper))[1] for c in numeric],
+            }
+        )
+    start = starts[key]
+    # In a form: typed edits stay in the table until "Use these bounds" sends them all at once, so a
+    # rerun of the page (the bootstrap's progress, a slider) can never drop an edit being typed.
+    with st.form("upload_bounds_form", border=False):
+        edited = st.data_editor(start, key=key, hide_index=True, disabled=["column"], width="stretch")
+        st.form_submit_button("Use these bounds", help="Sends every bound typed above; nothing is released.")
     bounds = dict(kept)
     for col, (_, row) in zip(numeric, edited.iterrows()):
         try:
@@ -96,22 +106,30 @@ def _bounds_editor(numeric, data_key):
         if (low, high) != (col.lower, col.upper):
             bounds[col.name] = (low, high)
     st.session_state["kept_bounds"] = bounds
+    # a feature with one bound typed and the other still the data's own is not private either
+    st.session_state["_partial_bounds"] = [
+        c.name for c in numeric if c.name in bounds and (bounds[c.name][0] == c.lower or bounds[c.name][1] == c.upper)
+    ]
     return {name: b for name, b in bounds.items() if name in {c.name for c in numeric}}
 
 
-def _not_private_reason(result) -> str | None:
+def _not_private_reason(result, partial=(), here: bool = False) -> str | None:
     """Why an uploaded dataset's intervals are not private, in the app's words (the library's
-    warning names its Python arguments); None when nothing was taken from the data."""
-    if not result.data_derived:
-        return None
+    warning names its Python arguments); None when nothing was taken from the data. ``partial``:
+    features with only one bound typed (the other still the data's own); ``here``: said in the upload
+    panel itself (else the text points to it)."""
     numeric = {c.name for c in result.schema.numeric_columns}
     bounds = [c for c in result.data_derived if c in numeric]
+    bounds += [c for c in partial if c not in bounds]
     levels = [c for c in result.data_derived if c not in numeric]
+    if not bounds and not levels:
+        return None
     parts = []
     if bounds:
+        where = "the table above" if here else "the table of the Explorer's upload panel"
         parts.append(
-            f"the bounds of {', '.join(bounds)} are the data's own minimum and maximum (type public "
-            "bounds into the table of the Explorer's upload panel)"
+            f"the bounds of {', '.join(bounds)} are (at least on one side) the data's own minimum or maximum "
+            f"(type both public bounds of each into {where})"
         )
     if levels:
         parts.append(
@@ -124,7 +142,9 @@ def _not_private_reason(result) -> str | None:
 def upload_not_private(s: Settings) -> str | None:
     """Why the intervals of the settings' dataset are not private (only an upload can be so), or None."""
     result = st.session_state.get("upload_result")
-    return _not_private_reason(result) if s.dataset == DATASETS[2] and result is not None else None
+    if s.dataset != DATASETS[2] or result is None:
+        return None
+    return _not_private_reason(result, st.session_state.get("_partial_bounds", ()))
 
 
 def upload_panel() -> bool:
@@ -182,10 +202,12 @@ def upload_panel() -> bool:
         st.error(escape_markdown(err))
         st.session_state.pop("upload_result", None)
         return False
+    reason = _not_private_reason(result, st.session_state.get("_partial_bounds", ()), here=True)
     for text in warnings_:
-        st.warning(
-            escape_markdown(f"Not private: {_not_private_reason(result)}" if text.startswith("Not private") else text)
-        )
+        if not text.startswith("Not private"):
+            st.warning(escape_markdown(text))
+    if reason:
+        st.warning(escape_markdown(f"Not private: {reason}"))
     for note in result.notes:
         # the positive class has its own selector here, and warnings are already shown above
         if note not in warnings_ and not note.startswith("positive_class not given"):

@@ -128,26 +128,57 @@ def _odometer(page):
     return box.first.inner_text()
 
 
-def test_the_ledger_counts_every_release_from_an_upload_and_teaching_mode_is_labelled(app_url, page, tmp_path):
+CELL = (
+    "([row, column]) => { const cell = document.querySelector("
+    '`[data-testid="stDataFrame"] tr[aria-rowindex="${row + 2}"] td[aria-colindex="${column + 1}"]`);'
+    " return cell ? cell.innerText : null; }"
+)
+
+
+def _type_cell(page, row, column, value):
+    """Type a value into the bounds table (3 equal columns: name, lower, upper), until the table shows it
+    (a click that only focuses the grid types nothing: then again)."""
+    for _ in range(4):
+        box = page.locator('[data-testid="stDataFrame"]').first.bounding_box()
+        page.mouse.click(box["x"] + box["width"] * (column + 0.5) / 3, box["y"] + 35 * (row + 1) + 17)
+        page.keyboard.type(str(value), delay=30)
+        page.keyboard.press("Enter")
+        try:
+            page.wait_for_function(f"() => ({CELL})([{row}, {column}]) === {str(value)!r}", timeout=5_000)
+            return
+        except Exception:  # noqa: BLE001 - the click did not select the cell: again
+            continue
+    raise AssertionError(
+        f"could not type {value} into row {row}, column {column}: {page.evaluate(CELL, [row, column])}"
+    )
+
+
+def test_an_upload_costs_nothing_until_it_is_released_and_teaching_mode_is_labelled(app_url, page, tmp_path):
     csv = people_csv(tmp_path / "people.csv", 600, seed=3)
     page.goto(app_url)
     _wait_for_app(page)
     _choose(page, "Dataset", "Uploaded CSV")
     page.locator('input[type="file"]').set_input_files(str(csv))
     page.wait_for_selector(".js-plotly-plot")
-    page.get_by_text(re.compile(r"spent in 1 private release\b")).first.wait_for(timeout=60_000)
-    assert "people.csv" in _odometer(page)
+    page.get_by_text("Preview: not your data").first.wait_for(timeout=60_000)
+    _wait_for_app(page)
+    assert "people.csv" in _odometer(page) and "spent in 0 private releases" in _odometer(page)
+    # the bounds typed in full (age 0-120, hours 0-100), one cell at a time: every edit stays
+    for row, column, value in ((0, 1, 0), (0, 2, 120), (1, 1, 0), (1, 2, 100)):
+        _type_cell(page, row, column, value)
+    page.get_by_role("button", name="Use these bounds").click()
+    page.wait_for_function("() => !document.body.innerText.includes('Not private: the bounds')", timeout=60_000)
     slider = page.locator('[data-testid="stSlider"]', has_text="Total budget ε").get_by_role("slider")
-    for shown, total in (("0.75", "1.75"), ("0.5", "2.25"), ("0.3", "2.55")):
-        slider.focus()
-        page.keyboard.press("ArrowLeft")
-        page.wait_for_function(
-            "v => { const m = document.querySelector('[data-testid=\"stMetricValue\"]'); return m && m.innerText === v; }",
-            arg=shown,
-        )
-        page.get_by_text(f"ε = {total} of ε = 3 spent").first.wait_for(timeout=60_000)
-    assert re.search(r"spent in 4 private releases", _odometer(page)), _odometer(page)
-    page.screenshot(path=str(ARTIFACTS / "odometer-after-three-moves.png"), full_page=True)
+    slider.focus()
+    page.keyboard.press("ArrowLeft")  # epsilon 0.75: still a preview, still free
+    page.get_by_text(re.compile(r"Release at ε = 0.75 costs ε = 0.75")).first.wait_for(timeout=60_000)
+    _wait_for_app(page)
+    assert "spent in 0 private releases" in _odometer(page)
+    page.screenshot(path=str(ARTIFACTS / "upload-preview.png"), full_page=True)
+    page.locator('[data-testid="stButton"]').get_by_role("button", name="Release", exact=True).click()
+    page.get_by_text(re.compile(r"ε = 0.75 of ε = 3 spent in 1 private release\b")).first.wait_for(timeout=60_000)
+    assert page.get_by_text("Preview: not your data").count() == 0
+    page.screenshot(path=str(ARTIFACTS / "upload-released.png"), full_page=True)
 
     page.locator('[data-testid="stSidebar"]').get_by_text("Teaching mode (fixed seed)").click()
     page.get_by_text(re.compile("Teaching mode, seed 0")).first.wait_for()
