@@ -49,8 +49,10 @@ def explorer():
         "publishing**."
     )
 
-    if settings.dataset == ui.DATASETS[2] and not ui.upload_panel():
-        halt()  # the upload panel says what is missing or wrong
+    if settings.dataset == ui.DATASETS[2]:
+        if not ui.upload_panel():
+            halt()  # the upload panel says what is missing or wrong
+        ui.protection_control(settings)
 
     started = time.perf_counter()
     try:

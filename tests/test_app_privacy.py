@@ -261,3 +261,32 @@ def test_an_upload_is_explored_on_a_free_preview_and_charged_only_on_release():
     assert "Preview: not your data" in shown() and "goes from 0.5 to 1.5 of 3" in shown()
     at.sidebar.select_slider(key="w_epsilon").set_value(0.5).run()  # the released settings: the stored release
     assert "Preview: not your data" not in shown() and book.status(key).releases == 1
+
+
+def test_an_uploader_says_whom_the_guarantee_protects_and_whether_the_labels_are_public():
+    from dpci.ledger import Ledger
+    from ui.privacy import canonical_upload
+    from ui.upload import upload_digest
+
+    rng = np.random.default_rng(8)
+    rows = [f"{rng.integers(18, 80)},{rng.choice(['yes', 'no'])}" for _ in range(800)]
+    data = "\n".join(["age,label", *rows]).encode()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state["upload_kept"] = ("visits.csv", data, upload_digest(data))
+    at.query_params.update({"dataset": "Uploaded CSV"})
+    at.run()
+    at.run()
+    book = Ledger.from_config()
+    key = book.key_of(canonical_upload(data))
+    assert any("label values 'yes' and 'no' were read from the data" in w.value.replace("\\", "") for w in at.warning)
+    at.checkbox(key="upload_labels_public").check().run()
+    assert not any("label values" in w.value for w in at.warning)
+    at.number_input(key=f"group_size_{key[:12]}").set_value(3).run()
+    assert book.status(key).group_size == 3
+    assert any("up to 3 rows" in c.value for c in at.caption)
+    at.button(key="release_on_data").click().run()
+    assert book.status(key).spent == pytest.approx(3.0)  # epsilon 1 for a group of 3 rows: 3 (group privacy)
+    at.run()
+    assert at.number_input(key=f"group_size_{key[:12]}").disabled  # fixed at the first release
+    with pytest.raises(ValueError, match="fixed before"):
+        book.set_group_size(key, 1)  # and the ledger refuses it whatever a page does

@@ -47,7 +47,7 @@ from ui.data import (
     preview_nonprivate,
     preview_release,
 )
-from ui.release_panel import explain_refusal, preview_banner, release_button
+from ui.release_panel import explain_refusal, preview_banner, protection_control, release_button
 from ui.settings import DATASETS, Settings, _fmt_c, changed_settings, settings_values
 from ui.sidebar import ODOMETER_SLOT, draw_odometer, page, settings_file_panel, sidebar
 from ui.state import (
@@ -108,6 +108,7 @@ __all__ = [
     "preview_nonprivate",
     "preview_release",
     "privacy",
+    "protection_control",
     "release_button",
     "rerun_once_when_done",
     "session_alive",

@@ -241,6 +241,8 @@ def release_sentences(release_id: str | None) -> list[str]:
         return []
     lines = ["Drawn with fresh, secret randomness from the operating system (never shown or stored)."]
     status_now = ledger().status(found.dataset)
+    if status_now.group_size > 1:
+        lines.append(protects(status_now.group_size))
     before = float(found.charge["spent_before"])
     b = status_now.budget
     if before > 0:
@@ -263,6 +265,8 @@ def ledger_caption(s: Settings) -> str:
     st_ = status(s)
     who = "your browser" if st_.demo else "everyone on this server"
     text = f"**Privacy ledger** · {escape_markdown(st_.label)}, {who}  \n{st_.describe()}"
+    if st_.group_size > 1:
+        text += f"  \nEach person may have up to {st_.group_size} rows: charges are for the group."
     if st_.demo and st_.server_releases > st_.releases:
         text += (
             f"  \nAll visitors: {st_.server_releases} releases, {st_.budget.symbol} = {st_.server_spent:.3g} in total."
@@ -290,3 +294,10 @@ def history_csv(history: list[dict]) -> str:
         for r in history
     ]
     return csv_safe(pd.DataFrame(rows)).to_csv(index=False)
+
+
+def protects(group_size: int) -> str:
+    """Whom the guarantee protects, in words."""
+    if group_size == 1:
+        return "The guarantee protects each row (one row is one person)."
+    return f"The guarantee protects each person with up to {group_size} rows (every charge is for the group)."

@@ -70,3 +70,27 @@ def preview_banner(s: Settings, data_key: str) -> None:
         key="release_on_data",
     )
     (c2.caption if admitted else c2.error)(escape_markdown(text + ("." if admitted else "")))
+
+
+def protection_control(s: Settings) -> None:
+    """Whom an upload's guarantee protects: one row, or one person with up to k rows (group privacy),
+    set by the uploader before the first release and fixed from then on."""
+    ref = privacy.dataset_ref(s)
+    status = privacy.ledger().status(ref.key)
+    fixed = status.releases > 0
+    k = st.number_input(
+        "Rows one person may contribute",
+        min_value=1,
+        max_value=1000,
+        value=status.group_size,
+        step=1,
+        key=f"group_size_{ref.key[:12]}",
+        disabled=fixed,
+        help="If one person can appear in several rows (visits, transactions), say how many at most: every "
+        "release is then charged for the whole group (k·ε under pure DP, k²·ρ under zCDP), so the guarantee "
+        "protects people, not rows. Fixed at the first release.",
+    )
+    if not fixed and int(k) != status.group_size:
+        privacy.ledger().set_group_size(ref.key, int(k))
+        st.rerun()
+    st.caption(privacy.protects(status.group_size) + (" Fixed at the dataset's first release." if fixed else ""))

@@ -113,7 +113,7 @@ def _bounds_editor(numeric, data_key):
     return {name: b for name, b in bounds.items() if name in {c.name for c in numeric}}
 
 
-def _not_private_reason(result, partial=(), here: bool = False) -> str | None:
+def _not_private_reason(result, partial=(), here: bool = False, labels_from_data: bool = False) -> str | None:
     """Why an uploaded dataset's intervals are not private, in the app's words (the library's
     warning names its Python arguments); None when nothing was taken from the data. ``partial``:
     features with only one bound typed (the other still the data's own); ``here``: said in the upload
@@ -122,7 +122,7 @@ def _not_private_reason(result, partial=(), here: bool = False) -> str | None:
     bounds = [c for c in result.data_derived if c in numeric]
     bounds += [c for c in partial if c not in bounds]
     levels = [c for c in result.data_derived if c not in numeric]
-    if not bounds and not levels:
+    if not bounds and not levels and not labels_from_data:
         return None
     parts = []
     if bounds:
@@ -136,6 +136,12 @@ def _not_private_reason(result, partial=(), here: bool = False) -> str | None:
             f"the categories of {', '.join(levels)} are the values seen in the data (leave these columns "
             "out of the features here; in Python, dpci.data.read_uploaded_csv takes public category lists)"
         )
+    if labels_from_data:
+        where = "below the target column" if here else "in the Explorer's upload panel"
+        parts.append(
+            f"the label values {result.schema.positive_class!r} and {result.schema.negative_class!r} were read from "
+            f"the data (if they are public facts, say so {where})"
+        )
     return "; ".join(parts) + ". Values taken from the data reveal something about individual rows."
 
 
@@ -144,7 +150,11 @@ def upload_not_private(s: Settings) -> str | None:
     result = st.session_state.get("upload_result")
     if s.dataset != DATASETS[2] or result is None:
         return None
-    return _not_private_reason(result, st.session_state.get("_partial_bounds", ()))
+    return _not_private_reason(
+        result,
+        st.session_state.get("_partial_bounds", ()),
+        labels_from_data=st.session_state.get("_labels_from_data", False),
+    )
 
 
 def upload_panel() -> bool:
@@ -165,6 +175,7 @@ def upload_panel() -> bool:
     try:
         with st.spinner(f"Reading {escape_markdown(name)}…"):  # once per file; later runs use the parse
             sep = guess_separator(data)
+            st.session_state["upload_sep"] = sep
             summary = _memo("inspect", digest, lambda: inspect_uploaded_csv(data, sep=sep))
         candidates = summary.binary_columns or summary.columns
         c1, c2, c3 = st.columns(3)
@@ -190,6 +201,17 @@ def upload_panel() -> bool:
             address=False,
             help="The label the model predicts as +1; the other is -1.",
         )
+        labels = f"{result.schema.positive_class!r} and {result.schema.negative_class!r}"
+        if "upload_labels_public" not in st.session_state:  # widget state goes with a page switch; the choice stays
+            st.session_state["upload_labels_public"] = st.session_state.get("kept_labels_public", False)
+        public_labels = st.checkbox(
+            f"The label values {escape_markdown(labels)} are public (from a codebook, not read off this file)",
+            key="upload_labels_public",
+            help="The app read the two label values from the file: that both occur is a fact about these rows. "
+            "Tick this only if the values are known without the data.",
+        )
+        st.session_state["kept_labels_public"] = public_labels
+        st.session_state["_labels_from_data"] = not public_labels
         numeric = [col for col in result.schema.numeric_columns if col.name in features]
         bounds = _bounds_editor(numeric, name + repr((target, features))) if numeric else {}
         if bounds or positive != classes[0]:
@@ -202,7 +224,9 @@ def upload_panel() -> bool:
         st.error(escape_markdown(err))
         st.session_state.pop("upload_result", None)
         return False
-    reason = _not_private_reason(result, st.session_state.get("_partial_bounds", ()), here=True)
+    reason = _not_private_reason(
+        result, st.session_state.get("_partial_bounds", ()), here=True, labels_from_data=not public_labels
+    )
     for text in warnings_:
         if not text.startswith("Not private"):
             st.warning(escape_markdown(text))

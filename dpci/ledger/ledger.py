@@ -230,6 +230,20 @@ class Ledger:
             conn.execute(sa.update(datasets).where(datasets.c.key == key).values(**values))
         return self.status(key)
 
+    def set_group_size(self, key: str, group_size: int) -> Status:
+        """The uploader: how many rows one person may contribute (the unit of protection), before the
+        dataset's first private release; every charge is then for a group of that many rows."""
+        k = check_group_size(group_size)
+        with self.engine.begin() as conn:
+            self._lock(conn, key)
+            if conn.execute(sa.select(sa.func.count()).where(charges.c.dataset == key, charges.c.private)).scalar():
+                raise ValueError(
+                    "this dataset has private releases already: whom its guarantee protects was fixed before "
+                    "the first one."
+                )
+            conn.execute(sa.update(datasets).where(datasets.c.key == key).values(group_size=k))
+        return self.status(key)
+
     def reset(self, key: str, *, force: bool = False) -> int:
         """Whoever runs the server: forget a demo dataset's charges and releases (``force`` for other
         data: that voids the guarantee of everything released from it). Returns the charges removed."""
