@@ -12,6 +12,7 @@ from dpci.presentation.odds import readable_odds
 from dpci.presentation.report import report_html
 from dpci.presentation.tables import interval_table, plain_summary
 from ui import export, present
+from ui.settings import settings_from_spec
 
 st.set_page_config(page_title="dpci: present", page_icon="🔒", layout="wide")
 current = ui.sidebar(show_vi=False)
@@ -43,13 +44,19 @@ if stored is None and not current.teaching:
         st.rerun()
     st.stop()
 if stored is not None:
-    settings = ui.Settings(**ui.settings_values(stored.spec.get("app_settings", {}))[0])
+    settings = settings_from_spec(stored.spec)
     release = StoredIntervals.from_payload(stored.payload, stored.id)
     st.query_params["release"] = stored.id  # a reload or a copied address shows the same release
 else:  # teaching mode without a release: the sidebar's settings, drawn from the public seed
     settings = current
+has_data = True
 try:
-    X, y, names, truth = ui.load_data(settings)
+    try:
+        X, y, names, truth = ui.load_data(settings)
+    except ValueError:  # a stored release whose data is not in this session (an upload, the command line)
+        if stored is None:
+            raise
+        has_data, names, truth = False, None, None
     key = ui.dataset_key(settings)
     if stored is None:
         problem = ui.c_problem(settings, len(X))
@@ -59,6 +66,11 @@ try:
 except (ui.Refused, ValueError) as err:
     ui.explain_error(err)
     st.stop()
+if stored is not None:  # the stored release says its own size and names: nothing read from the data
+    n, d = release.n, len(release.theta)
+    names = stored.payload.get("feature_names") or names or [f"x{j + 1}" for j in range(d)]
+else:
+    n, d = X.shape
 
 title = f"What the private model says about {present.outcome(settings)}, with {100 * settings.level:g}% confidence"
 st.title(ui.escape_markdown(title))  # the outcome may name an upload's columns
@@ -85,7 +97,9 @@ audience = ui.kept_widget(
     help="The non-private and variability intervals are computed from the data without "
     "privacy: they help a team judge the price of privacy, but must not be published.",
 )
-internal = audience == INTERNAL
+internal = audience == INTERNAL and has_data
+if audience == INTERNAL and not has_data:
+    st.caption("The non-private comparisons need the data, which is not in this session: the public view is shown.")
 if internal:
     vi_job = ui.existing_variability_job(settings)
     vi = ui.shown_variability(vi_job.latest, settings.alpha) if vi_job is not None else None
@@ -105,7 +119,7 @@ sentences = plain_summary(
     release.spend,
     settings.priv,
     settings.level,
-    len(X),
+    n,
     settings.delta,
     seed=settings.seed if settings.teaching else None,
     not_private=not_private,
@@ -153,7 +167,7 @@ c1, c2, c3 = st.columns(3)
 # on_click="ignore": a download does not rerun the page, so a second click right after is not cancelled
 c1.download_button(
     "Intervals (CSV)",
-    present.intervals_csv(table, settings, len(X), X.shape[1], not_private, odds, provenance),
+    present.intervals_csv(table, settings, n, d, not_private, odds, provenance),
     f"{name}.csv",
     "text/csv",
     width="stretch",
@@ -172,7 +186,7 @@ c3.download_button(
     "Full report (HTML)",
     lambda: report_html(
         title,
-        {**present.settings_in_words(settings, len(X), X.shape[1], not_private), **provenance},
+        {**present.settings_in_words(settings, n, d, not_private), **provenance},
         sentences,
         table,
         ledger,

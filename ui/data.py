@@ -121,7 +121,7 @@ def cached_release(key: str, s: Settings, where: str = "Explorer"):
     except BudgetExceeded as err:  # another tab spent the budget between the preview and now
         privacy.forget_request(s, key)
         raise Refused(str(err)) from None
-    payload = release_payload(release)
+    payload = release_payload(release, feature_names=load_data(s)[2])
     release_id = book.store_release(
         watch.admissions[-1], ref.key, privacy.identity(s, key), privacy.spec_of(s, where), payload, privacy.visitor()
     )

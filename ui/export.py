@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-import dpci
 from dpci.ledger import StoredRelease
+from dpci.ledger.records import release_record
 from ui.settings import DATASETS, MODELS, Settings
 
 
@@ -23,24 +23,6 @@ def upload_spec(result, file_name: str, sep: str | None) -> dict:
         for c in schema.columns
     ]
     return dict(file=file_name, sep=sep or ",", target=schema.label, positive=schema.positive_class, columns=columns)
-
-
-def release_record(stored: StoredRelease) -> str:
-    """The stored release as one JSON document: id, time, specification, public outputs, what it cost."""
-    charge = stored.charge or {}
-    record = dict(
-        release=stored.id,
-        created_utc=stored.created,
-        dpci_version=dpci.__version__,
-        specification=stored.spec,
-        outputs=stored.payload,
-        charge=None
-        if not charge
-        else dict(
-            private=bool(charge.get("private")), charge=charge.get("charge"), spent_before=charge.get("spent_before")
-        ),
-    )
-    return json.dumps(record, indent=2, ensure_ascii=False, default=str)
 
 
 def _data_lines(s: Settings, upload: dict | None) -> list[str]:
@@ -137,3 +119,6 @@ def release_notebook(s: Settings, stored: StoredRelease | None = None) -> str:
     ]
     notebook = dict(nbformat=4, nbformat_minor=5, metadata=dict(language_info=dict(name="python")), cells=cells)
     return json.dumps(notebook, indent=1, ensure_ascii=False)
+
+
+__all__ = ["release_notebook", "release_record", "release_script", "upload_spec"]

@@ -25,6 +25,7 @@ import streamlit as st
 
 from dpci import methods as registry
 from dpci.ledger import Ledger, Status
+from dpci.ledger.config import canonical_csv
 from dpci.ledger.records import StoredIntervals
 from dpci.presentation.tables import escape_markdown
 from ui.settings import DATASETS, Settings
@@ -109,11 +110,7 @@ def dataset_ref(s: Settings) -> DataRef:
     return ref
 
 
-def canonical_upload(data: bytes) -> bytes:
-    """An upload's content up to how it was saved: no byte-order mark, Unix line endings, no trailing
-    blank lines (the same table saved on another system is the same dataset)."""
-    text = data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    return text.rstrip("\n").encode()
+canonical_upload = canonical_csv  # the library's, so the app and the command line name an upload alike
 
 
 def dataset_label(s: Settings) -> str:

@@ -184,3 +184,32 @@ def _fmt_c(v):
 
 def settings_json(s: Settings) -> str:
     return json.dumps(asdict(s), indent=2, ensure_ascii=False)
+
+
+def settings_from_spec(spec: dict) -> Settings:
+    """The settings of a stored release, exactly (no snapping to the widgets' options): the app's own
+    (``app_settings``), or those of a release made on the command line (``python -m dpci release``)."""
+    known = set(FIELDS)
+    if "app_settings" in spec:
+        return Settings(**{k: v for k, v in spec["app_settings"].items() if k in known})
+    labels = {v: k for k, v in mechanisms().items()}
+    split = spec.get("split") or [0.65, 0.175, 0.175]
+    pure = spec.get("privacy") == "pure"
+    return Settings(
+        dataset=DATASETS[2],
+        d=int(spec.get("d", 10)),
+        model={v: k for k, v in MODELS.items()}.get(spec.get("loss", "logistic"), "Logistic regression"),
+        h=float(spec.get("h", 0.5)),
+        mechanism=labels.get(spec.get("method", "objective"), next(iter(labels.values()))),
+        privacy={v: k for k, v in PRIVACY.items()}[spec.get("privacy", "pure")],
+        epsilon=float(spec["budget"]) if pure else Settings.epsilon,
+        rho=Settings.rho if pure else float(spec["budget"]),
+        phi1=float(split[0]),
+        phi2_rest=float(split[1]) / (float(split[1]) + float(split[2])),
+        c=float(spec.get("c", 1e-3)),
+        level=float(spec.get("level", 0.95)),
+        m=int(spec.get("m", 10_000)),
+        seed=int(spec["seed"]) if spec.get("seed") is not None else 0,
+        randomness="teaching" if spec.get("seed") is not None else "fresh",
+        scaling=spec.get("scaling", "global"),
+    )

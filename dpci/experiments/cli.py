@@ -199,8 +199,10 @@ def build_parser():
         sub.add_parser("reproduce", help="rerun Section 7 and write docs/figures (see dpci.experiments.reproduce)")
     )
     from ..ledger.cli import add_arguments as _ledger_arguments
+    from ..ledger.cli import add_release_arguments
 
     _ledger_arguments(sub.add_parser("ledger", help="the privacy ledger: list, history, set-budget, reset"))
+    add_release_arguments(sub.add_parser("release", help="one private release from a CSV, through the ledger"))
     return parser
 
 
@@ -302,6 +304,10 @@ def main(argv=None):
         from ..ledger.cli import main as ledger_main
 
         return ledger_main(args)
+    if args.command == "release":
+        from ..ledger.cli import release_main
+
+        return release_main(args)
     last, partial = None, False
     try:
         out = check_out(args.out, args.force)

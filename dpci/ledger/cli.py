@@ -1,4 +1,8 @@
-"""``python -m dpci ledger ...``: the server's privacy ledger, for whoever runs the server.
+"""``python -m dpci release ...``: one release from a CSV through the server's ledger (the app's
+database: the app then shows its spend and the release); ``python -m dpci ledger ...``: the ledger,
+for whoever runs the server.
+
+    python -m dpci release --data people.csv --target label --bounds bounds.json --epsilon 1
 
     python -m dpci ledger list                      # every dataset: budget, spent, releases
     python -m dpci ledger history KEY               # what was computed from one dataset
@@ -12,7 +16,12 @@ directory); ``--database URL`` points elsewhere. A KEY may be given by its first
 from __future__ import annotations
 
 import datetime as dt
+import json
 import sys
+import warnings
+from pathlib import Path
+
+EXIT_REFUSED = 3  # the ledger refused the release (its budget cannot pay): nothing was drawn
 
 
 def add_arguments(parser) -> None:
@@ -61,4 +70,138 @@ def main(args) -> int:
     except (ValueError, KeyError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    return 0
+
+
+def add_release_arguments(parser) -> None:
+    from ..losses import LOSSES
+    from ..methods import available
+
+    data = parser.add_argument_group("the data (read as the app reads an upload)")
+    data.add_argument("--data", required=True, help="a CSV file with a header row")
+    data.add_argument("--target", required=True, help="the label column (two values)")
+    data.add_argument("--positive", help="the label value coded +1 (default: as the app chooses)")
+    data.add_argument("--features", help="comma-separated feature columns (default: every other column)")
+    data.add_argument(
+        "--bounds",
+        help='a JSON file of public facts: {"age": [0, 120], ...} or {"bounds": {...}, "categories": {"city": [...]}}; '
+        "what it leaves out is taken from the data and is not private",
+    )
+    data.add_argument("--sep", help="the separator (default: guessed)")
+    data.add_argument("--d", type=int, help="use the first d features (default: all)")
+    data.add_argument("--scaling", choices=("global", "unit"), default="global", help="rows into the unit ball")
+    rel = parser.add_argument_group("the release")
+    budget = rel.add_mutually_exclusive_group(required=True)
+    budget.add_argument("--epsilon", type=float, help="pure epsilon-DP at this epsilon")
+    budget.add_argument("--rho", type=float, help="rho-zCDP at this rho")
+    rel.add_argument("--method", default="objective", choices=available())
+    rel.add_argument("--loss", default="logistic", choices=list(LOSSES))
+    rel.add_argument("--h", type=float, default=0.5, help="the Huber width (--loss huber)")
+    rel.add_argument("--split", help="phi1,phi2,phi3 (default: the method's)")
+    rel.add_argument("--c", type=float, default=1e-3, help="the regularisation coefficient")
+    rel.add_argument("--level", type=float, default=0.95, help="the confidence level")
+    rel.add_argument("--m", type=int, default=10_000, help="Monte Carlo samples")
+    rel.add_argument("--seed", type=int, help="a PUBLIC seed: reproducible, and recorded as not private")
+    out = parser.add_argument_group("where")
+    out.add_argument("--database", help="a SQLAlchemy URL (default: the app's ledger)")
+    out.add_argument("--record", help="write the release record (JSON) here")
+
+
+def _public_facts(path):
+    if not path:
+        return None, None
+    facts = json.loads(Path(path).read_text())
+    if not isinstance(facts, dict):
+        raise ValueError(f"{path}: expected a JSON object of bounds, got {type(facts).__name__}.")
+    if "bounds" in facts or "categories" in facts:
+        return facts.get("bounds"), facts.get("categories")
+    return facts, None
+
+
+def release_main(args) -> int:
+    """Read the CSV, admit the release on the ledger (refused: exit 3, nothing drawn), release, store
+    it, print the intervals and write the record."""
+    from .. import private_confidence_intervals
+    from ..data import guess_separator, read_uploaded_csv
+    from ..losses import get_loss
+    from .config import canonical_csv
+    from .filter import BudgetExceeded, NotCovered
+    from .ledger import Ledger
+    from .records import release_payload, release_record
+
+    try:
+        raw = Path(args.data).read_bytes()
+        bounds, categories = _public_facts(args.bounds)
+        sep = args.sep or guess_separator(raw)
+        features = args.features.split(",") if args.features else None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = read_uploaded_csv(
+                raw,
+                args.target,
+                positive_class=args.positive,
+                features=features,
+                bounds=bounds,
+                categories=categories,
+                sep=sep,
+            )
+        for warning in caught:
+            print(f"warning: {warning.message}", file=sys.stderr)
+        data = result.to_dataset(d=args.d, normalize=args.scaling)
+        privacy, budget = ("pure", args.epsilon) if args.epsilon is not None else ("zcdp", args.rho)
+        split = None if args.split is None else tuple(float(v) for v in args.split.split(","))
+        loss = get_loss(args.loss, args.h)
+        ledger = Ledger.from_config(url=args.database)
+        key = ledger.key_of(canonical_csv(raw))
+        ledger.register(key, f"your upload {Path(args.data).name}")
+        with ledger.watching(dataset=key, session="command line") as watch:
+            release = private_confidence_intervals(
+                data.X,
+                data.y,
+                loss,
+                args.method,
+                privacy,
+                budget,
+                split,
+                args.c,
+                1.0 - args.level,
+                args.m,
+                random_state=args.seed,
+            )
+    except (BudgetExceeded, NotCovered) as err:
+        print(f"refused: {err}", file=sys.stderr)
+        return EXIT_REFUSED
+    except (ValueError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    spec = dict(
+        source="command line",
+        file=Path(args.data).name,
+        target=result.schema.label,
+        positive=result.schema.positive_class,
+        loss=args.loss,
+        h=args.h,
+        method=args.method,
+        privacy=privacy,
+        budget=budget,
+        split=list(release.allocation.shares),
+        c=args.c,
+        level=args.level,
+        m=args.m,
+        d=data.X.shape[1] - 1,
+        scaling=args.scaling,
+        seed=args.seed,
+    )
+    payload = release_payload(release, feature_names=data.feature_names)
+    release_id = ledger.store_release(
+        watch.admissions[-1], key, f"cli:{json.dumps(spec, sort_keys=True)}", spec, payload, "command line"
+    )
+    print(f"release {release_id} ({'NOT private: public seed' if args.seed is not None else 'private'})")
+    print(f"{'feature':30s} {'estimate':>10s} {'lower':>10s} {'upper':>10s}")
+    for name, theta, (low, high) in zip(data.feature_names, release.theta, release.conf_int):
+        print(f"{str(name)[:30]:30s} {theta:10.4g} {low:10.4g} {high:10.4g}")
+    print(ledger.status(key).describe())
+    if args.record:
+        Path(args.record).write_text(release_record(ledger.release(release_id)))
+        print(f"wrote the release record to {args.record}", file=sys.stderr)
     return 0

@@ -93,6 +93,14 @@ def content_digest(*parts) -> bytes:
     return digest.digest()
 
 
+def canonical_csv(data: bytes) -> bytes:
+    """An uploaded file's content up to how it was saved: no byte-order mark, Unix line endings, no
+    trailing blank lines (the same table saved on another system is the same dataset). The app and the
+    command line key an upload by this, so both meet the same spend."""
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return text.rstrip("\n").encode()
+
+
 def keyed(secret: bytes, digest: bytes) -> str:
     """HMAC-SHA256 of a content digest under the server secret: names a dataset in the ledger without
     revealing anything about its rows (without the secret, no one can test a guess of them)."""

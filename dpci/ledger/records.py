@@ -35,8 +35,9 @@ def _level_key(level: float) -> str:
     return f"{float(level):.6g}"
 
 
-def release_payload(release, levels=LEVELS) -> dict:
-    """The public outputs of a :class:`dpci.methods.PrivateRelease` as JSON-ready values."""
+def release_payload(release, levels=LEVELS, feature_names=None) -> dict:
+    """The public outputs of a :class:`dpci.methods.PrivateRelease` as JSON-ready values (and the
+    coefficients' names, public facts, so the release can be shown without its data)."""
 
     def listed(a):
         return None if a is None else np.asarray(a, dtype=float).tolist()
@@ -51,7 +52,31 @@ def release_payload(release, levels=LEVELS) -> dict:
         covariance=listed(release.covariance),
         intervals={_level_key(level): listed(release.interval(1.0 - level)) for level in levels},
         spend=spend_to_dict(release.spend),
+        feature_names=None if feature_names is None else [str(v) for v in feature_names],
     )
+
+
+def release_record(stored) -> str:
+    """A stored release (:class:`dpci.ledger.StoredRelease`) as one JSON document: its id, time,
+    specification, public outputs and what it cost."""
+    import json
+
+    from .. import __version__
+
+    charge = stored.charge or {}
+    record = dict(
+        release=stored.id,
+        created_utc=stored.created,
+        dpci_version=__version__,
+        specification=stored.spec,
+        outputs=stored.payload,
+        charge=None
+        if not charge
+        else dict(
+            private=bool(charge.get("private")), charge=charge.get("charge"), spent_before=charge.get("spent_before")
+        ),
+    )
+    return json.dumps(record, indent=2, ensure_ascii=False, default=str)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,87 @@
+"""``python -m dpci release``: one release from a CSV through the app's ledger; a refusal exits 3
+with the ledger's message and draws nothing; the app shows the release by its id."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpci.experiments.cli import main
+from dpci.ledger import Ledger
+from dpci.ledger.config import canonical_csv
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def people(tmp_path):
+    rng = np.random.default_rng(abs(hash(str(tmp_path))) % 2**32)  # data of its own: the ledger is shared
+    rows = [f"{rng.integers(18, 80)},{rng.integers(1, 80)},{rng.choice(['yes', 'no'])}" for _ in range(2000)]
+    csv = tmp_path / "people.csv"
+    csv.write_text("\n".join(["age,hours,label", *rows]))
+    bounds = tmp_path / "bounds.json"
+    bounds.write_text(json.dumps({"age": [0, 120], "hours": [0, 100]}))
+    return csv, bounds
+
+
+def _key(csv):
+    book = Ledger.from_config()
+    return book, book.key_of(canonical_csv(csv.read_bytes()))
+
+
+def test_a_release_from_the_command_line_is_on_the_apps_ledger_and_in_its_record(people, tmp_path, capsys):
+    csv, bounds = people
+    record = tmp_path / "record.json"
+    argv = ["release", "--data", str(csv), "--target", "label", "--bounds", str(bounds), "--epsilon", "0.5"]
+    assert main([*argv, "--method", "output", "--record", str(record)]) == 0
+    out = capsys.readouterr().out
+    release_id = out.split()[1]
+    assert "(private)" in out.splitlines()[0] and "age" in out and "hours" in out and "const" in out
+    book, key = _key(csv)
+    assert book.status(key).releases == 1 and book.status(key).spent == pytest.approx(0.5)
+    stored = json.loads(record.read_text())
+    assert stored["release"] == release_id and len(stored["outputs"]["conf_int"]) == 3
+    assert stored["charge"]["charge"] == pytest.approx(0.5) and stored["outputs"]["feature_names"][0] == "age"
+
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "pages/5_Present.py"), default_timeout=120)  # the app shows it, by id
+    at.query_params["release"] = release_id
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(release_id in c.value for c in at.caption)
+    words = " ".join(m.value for m in at.markdown)
+    assert "ε = 0.5" in words.replace("\\", "") and book.status(key).releases == 1  # shown, not drawn again
+
+
+def test_a_release_the_budget_cannot_pay_exits_3_and_draws_nothing(people, capsys):
+    csv, bounds = people
+    argv = ["release", "--data", str(csv), "--target", "label", "--bounds", str(bounds)]
+    assert main([*argv, "--epsilon", "2.5"]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--epsilon", "1.0"]) == 3  # 2.5 + 1 > the default budget of 3
+    err = capsys.readouterr().err
+    assert "Refused before it ran" in err and "budget of 3" in err and "whoever runs the server" in err
+    book, key = _key(csv)
+    assert book.status(key).releases == 1
+
+
+def test_a_public_seed_is_recorded_as_not_private(people, capsys):
+    csv, bounds = people
+    argv = ["release", "--data", str(csv), "--target", "label", "--bounds", str(bounds), "--rho", "0.1"]
+    book, key = _key(csv)
+    assert main([*argv, "--seed", "7"]) == 0  # a public seed: recorded, never counted, whatever its notion
+    assert "NOT private" in capsys.readouterr().out
+    status = book.status(key)
+    assert (status.releases, status.not_private) == (0, 1)
+    assert main(argv) == 3  # with fresh randomness, a zCDP release on a pure budget: refused, and said why
+    assert "zCDP" in capsys.readouterr().err and book.status(key).releases == 0
+
+
+def test_bad_input_says_what_is_wrong(people, tmp_path, capsys):
+    csv, _ = people
+    assert main(["release", "--data", str(tmp_path / "missing.csv"), "--target", "label", "--epsilon", "1"]) == 2
+    assert "missing.csv" in capsys.readouterr().err
+    assert main(["release", "--data", str(csv), "--target", "nope", "--epsilon", "1"]) == 2
+    assert "nope" in capsys.readouterr().err
