@@ -3,6 +3,7 @@ storage, and the conversions against an independent accountant (OpenDP)."""
 
 import math
 import multiprocessing
+import os
 import sqlite3
 import threading
 
@@ -18,16 +19,38 @@ def spend(budget, privacy="pure", mechanism="output"):
     return allocate(budget, None, mechanism, privacy).spend
 
 
-def ledger_with(budget, **kwargs):
-    ledger = Ledger(budget=budget, secret=b"test-secret")
+@pytest.fixture(scope="module")
+def postgres():
+    """A function making a fresh database on a throw-away PostgreSQL server (tests/postgres.py)."""
+    from tests.postgres import throwaway_server, unavailable
+
+    reason = unavailable()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason}: .ci/run installs it")  # a silent skip in CI would hide a broken setup
+        pytest.skip(reason)
+    with throwaway_server() as new_database:
+        yield new_database
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request, tmp_path):
+    """A fresh ledger database: an SQLite file, or a PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
+    return request.getfixturevalue("postgres")()
+
+
+def ledger_with(budget, url="sqlite://", **kwargs):
+    ledger = Ledger(url, budget=budget, secret=b"test-secret")
     key = ledger.key_of(b"some data")
     ledger.register(key, "test data", **kwargs)
     return ledger, key
 
 
 # --- the filter ---------------------------------------------------------------------------------
-def test_pure_releases_are_refused_exactly_at_the_budget():
-    ledger, key = ledger_with("epsilon=1")
+def test_pure_releases_are_refused_exactly_at_the_budget(database):
+    ledger, key = ledger_with("epsilon=1", database)
     for _ in range(10):  # ten at 0.1: the shares' products round to 1 + 2e-16 in all, within ROUNDING
         ledger.admit(key, spend(0.1), what="r")
     assert ledger.status(key).spent == pytest.approx(1.0, abs=1e-15) and ledger.status(key).releases == 10
@@ -60,8 +83,8 @@ def test_zcdp_budget_sums_rho_and_counts_a_pure_release_as_epsilon_squared_over_
         ledger.admit(key, spend(1e-6, "zcdp"), what="too much")
 
 
-def test_mixed_sequence_refused_exactly_where_the_hand_sum_passes_the_budget():
-    ledger, key = ledger_with("rho=0.5,delta=1e-6")
+def test_mixed_sequence_refused_exactly_where_the_hand_sum_passes_the_budget(database):
+    ledger, key = ledger_with("rho=0.5,delta=1e-6", database)
     charges = [("zcdp", 0.125), ("pure", 0.5), ("zcdp", 0.125), ("pure", 0.5), ("zcdp", 0.1)]
     # each pure 0.5, split (0.8, 0.1, 0.1): (0.4^2 + 0.05^2 + 0.05^2) / 2 = 0.0825
     hand = [0.125, 0.0825, 0.125, 0.0825, 0.1]
@@ -193,8 +216,8 @@ def test_a_newer_schema_is_refused_with_a_clear_message(tmp_path):
         Ledger(url)
 
 
-def test_the_budget_is_fixed_before_the_first_release_and_only_demo_data_resets():
-    ledger, key = ledger_with("epsilon=3")
+def test_the_budget_is_fixed_before_the_first_release_and_only_demo_data_resets(database):
+    ledger, key = ledger_with("epsilon=3", database)
     ledger.set_budget(key, "epsilon=1", group_size=2)  # before any release: allowed
     assert ledger.status(key).budget == Budget.pure(1.0) and ledger.status(key).group_size == 2
     ledger.admit(key, spend(0.25), what="r")
@@ -238,8 +261,8 @@ def test_the_history_lists_private_and_not_private_results_with_the_total_before
     assert rows[0]["spec"] == {"budget": 1.0} and ledger.status(key).not_private == 1
 
 
-def test_stored_releases_come_back_by_id_and_identity_without_drawing_anything():
-    ledger, key = ledger_with("epsilon=3")
+def test_stored_releases_come_back_by_id_and_identity_without_drawing_anything(database):
+    ledger, key = ledger_with("epsilon=3", database)
     admission = ledger.admit(key, spend(1.0), what="r")
     rid = ledger.store_release(admission, key, "spec-hash", {"budget": 1.0}, {"theta": np.array([0.5, -1.0])})
     assert len(rid) >= 20 and ledger.release(rid).payload == {"theta": [0.5, -1.0]}
@@ -257,8 +280,8 @@ def _charge_many(url, key, count, amount):
     ledger.close()
 
 
-def test_eight_threads_and_two_processes_never_lose_a_charge(tmp_path):
-    url = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
+def test_eight_threads_and_two_processes_never_lose_a_charge(database):
+    url = database
     ledger = Ledger(url, budget="epsilon=1000")
     key = ledger.key_of(b"shared data")
     ledger.register(key, "shared")
@@ -449,8 +472,8 @@ def test_the_command_line_lists_sets_budgets_and_refuses_what_it_must(tmp_path, 
     assert ledger.status(demo).spent == 0 and ledger.status(real).spent == pytest.approx(0.5)
 
 
-def test_a_failure_in_the_middle_of_a_charge_leaves_the_ledger_as_it_was(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
+def test_a_failure_in_the_middle_of_a_charge_leaves_the_ledger_as_it_was(database, monkeypatch):
+    url = database
     ledger = Ledger(url, budget="epsilon=3")
     key = ledger.key_of(b"rows")
     ledger.register(key, "rows")
