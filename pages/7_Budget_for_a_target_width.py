@@ -79,9 +79,8 @@ if where == "real" and not blocked and not settings.teaching:
         f"{v.replace('_', ' ')} {symbol} = {(c.epsilon if settings.priv == 'pure' else c.rho):.3g}"
         for v, c in zip(strategies, charges)
     )
-    text = (
-        f"On the real data each search is paid for before it runs, at the most it can spend ({parts}): "
-        f"{preview.describe('Pressing the button')}."
+    text = f"On the real data each search is paid for before it runs, at the most it can spend ({parts}). " + (
+        preview.describe("Pressing the button") if preview.admitted else preview.reason
     )
     if preview.admitted:
         st.info(text)
@@ -134,8 +133,7 @@ def results():
     st.progress(len(done) / len(strategies), text=f"{len(done)} of {len(strategies)} strategies")
     if not done:
         return
-    if where == "real":
-        ui.draw_odometer(settings)
+    if where == "real":  # the sidebar's ledger shows the charges at the full rerun that follows the job
         st.warning(
             "These searches ran on the real data: each was admitted by the privacy ledger before it ran, at the "
             "most it could spend (the *charged* column); what the outcome alone realised is beside it."

@@ -290,3 +290,14 @@ def test_an_uploader_says_whom_the_guarantee_protects_and_whether_the_labels_are
     assert at.number_input(key=f"group_size_{key[:12]}").disabled  # fixed at the first release
     with pytest.raises(ValueError, match="fixed before"):
         book.set_group_size(key, 1)  # and the ledger refuses it whatever a page does
+
+
+def test_the_ledger_reads_streamlits_secrets_where_the_environment_says_nothing():
+    from ui.privacy import server_env
+
+    secrets = {"connections": {"dpci": {"url": "postgresql+psycopg://u@host/db"}}, "dpci": {"budget": "epsilon=1"}}
+    env = server_env(secrets, {"DPCI_DEMO_BUDGET": "epsilon=2"})
+    assert env["DPCI_DATABASE_URL"] == "postgresql+psycopg://u@host/db" and env["DPCI_BUDGET"] == "epsilon=1"
+    assert env["DPCI_DEMO_BUDGET"] == "epsilon=2"
+    assert server_env(secrets, {"DPCI_DATABASE_URL": "sqlite://"})["DPCI_DATABASE_URL"] == "sqlite://"  # env first
+    assert "DPCI_DATABASE_URL" not in server_env({}, {})

@@ -38,19 +38,29 @@ POST_PROCESSING = ("level", "m", "vi_replicates", "delta")  # settings that neve
 SHIPPED = {DATASETS[0]: "adult", DATASETS[1]: "synthetic"}
 
 
+def server_env(secrets, environ) -> dict:
+    """The ledger's configuration: the environment, and Streamlit's secrets.toml where the environment
+    says nothing (``[connections.dpci] url``, the ``st.connection`` convention; ``[dpci] budget``,
+    ``demo_budget``, ``secret``)."""
+    env = dict(environ)
+    connection = dict(secrets.get("connections", {}) or {}).get("dpci", {}) or {}
+    if connection.get("url") and not env.get("DPCI_DATABASE_URL"):
+        env["DPCI_DATABASE_URL"] = str(connection["url"])
+    for name, value in dict(secrets.get("dpci", {}) or {}).items():
+        env.setdefault(f"DPCI_{name.upper()}", str(value))
+    return env
+
+
 @st.cache_resource(show_spinner=False)
 def ledger() -> Ledger:
     """The server's ledger (one per process, shared by every session)."""
-    env = dict(os.environ)
-    try:  # Streamlit's secrets.toml: [connections.dpci] url = ..., [dpci] budget = ..., secret = ...
-        connection = st.secrets.get("connections", {}).get("dpci", {})
-        if connection.get("url") and not env.get("DPCI_DATABASE_URL"):
-            env["DPCI_DATABASE_URL"] = str(connection["url"])
-        for name, value in st.secrets.get("dpci", {}).items():
-            env.setdefault(f"DPCI_{name.upper()}", str(value))
+    try:
+        secrets = st.secrets.to_dict()
     except (FileNotFoundError, KeyError, AttributeError):  # no secrets file: the environment only
-        pass
-    return Ledger.from_config(env)
+        secrets = {}
+    except Exception:  # noqa: BLE001 - a secrets file that does not parse: said by Streamlit; the environment only
+        secrets = {}
+    return Ledger.from_config(server_env(secrets, os.environ))
 
 
 def visitor() -> str:

@@ -69,7 +69,7 @@ def preview_banner(s: Settings, data_key: str) -> None:
         width="stretch",
         key="release_on_data",
     )
-    (c2.caption if admitted else c2.error)(escape_markdown(text + ("." if admitted else "")))
+    (c2.caption if admitted else c2.error)(escape_markdown(text))
 
 
 def protection_control(s: Settings) -> None:

@@ -69,8 +69,8 @@ class Preview:
         b = self.budget
         if math.isnan(self.charge):  # a notion the budget cannot pay for
             return f"{what} cannot be paid from this dataset's budget: {self.reason}"
-        text = f"{what} costs {b.symbol} = {self.charge:.3g}: the budget of this dataset goes from {self.before:.3g} to {self.after:.3g} of {b.amount:.3g}"
-        return text + ("" if self.admitted else f". {self.reason}")
+        text = f"{what} costs {b.symbol} = {self.charge:.3g}: the budget of this dataset goes from {self.before:.3g} to {self.after:.3g} of {b.amount:.3g}."
+        return text if self.admitted else f"{text} {self.reason}"
 
 
 @dataclass(frozen=True)

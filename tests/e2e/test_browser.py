@@ -142,7 +142,8 @@ def _type_cell(page, row, column, value):
         box = page.locator('[data-testid="stDataFrame"]').first.bounding_box()
         page.mouse.click(box["x"] + box["width"] * (column + 0.5) / 3, box["y"] + 35 * (row + 1) + 17)
         page.keyboard.type(str(value), delay=30)
-        page.keyboard.press("Enter")
+        page.keyboard.press("Enter")  # commits, and selects the cell below ...
+        page.keyboard.press("Escape")  # ... which a click would open with its old text: no selection left
         try:
             page.wait_for_function(f"() => ({CELL})([{row}, {column}]) === {str(value)!r}", timeout=5_000)
             return

@@ -2,9 +2,10 @@
 server restart; the spend is never reset by a reload; a release the budget cannot pay is refused
 before it runs, saying whose budget it is and who can change it."""
 
+import json
 import re
 import subprocess
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
@@ -102,4 +103,34 @@ def test_a_release_the_budget_cannot_pay_is_refused_before_it_runs(app_url, brow
     page.reload()  # a reload does not reset the spend
     page.get_by_text(re.compile("Refused before it ran")).first.wait_for(timeout=60_000)
     assert "ε = 5 of ε = 10 spent in 1 private release" in _ledger_text(page)
+    page.context.close()
+
+
+def test_every_search_on_the_real_data_is_paid_before_it_runs(app_url, browser):
+    """The audit's sequence, 0.3 -> 0.5 -> 0.3 on Budget for a target width: every search that runs is
+    charged (the third too), and one the budget cannot pay is refused before it runs."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    source = quote(json.dumps("The real data (private releases, on the privacy ledger)"))
+    page.goto(f"{app_url}/Budget_for_a_target_width?d=2&n=5000&af_target=0.3&af_max=2.0&sweep_source={source}")
+    wait_for_app(page)
+    page.get_by_text(re.compile("paid for before it runs, at the most it can spend")).first.wait_for()
+    for spent, releases, key in (
+        ("2", "1 private release", None),
+        ("4", "2 private releases", "ArrowRight"),
+        ("6", "3 private releases", "ArrowLeft"),
+    ):
+        if key is not None:  # the largest width 0.3 -> 0.5, then back to 0.3
+            page.locator('[data-testid="stSlider"]', has_text="Largest width").get_by_role("slider").focus()
+            page.keyboard.press(key)
+            wait_for_app(page)
+        page.get_by_role("button", name="Find the budget").click()
+        page.get_by_text(re.compile(rf"ε = {spent} of ε = 10 spent in {releases}\b")).first.wait_for(timeout=120_000)
+        wait_for_app(page)
+    most = page.locator('[data-testid="stSlider"]', has_text="Most ε to spend").get_by_role("slider")
+    most.focus()
+    page.keyboard.press("ArrowRight")  # at most 5: 6 + 5 > 10
+    page.get_by_text(re.compile("Refused before it ran")).first.wait_for(timeout=60_000)
+    assert page.get_by_role("button", name="Find the budget").is_disabled()
+    assert "ε = 6 of ε = 10 spent in 3 private releases" in _ledger_text(page)
+    page.screenshot(path=str(ARTIFACTS / "budget-for-a-target-width-refused.png"), full_page=True)
     page.context.close()

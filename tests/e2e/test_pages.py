@@ -27,7 +27,8 @@ INTERNAL_NAMES = ("vi_replicates", "phi1", "phi2_rest", "n_samples", "private_lo
 
 
 def _slider(page, label):
-    return page.locator('[data-testid="stSlider"]', has_text=label).get_by_role("slider")
+    # .last: while a rerun replaces an element, the old one can stand beside the new one for a moment
+    return page.locator('[data-testid="stSlider"]', has_text=label).get_by_role("slider").last
 
 
 def _slider_value(page, label) -> str:
