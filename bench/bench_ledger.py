@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dpci import LogisticLoss, private_confidence_intervals
 from dpci.accounting import allocate
 from dpci.data import load_adult
-from dpci.ledger import Ledger, StoredIntervals
-from dpci.ledger.records import release_payload
+from dpci.ledger import Ledger
+from dpci.ledger.records import StoredIntervals, release_payload
 
 
 def median_ms(fn, repeats=15):

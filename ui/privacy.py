@@ -113,10 +113,7 @@ def dataset_ref(s: Settings) -> DataRef:
             ref = DataRef(book.key_of(f"upload {st.session_state['upload_digest']}"), "your upload", False)
         else:
             raise ValueError("No CSV uploaded yet: upload one on the Explorer, or pick Adult or Synthetic.")
-    cached = st.session_state.setdefault("_registered", set())
-    if ref.key not in cached:
-        book.register(ref.key, ref.label, demo=ref.demo)
-        cached.add(ref.key)
+    book.ensure(ref.key, ref.label, demo=ref.demo)
     return ref
 
 

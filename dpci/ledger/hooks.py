@@ -53,8 +53,7 @@ class Watch:
         if self.dataset is not None:
             return self.dataset
         key = ledger.key_of(np.ascontiguousarray(rows, dtype=float))
-        ledger.register(key, f"{rows.shape[0]} x {rows.shape[1]} rows")
-        return key
+        return ledger.ensure(key, f"{rows.shape[0]} x {rows.shape[1]} rows")
 
     def status(self):
         """The status of the named dataset, or of the one dataset admitted in this block."""

@@ -138,6 +138,7 @@ class Ledger:
         self.secret = secret if secret is not None else config.server_secret(url, env)
         self.default_budget = _budget(budget) or config.default_budget(env)
         self.demo_budget = _budget(demo_budget) or config.default_budget(env, demo=True)
+        self._known: set[str] = set()  # keys this process has registered (registering again changes nothing)
 
     @classmethod
     def from_config(cls, env: Mapping[str, str] | None = None, url: str | None = None, **kwargs) -> Ledger:
@@ -211,6 +212,13 @@ class Ledger:
                 except sa.exc.IntegrityError:  # registered by another session just now
                     pass
         return self.status(key)
+
+    def ensure(self, key: str, label: str = "", *, demo: bool = False) -> str:
+        """Register ``key`` once per process (no database round trip after the first); returns it."""
+        if key not in self._known:
+            self.register(key, label, demo=demo)
+            self._known.add(key)
+        return key
 
     def set_budget(self, key: str, budget: Budget | str, group_size: int | None = None) -> Status:
         """Whoever runs the server: set a dataset's budget (and rows per person) before its first
