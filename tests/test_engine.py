@@ -91,6 +91,7 @@ SETTINGS = [dict(mechanism="objective", budget=b) for b in (0.5, 1.0, 2.0)] + [
 ]
 
 
+@pytest.mark.slow  # over 15 s: -m 'not slow' leaves it out (CI runs it)
 @pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
 def test_six_users_changing_settings_all_get_their_final_results(rows):
     """Six simulated users each change a setting every 0.2-1 s for 15 s (the old job is cancelled

@@ -80,6 +80,7 @@ def test_bad_csv_upload_gets_a_clear_message(app_url, page, tmp_path):
     page.screenshot(path=str(ARTIFACTS / "upload-too-few-rows.png"), full_page=True)
 
 
+@pytest.mark.slow  # over 15 s: -m 'not slow' leaves it out (CI runs it)
 def test_a_classroom_of_three(server, browser):
     """Three sessions with different settings each see their own results; the server stays under 3 GB."""
     url, rss_mb = server
@@ -154,6 +155,7 @@ def _type_cell(page, row, column, value):
     )
 
 
+@pytest.mark.slow  # over 15 s: -m 'not slow' leaves it out (CI runs it)
 def test_an_upload_costs_nothing_until_it_is_released_and_teaching_mode_is_labelled(app_url, page, tmp_path):
     csv = people_csv(tmp_path / "people.csv", 600, seed=3)
     page.goto(app_url)

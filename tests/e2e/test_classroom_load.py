@@ -88,6 +88,7 @@ def _metric(page):
     return page.locator('[data-testid="stMetricValue"]').first.inner_text()
 
 
+@pytest.mark.slow  # over 15 s: -m 'not slow' leaves it out (CI runs it)
 def test_three_sessions_moving_epsilon_for_a_minute(own_server, browser):
     url, proc = own_server
     # One visit first, so that the worker pool (and its threads) exist in the baseline.

@@ -37,6 +37,7 @@ def _explorer(page, url):
     wait_for_app(page)
 
 
+@pytest.mark.slow  # over 15 s: -m 'not slow' leaves it out (CI runs it)
 def test_a_release_survives_reloads_tabs_browsers_and_a_restart(app_url, browser, page):
     _explorer(page, f"{app_url}/?d=3")
     first = _bounds(page)
