@@ -115,14 +115,17 @@ def explorer():
     st.session_state["last_release_seconds"] = time.perf_counter() - started
 
     spend = release.spend
+    spent = "if released" if preview else "spent"  # a preview spends nothing
     cols = st.columns(4)
     if settings.priv == "pure":
         cols[0].metric(
-            "ε spent", f"{spend.epsilon:.3g}", help="The privacy spent: pure ε-DP, composed over the three steps."
+            f"ε {spent}", f"{spend.epsilon:.3g}", help="The privacy spent: pure ε-DP, composed over the three steps."
         )
         cols[1].metric("As (ε, δ)-DP", f"({spend.epsilon:.3g}, 0)", help="Pure ε-DP is (ε, δ)-DP with δ = 0.")
     else:
-        cols[0].metric("ρ spent", f"{spend.rho:.3g}", help="The privacy spent: ρ-zCDP, composed over the three steps.")
+        cols[0].metric(
+            f"ρ {spent}", f"{spend.rho:.3g}", help="The privacy spent: ρ-zCDP, composed over the three steps."
+        )
         approx = spend.to_approx_dp(settings.delta)
         cols[1].metric(
             f"ε for δ = {settings.delta:.0e}",
@@ -204,7 +207,7 @@ def explorer():
     if first_paint:
         ui.warm_workers()  # while the browser draws the chart, before the bootstrap starts
 
-    st.subheader("Privacy spent, step by step")
+    st.subheader("What a release would spend, step by step" if preview else "Privacy spent, step by step")
     steps = {"coefficients": "φ1: coefficients", "hessian": "φ2: Hessian", "covariance": "φ3: covariance"}
     ledger = spend.to_frame().replace({"step": steps}).set_index("step")
     unit, symbol = ("epsilon", "ε") if settings.priv == "pure" else ("rho", "ρ")
