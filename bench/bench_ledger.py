@@ -18,10 +18,10 @@ from sklearn.linear_model import LogisticRegression
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dpci import LogisticLoss, private_confidence_intervals
-from dpci.accounting import allocate
 from dpci.data import load_adult
 from dpci.ledger import Ledger
 from dpci.ledger.records import StoredIntervals, release_payload
+from dpci.methods import allocate
 
 
 def median_ms(fn, repeats=15):

@@ -5,13 +5,15 @@ algorithms themselves are pure functions in the submodules, named after the pape
 """
 
 from . import methods
-from .accounting import PrivacySpend, Split, allocate, default_split
+from .accounting import PrivacySpend, Split
 from .exceptions import DataValidationError, PrivacyLeakWarning, RegularisationTooSmall, UnderCoverageWarning
 from .ledger import Budget, BudgetExceeded
 from .losses import HuberLoss, LogisticLoss
 from .mechanisms import smallest_valid_c
+from .methods import allocate, default_split
 from .release import nonprivate_confidence_intervals, private_confidence_intervals
 from .solver import ConvergenceError
+from .version import __version__ as __version__  # the package version, re-exported
 
 __all__ = [
     "Budget",
@@ -35,8 +37,6 @@ __all__ = [
     "private_confidence_intervals",
     "smallest_valid_c",
 ]
-
-__version__ = "0.1.0"
 
 
 def __getattr__(name):

@@ -142,20 +142,6 @@ class Split(tuple):
         return self[1] / (self[1] + self[2])
 
 
-def default_split(mechanism: str, privacy: str) -> Split:
-    """The default shares of a registered method for a notion (the paper's Table 2 for its methods)."""
-    from .methods import get
-
-    return get(mechanism).default_split(check_choice("privacy", privacy, PRIVACY_NOTIONS))
-
-
-def check_split(split, mechanism: str, privacy: str) -> Split:
-    """Validate shares (phi1, phi2, phi3): three positive numbers summing to 1; None: the default."""
-    if split is None:
-        return default_split(mechanism, privacy)
-    return Split.coerce(split)
-
-
 @dataclass(frozen=True)
 class StepSpend:
     """Privacy spent by one step: ``epsilon`` for a pure-DP step (else None), its ``rho``."""
@@ -231,14 +217,6 @@ class Allocation:
     phi: tuple[float, float, float]
     coef_epsilon: float | None
     spend: PrivacySpend
-
-
-def allocate(budget, split, mechanism: str, privacy: str) -> Allocation:
-    """Split a total budget into the steps of a registered method and account for it (the method's
-    own privacy map, :meth:`dpci.methods.Method.allocate`)."""
-    from .methods import get
-
-    return get(mechanism).allocate(budget, split, privacy)
 
 
 def step_spends(shares, phi, privacy: str, pure_steps: tuple[bool, ...]) -> tuple[StepSpend, ...]:

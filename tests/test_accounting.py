@@ -7,7 +7,8 @@ import pytest
 from conftest import unit_ball_rows
 
 from dpci import PrivateLogisticRegression
-from dpci.accounting import allocate, default_split, zcdp_to_approx_dp
+from dpci.accounting import zcdp_to_approx_dp
+from dpci.methods import allocate, default_split
 
 
 def test_table2_defaults():

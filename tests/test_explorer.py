@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpci.accounting import allocate
+from dpci.methods import allocate
 from dpci.presentation.tables import markdown_table, method_verdict, narrower_than_variability, plain_summary
 
 

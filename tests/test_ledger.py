@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import dpci
-from dpci.accounting import allocate
 from dpci.ledger import Budget, BudgetExceeded, Ledger, NotCovered, tight_epsilon, tight_rho
+from dpci.methods import allocate
 
 
 def spend(budget, privacy="pure", mechanism="output"):

@@ -9,7 +9,7 @@ from dataclasses import asdict
 
 import streamlit as st
 
-from dpci.accounting import default_split
+from dpci.methods import default_split
 from ui.settings import FIELDS, PRIVACY, Settings, changed_settings, mechanisms, settings_values
 
 STORE = "dpci_settings"  # session_state key of the settings dict; it outlives the widgets

@@ -198,8 +198,8 @@ def build_parser():
     _reproduce_arguments(
         sub.add_parser("reproduce", help="rerun Section 7 and write docs/figures (see dpci.experiments.reproduce)")
     )
-    from ..ledger.cli import add_arguments as _ledger_arguments
-    from ..ledger.cli import add_release_arguments
+    from ..ledger_cli import add_arguments as _ledger_arguments
+    from ..ledger_cli import add_release_arguments
 
     _ledger_arguments(sub.add_parser("ledger", help="the privacy ledger: list, history, set-budget, reset"))
     add_release_arguments(sub.add_parser("release", help="one private release from a CSV, through the ledger"))
@@ -301,11 +301,11 @@ def main(argv=None):
 
         return cli_main(args)
     if args.command == "ledger":
-        from ..ledger.cli import main as ledger_main
+        from ..ledger_cli import main as ledger_main
 
         return ledger_main(args)
     if args.command == "release":
-        from ..ledger.cli import release_main
+        from ..ledger_cli import release_main
 
         return release_main(args)
     last, partial = None, False

@@ -34,9 +34,10 @@ import numpy as np
 import pandas as pd
 
 from .. import methods as registry
-from ..accounting import Split, default_split, rho_for_approx_dp, rho_from_epsilon
+from ..accounting import Split, rho_for_approx_dp, rho_from_epsilon
 from ..exceptions import RegularisationTooSmall
 from ..intervals import check_alpha
+from ..methods import default_split
 from ..settings import field_values, spread
 from .bootstrap import iter_coverage, iter_variability
 

@@ -61,7 +61,7 @@ def release_record(stored) -> str:
     specification, public outputs and what it cost."""
     import json
 
-    from .. import __version__
+    from ..version import __version__
 
     charge = stored.charge or {}
     record = dict(

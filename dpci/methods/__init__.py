@@ -54,6 +54,19 @@ def pairs(names=None) -> tuple[tuple[str, str], ...]:
     return tuple((m, p) for m in (names or available()) for p in get(m).notions)
 
 
+def default_split(mechanism: str, privacy: str):
+    """The default shares of a registered method for a notion (the paper's Table 2 for its methods)."""
+    from ..accounting import PRIVACY_NOTIONS, check_choice
+
+    return get(mechanism).default_split(check_choice("privacy", privacy, PRIVACY_NOTIONS))
+
+
+def allocate(budget, split, mechanism: str, privacy: str):
+    """Split a total budget into the steps of a registered method and account for it (the method's own
+    privacy map, :meth:`dpci.methods.Method.allocate`): an :class:`dpci.accounting.Allocation`."""
+    return get(mechanism).allocate(budget, split, privacy)
+
+
 def describe(name: str, privacy: str, short: bool = False) -> str:
     """A method and notion in words; a name no longer registered (an old CSV) is shown as it is."""
     if name in _REGISTRY:
@@ -89,8 +102,10 @@ __all__ = [
     "PaperMethod",
     "PrivateRelease",
     "WuOutputPerturbation",
+    "allocate",
     "available",
     "color",
+    "default_split",
     "describe",
     "get",
     "pairs",

@@ -14,7 +14,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from ..accounting import Allocation, PrivacySpend, Split, check_budget, check_choice, check_split, step_spends
+from ..accounting import Allocation, PrivacySpend, Split, check_budget, check_choice, step_spends
 from ..intervals import check_alpha, normal_interval, quantile_interval
 from ..mechanisms import NoiseLaw
 
@@ -89,7 +89,7 @@ class Method:
         """The budget split into the three steps and what each spends (Proposition 4 composes them)."""
         privacy = self.check_notion(privacy)
         total = check_budget(budget, privacy)
-        shares = self.default_split(privacy) if split is None else check_split(split, self.name, privacy)
+        shares = self.default_split(privacy) if split is None else Split.coerce(split)
         phi = tuple(share * total for share in shares)
         steps = step_spends(shares, phi, privacy, self.pure_steps)
         coef_epsilon = steps[0].epsilon

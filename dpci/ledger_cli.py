@@ -74,8 +74,8 @@ def main(args) -> int:
 
 
 def add_release_arguments(parser) -> None:
-    from ..losses import LOSSES
-    from ..methods import available
+    from .losses import LOSSES
+    from .methods import available
 
     data = parser.add_argument_group("the data (read as the app reads an upload)")
     data.add_argument("--data", required=True, help="a CSV file with a header row")
@@ -121,13 +121,12 @@ def _public_facts(path):
 def release_main(args) -> int:
     """Read the CSV, admit the release on the ledger (refused: exit 3, nothing drawn), release, store
     it, print the intervals and write the record."""
-    from .. import private_confidence_intervals
-    from ..data import guess_separator, read_uploaded_csv
-    from ..losses import get_loss
-    from .config import canonical_csv
-    from .filter import BudgetExceeded, NotCovered
-    from .ledger import Ledger
-    from .records import release_payload, release_record
+    from .data import guess_separator, read_uploaded_csv
+    from .ledger import BudgetExceeded, Ledger, NotCovered
+    from .ledger.config import canonical_csv
+    from .ledger.records import release_payload, release_record
+    from .losses import get_loss
+    from .release import private_confidence_intervals
 
     try:
         raw = Path(args.data).read_bytes()
