@@ -203,6 +203,7 @@ def explorer():
             st.rerun()  # one full rerun so the fragment stops polling
 
     results()
+    ui.privacy.write_visitor_cookie()  # at once, not only with the sidebar: a quick reload keeps the visitor
     ui.chart_sent()
     if first_paint:
         ui.warm_workers()  # while the browser draws the chart, before the bootstrap starts

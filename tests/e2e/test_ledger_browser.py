@@ -35,6 +35,8 @@ def _explorer(page, url):
     page.wait_for_selector(".js-plotly-plot")
     page.get_by_text(re.compile(r"ε = 1 of ε = 10 spent in 1 private release\b")).first.wait_for(timeout=60_000)
     wait_for_app(page)
+    # the visitor's cookie is set by a script in the page: a reload before it would be a new visitor
+    page.wait_for_function("() => document.cookie.includes('dpci_visitor=')", timeout=30_000)
 
 
 @pytest.mark.slow  # over 15 s: -m 'not slow' leaves it out (CI runs it)
