@@ -205,28 +205,10 @@ if stored is not None:
         "Python script or notebook that makes a release with the same settings on your own copy of the data "
         "(fresh randomness: a new release, on the script's own ledger)."
     )
-    d1, d2, d3 = st.columns(3)
-    d1.download_button(
-        "Release record (JSON)",
-        export.release_record(stored),
-        f"release-{stored.id}.json",
-        "application/json",
-        width="stretch",
-        on_click="ignore",
+    downloads = (
+        ("Release record (JSON)", export.release_record(stored), "json", "application/json"),
+        ("Python script", export.release_script(settings, stored), "py", "text/x-python"),
+        ("Notebook", export.release_notebook(settings, stored), "ipynb", "application/x-ipynb+json"),
     )
-    d2.download_button(
-        "Python script",
-        export.release_script(settings, stored),
-        f"release-{stored.id}.py",
-        "text/x-python",
-        width="stretch",
-        on_click="ignore",
-    )
-    d3.download_button(
-        "Notebook",
-        export.release_notebook(settings, stored),
-        f"release-{stored.id}.ipynb",
-        "application/x-ipynb+json",
-        width="stretch",
-        on_click="ignore",
-    )
+    for column, (label, data, ending, mime) in zip(st.columns(3), downloads):
+        column.download_button(label, data, f"release-{stored.id}.{ending}", mime, width="stretch", on_click="ignore")

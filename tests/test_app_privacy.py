@@ -28,6 +28,18 @@ def _status(at, name="adult"):
     return book.status(book.key_of(f"dpci shipped data: {name}", scope=at.session_state["_visitor"]))
 
 
+def _explorer_on_upload(name, data):
+    """The Explorer on an uploaded CSV (its bytes kept in the session, as the upload panel keeps them), as
+    a browser sees it once loaded."""
+    from ui.upload import upload_digest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state["upload_kept"] = (name, data, upload_digest(data))
+    at.query_params.update({"dataset": "Uploaded CSV"})
+    at.run()
+    return at.run()
+
+
 def _private_bounds(at):
     at.session_state["explorer_numbers"] = True
     at.run()
@@ -214,16 +226,11 @@ def test_budget_for_a_target_width_charges_every_search_on_the_real_data_before_
 
 
 def test_an_upload_file_name_is_shown_as_text_not_markdown():
-    from ui.upload import upload_digest
 
     rng = np.random.default_rng(0)
     rows = [f"{rng.integers(18, 80)},{rng.choice(['yes', 'no'])}" for _ in range(300)]
     data = "\n".join(["age,label", *rows]).encode()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.session_state["upload_kept"] = ("[x](http://evil.example).csv", data, upload_digest(data))
-    at.query_params.update({"dataset": "Uploaded CSV"})
-    at.run()
-    at.run()
+    at = _explorer_on_upload("[x](http://evil.example).csv", data)
     at.switch_page("pages/1_Budget_allocation.py").run()
     assert not at.exception
     shown = [c.value for c in at.caption if "Stand-in" in c.value] + [m.value for m in at.sidebar.markdown]
@@ -233,16 +240,11 @@ def test_an_upload_file_name_is_shown_as_text_not_markdown():
 def test_an_upload_is_explored_on_a_free_preview_and_charged_only_on_release():
     from dpci.ledger import Ledger
     from ui.privacy import canonical_upload
-    from ui.upload import upload_digest
 
     rng = np.random.default_rng(7)
     rows = [f"{rng.integers(18, 80)},{rng.integers(1, 80)},{rng.choice(['yes', 'no'])}" for _ in range(1500)]
     data = "\r\n".join(["age,hours,label", *rows]).encode()  # saved on Windows: the same data as with \n
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.session_state["upload_kept"] = ("people.csv", data, upload_digest(data))
-    at.query_params.update({"dataset": "Uploaded CSV"})
-    at.run()
-    at.run()
+    at = _explorer_on_upload("people.csv", data)
     book = Ledger.from_config()
     key = book.key_of(canonical_upload(data.replace(b"\r\n", b"\n")))
 
@@ -267,16 +269,11 @@ def test_an_upload_is_explored_on_a_free_preview_and_charged_only_on_release():
 def test_an_uploader_says_whom_the_guarantee_protects_and_whether_the_labels_are_public():
     from dpci.ledger import Ledger
     from ui.privacy import canonical_upload
-    from ui.upload import upload_digest
 
     rng = np.random.default_rng(8)
     rows = [f"{rng.integers(18, 80)},{rng.choice(['yes', 'no'])}" for _ in range(800)]
     data = "\n".join(["age,label", *rows]).encode()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.session_state["upload_kept"] = ("visits.csv", data, upload_digest(data))
-    at.query_params.update({"dataset": "Uploaded CSV"})
-    at.run()
-    at.run()
+    at = _explorer_on_upload("visits.csv", data)
     book = Ledger.from_config()
     key = book.key_of(canonical_upload(data))
     assert any("label values 'yes' and 'no' were read from the data" in w.value.replace("\\", "") for w in at.warning)

@@ -225,31 +225,25 @@ class Ledger:
         release. Refused once anything is charged: a filter's budget is fixed in advance."""
         chosen = _budget(budget)
         assert chosen is not None
-        with self.engine.begin() as conn:
-            self._lock(conn, key)
-            if conn.execute(sa.select(sa.func.count()).where(charges.c.dataset == key, charges.c.private)).scalar():
-                raise ValueError(
-                    "this dataset has private releases already: its budget was fixed before the first one and "
-                    "cannot change (a privacy filter needs its budget in advance). Reset it only if it is demo data."
-                )
-            values = dict(notion=chosen.notion, amount=chosen.amount, delta=chosen.delta)
-            if group_size is not None:
-                values["group_size"] = check_group_size(group_size)
-            conn.execute(sa.update(datasets).where(datasets.c.key == key).values(**values))
-        return self.status(key)
+        values: dict = dict(notion=chosen.notion, amount=chosen.amount, delta=chosen.delta)
+        if group_size is not None:
+            values["group_size"] = check_group_size(group_size)
+        why = "its budget was fixed before the first one and cannot change (a privacy filter needs its budget in advance). Reset it only if it is demo data."
+        return self._before_first_release(key, values, why)
 
     def set_group_size(self, key: str, group_size: int) -> Status:
         """The uploader: how many rows one person may contribute (the unit of protection), before the
         dataset's first private release; every charge is then for a group of that many rows."""
-        k = check_group_size(group_size)
+        values = dict(group_size=check_group_size(group_size))
+        return self._before_first_release(key, values, "whom its guarantee protects was fixed before the first one.")
+
+    def _before_first_release(self, key: str, values: dict, why: str) -> Status:
+        """Change a dataset's row, in one transaction, only while it has no private release."""
         with self.engine.begin() as conn:
             self._lock(conn, key)
             if conn.execute(sa.select(sa.func.count()).where(charges.c.dataset == key, charges.c.private)).scalar():
-                raise ValueError(
-                    "this dataset has private releases already: whom its guarantee protects was fixed before "
-                    "the first one."
-                )
-            conn.execute(sa.update(datasets).where(datasets.c.key == key).values(group_size=k))
+                raise ValueError(f"this dataset has private releases already: {why}")
+            conn.execute(sa.update(datasets).where(datasets.c.key == key).values(**values))
         return self.status(key)
 
     def reset(self, key: str, *, force: bool = False) -> int:

@@ -12,6 +12,7 @@ import pytest
 from .conftest import ARTIFACTS, start_server, wait_for_app
 
 pytestmark = pytest.mark.browser
+expect = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed").expect
 
 PRIVATE_BOUNDS = (
     "() => { const p = document.querySelector('.js-plotly-plot'); if (!p || !p.data) return null;"
@@ -133,7 +134,7 @@ def test_every_search_on_the_real_data_is_paid_before_it_runs(app_url, browser):
     most.focus()
     page.keyboard.press("ArrowRight")  # at most 5: 6 + 5 > 10
     page.get_by_text(re.compile("Refused before it ran")).first.wait_for(timeout=60_000)
-    assert page.get_by_role("button", name="Find the budget").is_disabled()
+    expect(page.get_by_role("button", name="Find the budget")).to_be_disabled(timeout=30_000)  # drawn after the text
     assert "ε = 6 of ε = 10 spent in 3 private releases" in _ledger_text(page)
     page.screenshot(path=str(ARTIFACTS / "budget-for-a-target-width-refused.png"), full_page=True)
     page.context.close()
