@@ -9,6 +9,7 @@ import time
 import streamlit as st
 
 import ui
+import ui.navigation
 from dpci.presentation.figures import forest_plot
 from dpci.presentation.tables import interval_table, markdown_table, narrower_than_variability
 
@@ -49,7 +50,7 @@ def explorer():
         "publishing**."
     )
 
-    if settings.dataset == ui.DATASETS[2]:
+    if settings.dataset == "upload":
         if not ui.upload_panel():
             halt()  # the upload panel says what is missing or wrong
         ui.protection_control(settings)
@@ -67,7 +68,7 @@ def explorer():
         st.error(message)
         if suggestion is not None:
             st.button(
-                f"Use the smallest safe c ({ui._fmt_c(suggestion)})",
+                f"Use the smallest safe c ({ui.fmt_c(suggestion)})",
                 on_click=ui.set_setting,
                 args=("c", suggestion),
                 type="primary",
@@ -78,7 +79,7 @@ def explorer():
     if caution is not None:
         st.warning(caution[0])
         if caution[1] is not None:
-            st.button(f"Use c = {ui._fmt_c(caution[1])}", on_click=ui.set_setting, args=("c", caution[1]))
+            st.button(f"Use c = {ui.fmt_c(caution[1])}", on_click=ui.set_setting, args=("c", caution[1]))
     if not ui.chosen_method(settings).accounts_for_privacy_noise:
         st.warning(
             "The **naive interval** leaves the privacy noise out: it uses the private coefficients with a textbook "
@@ -145,7 +146,7 @@ def explorer():
     if bound is not None:
         st.caption(
             f"Objective perturbation needs c > {bound:.3g} here (Algorithm 1, for n = {len(X):,} and this "
-            f"budget); c = {ui._fmt_c(settings.c)} is valid."
+            f"budget); c = {ui.fmt_c(settings.c)} is valid."
         )
 
     previous = ui.existing_variability_job(settings, source)
@@ -232,16 +233,5 @@ def explorer():
 EXPLORER = st.Page(explorer, title="Explorer", icon=":material/search:", url_path="explorer", default=True)
 st.session_state["explorer_page"] = EXPLORER  # lets other pages send the user back here
 st.navigation(
-    [
-        EXPLORER,
-        st.Page("pages/1_Budget_allocation.py", title="Budget allocation", icon=":material/balance:"),
-        st.Page("pages/2_Coverage_and_sample_size.py", title="Coverage and sample size", icon=":material/grid_on:"),
-        st.Page("pages/3_Compare_methods.py", title="Compare methods", icon=":material/compare_arrows:"),
-        st.Page(
-            "pages/7_Budget_for_a_target_width.py", title="Budget for a target width", icon=":material/straighten:"
-        ),
-        st.Page("pages/4_How_it_works.py", title="How it works", icon=":material/school:"),
-        st.Page("pages/6_Repeat_a_release.py", title="Repeat a release", icon=":material/replay:"),
-        st.Page("pages/5_Present.py", title="Present", icon=":material/slideshow:"),
-    ]
+    [EXPLORER if p.script is None else st.Page(p.script, title=p.title, icon=p.icon) for p in ui.navigation.PAGES]
 ).run()

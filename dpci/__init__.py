@@ -8,11 +8,12 @@ from . import methods
 from .accounting import PrivacySpend, Split
 from .exceptions import DataValidationError, PrivacyLeakWarning, RegularisationTooSmall, UnderCoverageWarning
 from .ledger import Budget, BudgetExceeded
-from .losses import HuberLoss, LogisticLoss
+from .losses import HuberLoss, LogisticLoss, get_loss, register_loss
 from .mechanisms import smallest_valid_c
 from .methods import allocate, default_split
 from .release import nonprivate_confidence_intervals, private_confidence_intervals
 from .solver import ConvergenceError
+from .spec import ReleaseSpec
 from .version import __version__ as __version__  # the package version, re-exported
 
 __all__ = [
@@ -25,16 +26,20 @@ __all__ = [
     "LogisticLoss",
     "PrivacyLeakWarning",
     "PrivacySpend",
+    "PrivateERMClassifier",
     "PrivateHuberSVM",
     "PrivateLogisticRegression",
     "RegularisationTooSmall",
+    "ReleaseSpec",
     "Split",
     "UnderCoverageWarning",
     "allocate",
     "default_split",
+    "get_loss",
     "methods",
     "nonprivate_confidence_intervals",
     "private_confidence_intervals",
+    "register_loss",
     "smallest_valid_c",
 ]
 
@@ -45,7 +50,7 @@ def __getattr__(name):
         from .ledger import Ledger
 
         return Ledger
-    if name in ("PrivateLogisticRegression", "PrivateHuberSVM"):
+    if name in ("PrivateLogisticRegression", "PrivateHuberSVM", "PrivateERMClassifier"):
         from . import estimators
 
         return getattr(estimators, name)

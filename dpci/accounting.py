@@ -81,21 +81,46 @@ def rho_for_approx_dp(epsilon: float, delta: float) -> float:
 
 
 class Split(tuple):
-    """Shares (phi1, phi2, phi3) of a budget for the coefficients, the Hessian and the covariance.
+    """The shares of a budget, one per step of a method, in the method's order: for the paper's
+    methods (phi1, phi2, phi3) for the coefficients, the Hessian and the covariance; a method with
+    other steps (:attr:`dpci.methods.Method.steps`) has as many shares as it has steps.
 
     Positive and summing to 1; a tuple, so it goes (and compares) wherever a tuple of shares did.
     The app's sliders set phi1 and phi2's *share of the rest* (:meth:`from_rest`,
     :attr:`phi2_rest`), so the three always sum to 1.
+
+    Parameters
+    ----------
+    *shares : float
+        One positive share per step, summing to 1 (to within 1e-9).
+
+    Raises
+    ------
+    ValueError
+        No share, a share that is not positive and finite, or shares that do not sum to 1.
+
+    Examples
+    --------
+    >>> import dpci
+    >>> dpci.Split(0.5, 0.25, 0.25)
+    Split(phi1=0.5, phi2=0.25, phi3=0.25)
+    >>> dpci.Split.from_rest(0.6, 0.5)  # phi1 = 0.6, and phi2 half of the remaining 0.4
+    Split(phi1=0.6, phi2=0.2, phi3=0.2)
+    >>> dpci.Split(0.5, 0.25, 0.25) == (0.5, 0.25, 0.25)
+    True
     """
 
     __slots__ = ()
 
-    def __new__(cls, phi1, phi2, phi3):
-        shares = (float(phi1), float(phi2), float(phi3))
+    def __new__(cls, *shares):
+        shares = tuple(float(s) for s in shares)
+        if not shares:
+            raise ValueError("a split needs at least one share.")
         if not all(math.isfinite(s) and s > 0 for s in shares):
             raise ValueError(
-                f"every share of the split must be positive: phi1 pays for the coefficients, phi2 for "
-                f"the Hessian and phi3 for the covariance, and none can be free; got {shares}."
+                f"every share of the split must be positive: each pays for one step of the release (for the "
+                f"paper's methods phi1 the coefficients, phi2 the Hessian, phi3 the covariance), and none "
+                f"can be free; got {shares}."
             )
         total = sum(shares)
         if abs(total - 1.0) > 1e-9:
@@ -106,11 +131,13 @@ class Split(tuple):
         return tuple(self)
 
     def __repr__(self):
-        return f"Split(phi1={self[0]!r}, phi2={self[1]!r}, phi3={self[2]!r})"
+        if len(self) == 3:
+            return f"Split(phi1={self[0]!r}, phi2={self[1]!r}, phi3={self[2]!r})"
+        return f"Split{tuple(self)!r}"
 
-    phi1 = property(lambda self: self[0], doc="share of the coefficients")
-    phi2 = property(lambda self: self[1], doc="share of the Hessian")
-    phi3 = property(lambda self: self[2], doc="share of the gradient covariance")
+    phi1 = property(lambda self: self[0], doc="share of the first step (the coefficients)")
+    phi2 = property(lambda self: self[1], doc="share of the second step (the Hessian)")
+    phi3 = property(lambda self: self[2], doc="share of the third step (the gradient covariance)")
 
     @classmethod
     def from_rest(cls, phi1: float, phi2_rest: float) -> Split:
@@ -119,21 +146,23 @@ class Split(tuple):
         return cls(phi1, rest * phi2_rest, rest * (1.0 - phi2_rest))
 
     @classmethod
-    def even_rest(cls, phi1: float) -> Split:
-        """phi1, with phi2 = phi3 splitting the rest equally (Section 7.3.1)."""
-        return cls(phi1, (1 - phi1) / 2, (1 - phi1) / 2)
+    def even_rest(cls, phi1: float, steps: int = 3) -> Split:
+        """phi1, with the other steps splitting the rest equally (Section 7.3.1: phi2 = phi3)."""
+        return cls(phi1, *[(1 - phi1) / (steps - 1)] * (steps - 1))
 
     @classmethod
-    def coerce(cls, split) -> Split:
-        """A Split from a Split or any three numbers (a generator too); a clear ValueError otherwise."""
-        if isinstance(split, Split):
+    def coerce(cls, split, steps: int = 3) -> Split:
+        """A Split of ``steps`` shares from a Split or any numbers (a generator too); a clear
+        ValueError otherwise."""
+        if isinstance(split, Split) and len(split) == steps:
             return split
         try:
             shares = tuple(float(s) for s in split)
         except (TypeError, ValueError):
-            raise ValueError(f"split must be three numbers (phi1, phi2, phi3), got {split!r}.") from None
-        if len(shares) != 3:
-            raise ValueError(f"split must have three shares (phi1, phi2, phi3), got {len(shares)}.")
+            raise ValueError(f"split must be {steps} numbers (one share per step), got {split!r}.") from None
+        if len(shares) != steps:
+            names = " (phi1, phi2, phi3)" if steps == 3 else ""
+            raise ValueError(f"split must have {steps} shares{names}, one per step of the method; got {len(shares)}.")
         return cls(*shares)
 
     @property
@@ -167,7 +196,34 @@ def zcdp_to_approx_dp(rho: float, delta: float) -> float:
 
 @dataclass(frozen=True)
 class PrivacySpend:
-    """The ledger of one release: each step's spend and their composition."""
+    """The ledger of one release: each step's spend and their composition.
+
+    What a release spent (``privacy_spent_`` of the estimators, ``PrivateRelease.spend``), made by
+    its method's privacy map (:func:`dpci.allocate`), not by hand: read it, don't build it.
+
+    Parameters
+    ----------
+    privacy : {"pure", "zcdp"}
+        The release's privacy notion.
+    mechanism : str
+        The registered method that released it.
+    steps : tuple of StepSpend
+        Each step's name, share of the budget, epsilon (None when the step is not pure DP) and rho.
+
+    Raises
+    ------
+    ValueError
+        From :meth:`to_approx_dp`, for a delta outside (0, 1) (construction checks nothing).
+
+    Examples
+    --------
+    >>> import dpci
+    >>> spend = dpci.allocate(1.0, None, "objective", "pure").spend
+    >>> spend.epsilon, round(spend.rho, 6)  # pure epsilon adds up; each epsilon_i costs epsilon_i^2 / 2 in rho
+    (1.0, 0.241875)
+    >>> spend.to_frame()["step"].tolist()
+    ['coefficients', 'hessian', 'covariance', 'total']
+    """
 
     privacy: str
     mechanism: str
@@ -213,17 +269,23 @@ class Allocation:
     privacy: str
     mechanism: str
     budget: float
-    shares: tuple[float, float, float]
-    phi: tuple[float, float, float]
+    shares: tuple[float, ...]
+    phi: tuple[float, ...]
     coef_epsilon: float | None
     spend: PrivacySpend
 
 
-def step_spends(shares, phi, privacy: str, pure_steps: tuple[bool, ...]) -> tuple[StepSpend, ...]:
-    """One StepSpend per step. A pure step spending phi_i-DP costs phi_i^2/2 in rho (Proposition 1);
-    under zCDP, a step not pure spends its rho amount phi_i directly (Theorem 4)."""
+def step_spends(shares, phi, privacy: str, pure_steps: tuple[bool, ...], names=STEP_NAMES) -> tuple[StepSpend, ...]:
+    """One StepSpend per step (``names``: the method's steps). A pure step spending phi_i-DP costs
+    phi_i^2/2 in rho (Proposition 1); under zCDP, a step not pure spends its rho amount phi_i directly
+    (Theorem 4); the release's total is their composition (Proposition 4)."""
+    if not len(names) == len(shares) == len(phi) == len(pure_steps):
+        raise ValueError(
+            f"{len(names)} steps need as many shares, budgets and flags; got {len(shares)}, "
+            f"{len(phi)}, {len(pure_steps)}."
+        )
     steps = []
-    for name, share, amount, pure in zip(STEP_NAMES, shares, phi, pure_steps):
+    for name, share, amount, pure in zip(names, shares, phi, pure_steps):
         if privacy == "pure":
             steps.append(StepSpend(name, share, amount, rho_from_epsilon(amount)))
         elif pure:

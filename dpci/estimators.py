@@ -15,12 +15,14 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
 
 from . import methods
 from .accounting import PRIVACY_NOTIONS, Split
 from .exceptions import PrivacyLeakWarning
 from .intervals import MAX_SAMPLES, MIN_SAMPLES, check_count
-from .losses import HuberLoss, LogisticLoss
+from .ledger.hooks import is_public_seed
+from .losses import HuberLoss, LogisticLoss, coerce_loss
 from .noise import check_random_state
 from .release import _release
 from .settings import RELEASE_DEFAULTS as DEFAULTS
@@ -123,6 +125,14 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         for name, value in given.items():
             setattr(self, name, value)
 
+    def __sklearn_tags__(self):
+        """What scikit-learn's checks may assume: two classes only; a fit is repeatable only with an
+        integer random_state (otherwise each fit is a fresh random release)."""
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.non_deterministic = not is_public_seed(self.random_state)
+        return tags
+
     def _validate_params(self):
         for name, check in self._parameter_constraints.items():
             check(name, getattr(self, name))
@@ -179,10 +189,8 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         return [f"x{j}" for j in range(self.n_features_in_)]
 
     def _check_fitted(self):
-        if not hasattr(self, "release_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError(f"This {type(self).__name__} is not fitted yet; call fit(X, y) first.")
+        """Raise sklearn's NotFittedError (a ValueError and an AttributeError) before ``fit``."""
+        check_is_fitted(self, "release_", msg="This %(name)s is not fitted yet; call fit(X, y) first.")
 
     def conf_int(self, alpha=None) -> pd.DataFrame:
         """Estimates and (1 - alpha) private intervals as a DataFrame (post-processing, no extra budget)."""
@@ -202,7 +210,8 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
             f"{type(self).__name__}: {self._method().label}, "
             f"{'pure epsilon-DP' if self.privacy == 'pure' else 'rho-zCDP'}",
             f"n = {self.n_samples_fit_}, d = {self.n_features_in_}, c = {self.release_.c:g}, "
-            f"split (phi1, phi2, phi3) = {tuple(round(s, 4) for s in self.release_.allocation.shares)}",
+            f"split ({', '.join(self._method().steps)}) = "
+            f"{tuple(round(s, 4) for s in self.release_.allocation.shares)}",
         ]
         spent = f"privacy spent: rho = {spend.rho:.4g}"
         if spend.epsilon is not None:
@@ -221,7 +230,9 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         return X @ self.coef_
 
     def predict(self, X):
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        """``classes_[1]`` where theta . x > 0, else ``classes_[0]``."""
+        scores = self.decision_function(X)  # checks first that the model is fitted
+        return self.classes_[(scores > 0).astype(int)]
 
 
 class PrivateLogisticRegression(_PrivateERMClassifier):
@@ -260,12 +271,66 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
 
     Attributes
     ----------
-    coef_ : ndarray (d,)    private coefficients theta~
-    conf_int_ : ndarray (d, 2)    private interval bounds
-    privacy_spent_ : PrivacySpend    ``.epsilon``, ``.rho``, ``.to_approx_dp(delta)``, ``.steps``
-    hessian_, covariance_ : ndarray (d, d)    the private matrices of Algorithm 2
-    release_ : PrivateRelease    everything released, including the Monte Carlo draws
-    classes_ : ndarray (2,)    the labels; ``classes_[1]`` is the positive class (+1)
+    coef_ : ndarray of shape (d,)
+        The private coefficients theta~.
+    conf_int_ : ndarray of shape (d, 2)
+        The private interval bounds.
+    privacy_spent_ : PrivacySpend
+        What the release spent: ``.epsilon``, ``.rho``, ``.to_approx_dp(delta)``, ``.steps``.
+    hessian_, covariance_ : ndarray of shape (d, d)
+        The private matrices of Algorithm 2.
+    release_ : PrivateRelease
+        Everything released, including the Monte Carlo draws.
+    classes_ : ndarray of shape (2,)
+        The labels; ``classes_[1]`` is the positive class (+1).
+
+    Raises
+    ------
+    DataValidationError
+        From ``fit``: X or y breaks the input contract (a row with norm > 1, NaN or infinite values,
+        a label outside ``classes``, sparse or complex X, duplicate column names); the message says
+        what to change (without quoting the data with ``private_errors=True``).
+    RegularisationTooSmall
+        From ``fit``: ``c`` too small for objective perturbation; carries ``smallest_c`` and
+        ``suggested_c``.
+    ValueError
+        From ``fit``: a parameter out of range (an unknown method or notion, a split that does not
+        sum to 1, ...).
+    BudgetExceeded
+        From ``fit``: the active ledger refuses the release (nothing was charged, no noise drawn).
+    sklearn.exceptions.NotFittedError
+        ``predict``, ``conf_int`` and the other readers before ``fit``.
+
+    Warns
+    -----
+    PrivacyLeakWarning
+        ``classes`` not given: the label set is learned from y.
+    UnderCoverageWarning
+        A valid c so close to its bound that the intervals are likely to under-cover.
+
+    See Also
+    --------
+    PrivateHuberSVM : the same for the Huberized hinge loss.
+    dpci.private_confidence_intervals : the release as a function, for labels coded -1/+1.
+
+    Examples
+    --------
+    >>> import dpci
+    >>> import pandas as pd
+    >>> from dpci.data import make_synthetic_logistic
+    >>> X, y = make_synthetic_logistic(2_000, [1.0, -0.5], random_state=0)
+    >>> frame = pd.DataFrame(X, columns=["age", "const"])  # rows in the unit ball, a constant column
+    >>> labels = pd.Series(y).map({-1.0: "no", 1.0: "yes"})
+    >>> model = dpci.PrivateLogisticRegression(
+    ...     mechanism="objective", privacy="pure", budget=1.0, classes=("no", "yes"), random_state=0
+    ... ).fit(frame, labels)  # random_state=0: a public seed, for teaching and tests only
+    >>> table = model.conf_int()  # estimate, lower, upper per feature
+    >>> list(table.index), list(table.columns)
+    (['age', 'const'], ['estimate', 'lower', 'upper'])
+    >>> model.privacy_spent_.epsilon
+    1.0
+    >>> model.predict_proba(frame[:2]).shape
+    (2, 2)
     """
 
     def _loss(self):
@@ -282,7 +347,52 @@ class PrivateHuberSVM(_PrivateERMClassifier):
 
     Takes the parameters of :class:`PrivateLogisticRegression` plus ``h`` > 0 (default 0.5,
     as in Chaudhuri et al. 2011); the loss has |f''| <= 1/(2h), so a small h needs a larger c
-    under objective perturbation.
+    under objective perturbation. Its attributes, errors and warnings are those of
+    :class:`PrivateLogisticRegression`, without ``predict_proba``.
+
+    Parameters
+    ----------
+    h : float
+        The width of the Huberized hinge loss (:class:`~dpci.losses.HuberLoss`), > 0.
+    mechanism : str
+        A registered method's name: "objective" or "output" for the paper's.
+    method : str or None
+        A registered method's name; overrides ``mechanism``.
+    privacy : {"pure", "zcdp"}
+        Pure epsilon-DP (``budget`` is epsilon) or rho-zCDP (``budget`` is rho).
+    budget : float
+        The total privacy budget of the release.
+    split : tuple of 3 floats or None
+        Shares (phi1, phi2, phi3) of the budget; None uses the paper's Table 2.
+    c : float
+        Regularisation coefficient of Eq. 3.1.
+    alpha : float
+        1 - confidence level of ``conf_int_``.
+    n_samples : int
+        Monte Carlo samples m of Algorithms 3 and 5.
+    random_state : None, int or numpy.random.Generator
+        The only source of randomness (None for a real release).
+    classes : pair of labels or None
+        The public label set (negative, positive).
+    private_errors : bool
+        True: errors about the data do not quote it.
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: ``h`` not positive, or any error of :class:`PrivateLogisticRegression`
+        (``DataValidationError``, ``RegularisationTooSmall`` and ``BudgetExceeded`` are ValueErrors).
+
+    Examples
+    --------
+    >>> import dpci
+    >>> from dpci.data import make_synthetic_logistic
+    >>> X, y = make_synthetic_logistic(2_000, [1.0, -0.5], random_state=0)
+    >>> svm = dpci.PrivateHuberSVM(
+    ...     h=0.5, mechanism="output", privacy="zcdp", budget=0.5, classes=(-1, 1), random_state=0
+    ... ).fit(X, y)
+    >>> svm.conf_int_.shape, svm.privacy_spent_.rho
+    ((2, 2), 0.5)
     """
 
     _parameter_constraints = {**_PrivateERMClassifier._parameter_constraints, "h": _positive_real}
@@ -294,3 +404,78 @@ class PrivateHuberSVM(_PrivateERMClassifier):
 
     def _loss(self):
         return HuberLoss(self.h)
+
+
+def _loss_param(name, value):
+    try:
+        coerce_loss(value)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name}: {err}") from None
+
+
+class PrivateERMClassifier(_PrivateERMClassifier):
+    """A differentially private linear classifier for any registered margin loss, with private intervals.
+
+    The estimator of a loss added with :func:`dpci.losses.register_loss`: ``loss`` is a loss object
+    with its parameters (``get_loss("huber", h=0.3)``) or a registered name (its default parameters).
+    :class:`PrivateLogisticRegression` and :class:`PrivateHuberSVM` are this estimator for the paper's
+    two losses. Its attributes, errors and warnings are those of :class:`PrivateLogisticRegression`,
+    without ``predict_proba``.
+
+    Parameters
+    ----------
+    loss : Loss or str
+        The margin loss (:data:`dpci.losses.LOSSES`), e.g. ``get_loss("huber", h=0.3)``.
+    mechanism : str
+        A registered method's name: "objective" or "output" for the paper's.
+    method : str or None
+        A registered method's name; overrides ``mechanism``.
+    privacy : {"pure", "zcdp"}
+        Pure epsilon-DP (``budget`` is epsilon) or rho-zCDP (``budget`` is rho).
+    budget : float
+        The total privacy budget of the release.
+    split : tuple of floats or None
+        One share per step of the method (three for the paper's: phi1, phi2, phi3); None uses the
+        method's default (the paper's Table 2).
+    c : float
+        Regularisation coefficient of Eq. 3.1.
+    alpha : float
+        1 - confidence level of ``conf_int_``.
+    n_samples : int
+        Monte Carlo samples m of Algorithms 3 and 5.
+    random_state : None, int or numpy.random.Generator
+        The only source of randomness (None for a real release; an int is a public seed, not private).
+    classes : pair of labels or None
+        The public label set (negative, positive).
+    private_errors : bool
+        True: errors about the data do not quote it.
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: an unknown loss or a parameter it does not declare, or any error of
+        :class:`PrivateLogisticRegression` (``DataValidationError``, ``RegularisationTooSmall`` and
+        ``BudgetExceeded`` are ValueErrors).
+
+    Examples
+    --------
+    >>> import dpci
+    >>> from dpci.data import make_synthetic_logistic
+    >>> X, y = make_synthetic_logistic(2_000, [1.0, -0.5], random_state=0)
+    >>> model = dpci.PrivateERMClassifier(
+    ...     loss=dpci.get_loss("huber", h=0.3), mechanism="output", privacy="zcdp", budget=0.5,
+    ...     classes=(-1, 1), random_state=0,
+    ... ).fit(X, y)
+    >>> model.conf_int_.shape, model.release_.spend.rho
+    ((2, 2), 0.5)
+    """
+
+    _parameter_constraints = {**_PrivateERMClassifier._parameter_constraints, "loss": _loss_param}
+
+    @_then(_PrivateERMClassifier.__init__)
+    def __init__(self, loss="logistic", *args, **kwargs):
+        self.loss = loss
+        super().__init__(*args, **kwargs)
+
+    def _loss(self):
+        return coerce_loss(self.loss)

@@ -12,11 +12,43 @@ class PrivacyLeakWarning(UserWarning):
     Example: numeric bounds taken from the observed min/max of an uploaded
     column. The released intervals are then *not* differentially private with
     respect to that column (as diffprivlib warns for data-derived bounds).
+
+    Examples
+    --------
+    An estimator without ``classes=`` learns the label set from y, which the guarantee does not cover:
+
+    >>> import warnings
+    >>> import dpci
+    >>> from dpci.data import make_synthetic_logistic
+    >>> X, y = make_synthetic_logistic(2_000, [1.0, -0.5], random_state=0)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     model = dpci.PrivateLogisticRegression(random_state=0).fit(X, y)  # no classes=(-1, 1)
+    >>> [w.category.__name__ for w in caught]
+    ['PrivacyLeakWarning']
     """
 
 
 class DataValidationError(ValueError):
-    """The data cannot be used as given; the message says what to change."""
+    """The data cannot be used as given; the message says what to change.
+
+    Raised before anything is computed (so before any budget is spent) by the estimators' ``fit``,
+    :func:`~dpci.release.private_confidence_intervals` and the checks of :mod:`dpci.validation`: a
+    row outside the unit ball, NaN or infinite values, labels outside the public ``classes``,
+    sparse or complex X. With ``private_errors=True`` the message does not quote the data.
+
+    Examples
+    --------
+    >>> import dpci
+    >>> from dpci.data import make_synthetic_logistic
+    >>> X, y = make_synthetic_logistic(200, [1.0, -0.5], random_state=0)
+    >>> model = dpci.PrivateLogisticRegression(classes=(-1, 1), private_errors=True)
+    >>> try:
+    ...     model.fit(2 * X, y)  # rows outside the unit ball
+    ... except dpci.DataValidationError as error:
+    ...     print(str(error).split(".")[0])
+    a row has L2 norm > 1
+    """
 
 
 class UnderCoverageWarning(UserWarning):
@@ -25,6 +57,18 @@ class UnderCoverageWarning(UserWarning):
     Example: objective perturbation with c just above its bound, where epsilon' = epsilon1 -
     log(1 + t/(2nc)) is a small part of epsilon1 (measured: n = 150, c = 1e-3, epsilon = 1 covers
     0.80 at nominal 0.95). The message gives the c that avoids it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import dpci
+    >>> from dpci.data import make_synthetic_logistic
+    >>> X, y = make_synthetic_logistic(150, [1.0, -0.5], random_state=0)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     model = dpci.PrivateLogisticRegression(c=2e-3, classes=(-1, 1), random_state=0).fit(X, y)
+    >>> [w.category.__name__ for w in caught]
+    ['UnderCoverageWarning']
     """
 
 
@@ -34,6 +78,26 @@ class RegularisationTooSmall(ValueError):
     ``smallest_c`` is the bound c must exceed, t / (2 n (e^epsilon1 - 1)); ``suggested_c`` a
     round value at which the intervals keep their coverage (:func:`dpci.mechanisms.safe_c`). Callers use them (the app's "use the smallest valid c" button, sweeps
     that skip a cell) instead of reading the message.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong and what to change.
+    smallest_c : float
+        The bound c must exceed (:func:`dpci.mechanisms.smallest_valid_c`).
+    suggested_c : float
+        A round c at which the intervals keep their coverage.
+
+    Examples
+    --------
+    >>> import dpci
+    >>> from dpci.data import make_synthetic_logistic
+    >>> X, y = make_synthetic_logistic(150, [1.0, -0.5], random_state=0)
+    >>> try:
+    ...     dpci.PrivateLogisticRegression(c=1e-5, classes=(-1, 1)).fit(X, y)
+    ... except dpci.RegularisationTooSmall as error:
+    ...     print(f"c must exceed {error.smallest_c:.2g}; use {error.suggested_c:g}")
+    c must exceed 0.00091; use 0.0022
     """
 
     def __init__(self, message: str, smallest_c: float, suggested_c: float):

@@ -30,7 +30,7 @@ def hessian_and_covariance(A, loss, theta, c, weights=None):
     return hessian, covariance
 
 
-def _gaussian_factor(covariance):
+def gaussian_factor(covariance):
     """A matrix L with L L^T = covariance (Cholesky; eigen-decomposition if not PD)."""
     try:
         return np.linalg.cholesky(covariance)
@@ -43,7 +43,7 @@ def _gaussian_part(hessian, covariance, n, m, rng):
     """m draws of H~^{-1} G / sqrt(n) with G ~ N(0, Sigma~), and H~^{-1} itself."""
     d = hessian.shape[0]
     h_inv = np.linalg.inv(hessian)
-    factor = h_inv @ _gaussian_factor(covariance) / np.sqrt(n)
+    factor = h_inv @ gaussian_factor(covariance) / np.sqrt(n)
     return rng.standard_normal((m, d)) @ factor.T, h_inv
 
 

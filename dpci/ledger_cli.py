@@ -74,7 +74,6 @@ def main(args) -> int:
 
 
 def add_release_arguments(parser) -> None:
-    from .losses import LOSSES
     from .methods import available
 
     data = parser.add_argument_group("the data (read as the app reads an upload)")
@@ -95,8 +94,11 @@ def add_release_arguments(parser) -> None:
     budget.add_argument("--epsilon", type=float, help="pure epsilon-DP at this epsilon")
     budget.add_argument("--rho", type=float, help="rho-zCDP at this rho")
     rel.add_argument("--method", default="objective", choices=available())
-    rel.add_argument("--loss", default="logistic", choices=list(LOSSES))
-    rel.add_argument("--h", type=float, default=0.5, help="the Huber width (--loss huber)")
+    rel.add_argument("--loss", default="logistic", help="a registered loss (dpci.losses.LOSSES): logistic, huber, ...")
+    rel.add_argument("--h", type=float, default=None, help="the Huber width (--loss huber; default 0.5)")
+    rel.add_argument(
+        "--loss-param", action="append", default=[], metavar="NAME=VALUE", help="a parameter of the loss (repeatable)"
+    )
     rel.add_argument("--split", help="phi1,phi2,phi3 (default: the method's)")
     rel.add_argument("--c", type=float, default=1e-3, help="the regularisation coefficient")
     rel.add_argument("--level", type=float, default=0.95, help="the confidence level")
@@ -125,8 +127,8 @@ def release_main(args) -> int:
     from .ledger import BudgetExceeded, Ledger, NotCovered
     from .ledger.config import canonical_csv
     from .ledger.records import release_payload, release_record
-    from .losses import get_loss
-    from .release import private_confidence_intervals
+    from .losses import loss_from_text
+    from .spec import ReleaseSpec
 
     try:
         raw = Path(args.data).read_bytes()
@@ -149,51 +151,33 @@ def release_main(args) -> int:
         data = result.to_dataset(d=args.d, normalize=args.scaling)
         privacy, budget = ("pure", args.epsilon) if args.epsilon is not None else ("zcdp", args.rho)
         split = None if args.split is None else tuple(float(v) for v in args.split.split(","))
-        loss = get_loss(args.loss, args.h)
+        loss = loss_from_text(args.loss, args.loss_param, h=args.h)
         ledger = Ledger.from_config(url=args.database)
         key = ledger.key_of(canonical_csv(raw))
         ledger.register(key, f"your upload {Path(args.data).name}")
+        spec = ReleaseSpec(args.method, privacy, budget, split, loss, args.c, 1.0 - args.level, args.m, args.seed)
         with ledger.watching(dataset=key, session="command line") as watch:
-            release = private_confidence_intervals(
-                data.X,
-                data.y,
-                loss,
-                args.method,
-                privacy,
-                budget,
-                split,
-                args.c,
-                1.0 - args.level,
-                args.m,
-                random_state=args.seed,
-            )
+            release = spec.release(data.X, data.y)
     except (BudgetExceeded, NotCovered) as err:
         print(f"refused: {err}", file=sys.stderr)
         return EXIT_REFUSED
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    spec = dict(
+    record = dict(
         source="command line",
-        file=Path(args.data).name,
-        target=result.schema.label,
-        positive=result.schema.positive_class,
-        loss=args.loss,
-        h=args.h,
-        method=args.method,
-        privacy=privacy,
-        budget=budget,
-        split=list(release.allocation.shares),
-        c=args.c,
-        level=args.level,
-        m=args.m,
-        d=data.X.shape[1] - 1,
-        scaling=args.scaling,
-        seed=args.seed,
+        release=spec.to_dict(),
+        data=dict(
+            file=Path(args.data).name,
+            target=result.schema.label,
+            positive=result.schema.positive_class,
+            d=data.X.shape[1] - 1,
+            scaling=args.scaling,
+        ),
     )
     payload = release_payload(release, feature_names=data.feature_names)
     release_id = ledger.store_release(
-        watch.admissions[-1], key, f"cli:{json.dumps(spec, sort_keys=True)}", spec, payload, "command line"
+        watch.admissions[-1], key, f"cli:{json.dumps(record, sort_keys=True)}", record, payload, "command line"
     )
     print(f"release {release_id} ({'NOT private: public seed' if args.seed is not None else 'private'})")
     print(f"{'feature':30s} {'estimate':>10s} {'lower':>10s} {'upper':>10s}")

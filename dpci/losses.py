@@ -11,6 +11,7 @@ f''(z) x x^T (Section 6). A new loss is one class meeting :class:`Loss`, registe
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -22,7 +23,8 @@ import numpy as np
 class Loss(Protocol):
     """What the solvers, the mechanisms and the intervals need of a margin loss."""
 
-    name: str
+    @property
+    def name(self) -> str: ...  # the name it is registered under
 
     @property
     def t(self) -> float: ...  # bound on |f''| (Theorem 1)
@@ -57,7 +59,26 @@ def _work_array(z, overwrite):
 
 @dataclass(frozen=True)
 class LogisticLoss:
-    """f(z) = log(1 + exp(-z)); |f'| <= 1, |f''| <= t = 1/4 (Section 6)."""
+    """f(z) = log(1 + exp(-z)); |f'| <= 1, |f''| <= t = 1/4 (Section 6).
+
+    The loss of logistic regression (:class:`~dpci.PrivateLogisticRegression`). Its sensitivities:
+    1/(2n) for the Hessian (Lemma 3), 2 S(||theta||)^2 / n for the gradient covariance (Lemma 2).
+
+    Parameters
+    ----------
+    name : str
+        Its key in :data:`LOSSES` (leave the default).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpci
+    >>> loss = dpci.LogisticLoss()
+    >>> loss.t, loss.hessian_sensitivity(n=1_000)
+    (0.25, 0.0005)
+    >>> loss.derivatives(np.array([0.0]))  # (f'(0), f''(0))
+    (array([-0.5]), array([0.25]))
+    """
 
     name: str = "logistic"
 
@@ -144,6 +165,31 @@ class HuberLoss:
 
     f(z) = 0 for z > 1 + h, (1 + h - z)^2 / (4h) for |1 - z| <= h, 1 - z for
     z < 1 - h; |f'| <= 1 and |f''| <= t = 1/(2h) (Section 6).
+
+    The loss of the private SVM (:class:`~dpci.PrivateHuberSVM`). Its sensitivities: 1/(n h) for the
+    Hessian (Lemma 5), 2/n for the gradient covariance (Lemma 4).
+
+    Parameters
+    ----------
+    h : float
+        The width of the quadratic piece, > 0 (default 0.5, as in Chaudhuri et al. 2011); a small h
+        is closer to the hinge loss but has a larger t, so objective perturbation needs a larger c.
+    name : str
+        Its key in :data:`LOSSES` (leave the default).
+
+    Raises
+    ------
+    ValueError
+        h not a positive finite number.
+
+    Examples
+    --------
+    >>> import dpci
+    >>> loss = dpci.HuberLoss(h=0.25)
+    >>> loss.t, loss.kinks  # |f''| <= 1/(2h); f'' jumps at 1 -/+ h
+    (2.0, (0.75, 1.25))
+    >>> loss.hessian_sensitivity(n=1_000)
+    0.004
     """
 
     h: float = 0.5
@@ -224,11 +270,176 @@ class HuberLoss:
         return np.where(np.abs(1.0 - np.asarray(z, dtype=float)) <= self.h, 1.0 / (2.0 * self.h), 0.0)
 
 
-LOSSES = {"logistic": LogisticLoss, "huber": HuberLoss}  # name -> class; a new loss adds itself here
+LOSSES: dict[str, type] = {"logistic": LogisticLoss, "huber": HuberLoss}  # name -> class (:func:`register_loss`)
 
 
-def get_loss(name: str, h: float | None = None) -> Loss:
-    """Return the loss called ``name`` (a key of :data:`LOSSES`); ``h`` is the Huber width."""
+def register_loss(cls: type, replace: bool = False) -> type:
+    """Add a loss class under its ``name`` (usable as a class decorator). The class is a frozen
+    dataclass meeting :class:`Loss` whose fields other than ``name`` are its parameters, each with a
+    default (``HuberLoss.h``); :func:`get_loss` passes them by name, and the release specification,
+    the command line (``--loss-param``) and the app read them from :func:`loss_parameters`.
+
+    Parameters
+    ----------
+    cls : type
+        The loss class: a frozen dataclass meeting :class:`Loss`, constructible with no argument.
+    replace : bool
+        Replace a loss already registered under the same name (else that is an error).
+
+    Returns
+    -------
+    type
+        ``cls`` itself, so that ``@register_loss`` decorates a class.
+
+    Raises
+    ------
+    TypeError
+        ``cls`` is not a dataclass.
+    ValueError
+        Another loss has that name and ``replace`` is False.
+
+    See Also
+    --------
+    unregister_loss : remove it again.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> import dpci
+    >>> @dpci.register_loss
+    ... @dataclass(frozen=True)
+    ... class WideHuberLoss(dpci.HuberLoss):  # a new loss with a parameter and its default
+    ...     h: float = 2.0
+    ...     name: str = "wide_huber"
+    >>> dpci.get_loss("wide_huber", h=3.0)
+    WideHuberLoss(h=3.0, name='wide_huber')
+    >>> dpci.losses.unregister_loss("wide_huber")
+    """
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"a loss is a frozen dataclass (its fields are its parameters); got {cls!r}.")
+    name = getattr(cls(), "name")  # noqa: B009 - a dataclass type mypy cannot see the field of
+    if name in LOSSES and not replace and LOSSES[name] is not cls:
+        raise ValueError(f"a loss named {name!r} is already registered (pass replace=True).")
+    LOSSES[name] = cls
+    return cls
+
+
+def unregister_loss(name: str) -> None:
+    """Remove a loss added with :func:`register_loss` (dpci's own stay)."""
+    if name in ("logistic", "huber"):
+        raise ValueError(f"{name!r} is one of dpci's own losses and stays registered.")
+    LOSSES.pop(name, None)
+
+
+def loss_parameters(name_or_loss) -> dict[str, float]:
+    """The parameters a loss declares and their defaults (a name, a class or an instance):
+    ``loss_parameters("huber") == {"h": 0.5}``, ``loss_parameters("logistic") == {}``."""
+    cls = _loss_class(name_or_loss) if isinstance(name_or_loss, str) else name_or_loss
+    return {
+        f.name: f.default
+        for f in dataclasses.fields(cls)
+        if f.init and f.name != "name" and f.default is not dataclasses.MISSING
+    }
+
+
+def loss_params(loss) -> dict[str, float]:
+    """The parameter values of a loss instance (``{"h": 0.3}`` for ``HuberLoss(0.3)``)."""
+    return {name: getattr(loss, name) for name in loss_parameters(loss)}
+
+
+def loss_to_dict(loss) -> dict:
+    """A loss as data: ``{"name": "huber", "h": 0.3}`` (:func:`get_loss` ``(**d)`` makes it again)."""
+    return {"name": loss.name, **loss_params(loss)}
+
+
+def loss_call(loss) -> str:
+    """The Python call that makes ``loss``: ``get_loss('huber', h=0.3)``."""
+    args = "".join(f", {k}={v!r}" for k, v in loss_params(loss).items())
+    return f"get_loss({loss.name!r}{args})"
+
+
+def _loss_class(name: str) -> type:
     if name not in LOSSES:
         raise ValueError(f"Unknown loss {name!r}; use one of {', '.join(map(repr, LOSSES))}.")
-    return LOSSES[name](0.5 if h is None else h) if name == "huber" else LOSSES[name]()
+    return LOSSES[name]
+
+
+def get_loss(name: str, *args, **params) -> Loss:
+    """The loss called ``name`` (a key of :data:`LOSSES`) with its declared parameters.
+
+    Parameters are passed by name (``get_loss("huber", h=0.3)``) or in their declared order
+    (``get_loss("huber", 0.3)``); a parameter given as None is not given (its default); a parameter
+    the loss does not declare is a ValueError that lists those it does.
+
+    Parameters
+    ----------
+    name : str
+        A registered loss: "logistic", "huber", or one added with :func:`register_loss`.
+    *args : float
+        The loss's parameters in their declared order (:func:`loss_parameters`).
+    **params : float or None
+        The loss's parameters by name; None means not given.
+
+    Returns
+    -------
+    Loss
+        The loss, with its parameters as floats.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, more positional parameters than the loss declares, a parameter given twice
+        or one the loss does not declare.
+
+    Examples
+    --------
+    >>> get_loss("huber", h=0.3)
+    HuberLoss(h=0.3, name='huber')
+    >>> get_loss("logistic")
+    LogisticLoss(name='logistic')
+    """
+    cls = _loss_class(name)
+    declared = loss_parameters(cls)
+    if len(args) > len(declared):
+        raise ValueError(
+            f"loss {name!r} takes {len(declared)} parameter(s) ({', '.join(declared) or 'none'}), got {len(args)}."
+        )
+    values = dict(zip(declared, args))
+    for key, value in params.items():
+        if key in values:
+            raise ValueError(f"loss {name!r}: parameter {key!r} given twice.")
+        values[key] = value
+    values = {k: v for k, v in values.items() if v is not None}  # None: not given
+    unknown = sorted(set(values) - set(declared))
+    if unknown:
+        raise ValueError(
+            f"loss {name!r} has no parameter {', '.join(map(repr, unknown))}; "
+            f"its parameters: {', '.join(declared) or 'none'}."
+        )
+    return cls(**{k: float(v) for k, v in values.items()})
+
+
+def loss_from_text(name: str, pairs=(), **given) -> Loss:
+    """A loss from a command line: its name and ``NAME=VALUE`` pairs (``--loss-param h=0.3``);
+    ``given`` holds shorthands (``--h``) that a pair overrides. A ValueError says what is wrong."""
+    params = {k: v for k, v in given.items() if v is not None and k in loss_parameters(_loss_class(name))}
+    for pair in pairs or ():
+        key, sep, value = str(pair).partition("=")
+        if not sep:
+            raise ValueError(f"--loss-param takes NAME=VALUE (e.g. h=0.3), got {pair!r}.")
+        try:
+            params[key.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"--loss-param {key.strip()}: {value!r} is not a number.") from None
+    return get_loss(name, **params)
+
+
+def coerce_loss(loss, **params) -> Loss:
+    """``loss`` itself when it is a loss object (then no ``params``), else :func:`get_loss` of the name."""
+    if isinstance(loss, str):
+        return get_loss(loss, **params)
+    if not isinstance(loss, Loss):
+        raise TypeError(f"loss must be a dpci loss (dpci.losses.Loss) or a registered name, got {loss!r}.")
+    if any(v is not None for v in params.values()):
+        raise ValueError(f"parameters {sorted(params)} go with a loss name, not with the loss object {loss!r}.")
+    return loss

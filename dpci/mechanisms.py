@@ -52,7 +52,39 @@ class PerturbedFit:
 
 
 def smallest_valid_c(epsilon: float, n: int, t: float) -> float:
-    """Algorithm 1 needs c > t / (2 n (e^epsilon - 1)); this returns that bound."""
+    """Algorithm 1 needs c > t / (2 n (e^epsilon - 1)); this returns that bound.
+
+    Objective perturbation (Algorithm 1) keeps epsilon' = epsilon - log(1 + t / (2 n c)) of the
+    coefficients' budget for its noise, which must be positive. Just above the bound epsilon' is
+    small and the intervals under-cover (:class:`~dpci.exceptions.UnderCoverageWarning`);
+    :func:`safe_c` gives a round c that keeps epsilon' >= epsilon / 2.
+
+    Parameters
+    ----------
+    epsilon : float
+        The coefficients' epsilon (epsilon1: the budget times phi1 under pure DP).
+    n : int
+        The number of rows.
+    t : float
+        The loss's bound on |f''| (``loss.t``: 1/4 for the logistic loss, 1/(2h) for the Huber loss).
+
+    Returns
+    -------
+    float
+        The bound; any c strictly above it is valid.
+
+    Raises
+    ------
+    ZeroDivisionError
+        epsilon = 0 or n = 0 (no c is valid).
+
+    Examples
+    --------
+    >>> import dpci
+    >>> bound = dpci.smallest_valid_c(0.65, 30_162, dpci.LogisticLoss().t)  # Adult, epsilon = 1, Table 2's phi1
+    >>> f"{bound:.3g}"
+    '4.53e-06'
+    """
     if epsilon > 700.0:  # e^epsilon overflows: the same bound written with e^-epsilon (0 when it underflows)
         return t * math.exp(-epsilon) / (2.0 * n * -math.expm1(-epsilon))
     return t / (2.0 * n * math.expm1(epsilon))

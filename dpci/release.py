@@ -15,19 +15,17 @@ import numpy as np
 
 from . import methods
 from .intervals import (
-    MAX_SAMPLES,
-    MIN_SAMPLES,
     check_alpha,
-    check_count,
     hessian_and_covariance,
     normal_interval,
     sandwich_covariance,
 )
-from .ledger.hooks import admit_release, note_not_private
+from .ledger.hooks import is_public_seed, note_not_private
+from .losses import loss_to_dict
 from .methods import PrivateRelease
-from .noise import check_random_state
 from .settings import ReleaseSettings, spread
 from .solver import margin_rows, minimise_erm
+from .spec import ReleaseSpec, release_spec
 from .validation import check_signed_data
 
 __all__ = [
@@ -36,6 +34,8 @@ __all__ = [
     "intervals_at",
     "nonprivate_confidence_intervals",
     "private_confidence_intervals",
+    "release_spec",
+    "spec_of",
 ]
 
 
@@ -50,34 +50,104 @@ def private_confidence_intervals(X, y, loss, settings: ReleaseSettings, closed_f
     else voids the guarantee (Section 3) and raises DataValidationError (an O(n d) check).
     The estimators accept any two labels. ``closed_form`` uses Algorithm 5's normal
     interval for zCDP + output perturbation; False uses Monte Carlo there too.
+
+    Inside ``with dpci.Ledger(...)`` the release is admitted (and charged) by the ledger before its
+    noise is drawn.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Finite rows in the unit L2 ball, scaled by public bounds (no intercept is fitted: include a
+        constant column).
+    y : array-like of shape (n,)
+        Labels coded -1.0 / +1.0.
+    loss : Loss
+        A :mod:`dpci.losses` loss: ``LogisticLoss()``, ``HuberLoss(h)`` or ``get_loss(name, ...)``.
+    mechanism : str
+        A registered method's name (:func:`dpci.methods.available`): "objective" (Algorithms 1
+        and 3) or "output" (Algorithms 4 and 5) for the paper's.
+    privacy : {"pure", "zcdp"}
+        Pure epsilon-DP (``budget`` is epsilon) or rho-zCDP (``budget`` is rho).
+    budget : float
+        The release's total budget (coefficients and intervals together).
+    split : Split, sequence of float or None
+        One share of the budget per step of the method (phi1, phi2, phi3: the coefficients, the
+        Hessian, the covariance); None: the paper's Table 2 (:func:`dpci.default_split`).
+    c : float
+        The regularisation coefficient of Eq. 3.1 (the paper uses 0.001); objective perturbation
+        needs c above :func:`dpci.smallest_valid_c`.
+    alpha : float
+        1 - the confidence level.
+    n_samples : int
+        The Monte Carlo samples m of Algorithms 3 and 5.
+    random_state : None, int or numpy.random.Generator
+        The only source of randomness. None (the default) for a real release: an integer is a public
+        seed (anyone who knows it can remove the noise) and the ledger records the result as not private.
+    closed_form : bool
+        Use Algorithm 5's normal interval for zCDP + output perturbation (False: Monte Carlo there too).
+
+    Returns
+    -------
+    PrivateRelease
+        Everything the release publishes: ``theta`` (the private coefficients), ``conf_int``
+        ((d, 2) interval bounds), ``hessian`` and ``covariance`` (the private matrices), ``spend``
+        (a :class:`~dpci.accounting.PrivacySpend`) and ``interval(alpha)`` for another level
+        (post-processing: no extra budget).
+
+    Raises
+    ------
+    DataValidationError
+        X or y breaks the input contract (a row outside the unit ball, NaN, labels other than -1/+1);
+        the message says what to change.
+    RegularisationTooSmall
+        ``c`` too small for objective perturbation; carries ``smallest_c`` and ``suggested_c``.
+    ValueError
+        An unknown method or notion, a budget, split, alpha or n_samples out of range.
+    BudgetExceeded
+        The active ledger refuses the release (nothing was charged and no noise was drawn).
+
+    Warns
+    -----
+    UnderCoverageWarning
+        A valid c so close to its bound that the intervals are likely to under-cover.
+
+    See Also
+    --------
+    PrivateLogisticRegression, PrivateHuberSVM : the same release as a scikit-learn estimator (any
+        two labels, DataFrames, ``conf_int()`` as a table).
+    nonprivate_confidence_intervals : the non-private reference, on the same input.
+
+    Examples
+    --------
+    >>> import dpci
+    >>> from dpci.data import make_synthetic_logistic
+    >>> X, y = make_synthetic_logistic(2_000, [1.0, -0.5], random_state=0)  # rows in the unit ball, y in {-1, +1}
+    >>> release = dpci.private_confidence_intervals(
+    ...     X, y, dpci.LogisticLoss(), mechanism="output", budget=1.0, random_state=0  # a public seed: teaching only
+    ... )
+    >>> release.conf_int.shape, release.spend.epsilon
+    ((2, 2), 1.0)
+    >>> bool((release.conf_int[:, 0] < release.theta).all() and (release.theta < release.conf_int[:, 1]).all())
+    True
     """
     X, y = check_signed_data(X, y)
     return _release(X, y, loss, settings, closed_form)
 
 
+def spec_of(loss, settings: ReleaseSettings) -> tuple[ReleaseSpec, object]:
+    """The release specification of the keyword API's settings, and the randomness to draw from: an
+    integer ``random_state`` is the spec's public seed; a Generator (randomness the caller keeps) is
+    passed on beside it (the spec itself then says fresh randomness)."""
+    s = settings
+    seed = s.random_state if is_public_seed(s.random_state) else None
+    spec = ReleaseSpec(s.mechanism, s.privacy, s.budget, s.split, loss, s.c, s.alpha, s.n_samples, seed)
+    return spec, (None if seed is not None else s.random_state)
+
+
 def _release(X, y, loss, settings: ReleaseSettings, closed_form=True):
     """:func:`private_confidence_intervals` on data already validated (the estimators check theirs)."""
-    s = settings
-    alpha = check_alpha(s.alpha)
-    n_samples = check_count("n_samples", s.n_samples, MIN_SAMPLES, MAX_SAMPLES, "the paper uses 10,000")
-    method = methods.get(s.mechanism)
-    alloc = method.allocate(s.budget, s.split, s.privacy)
-    method.coefficient_noise_law(alloc, X.shape[0], s.c, loss)  # an invalid c raises here, before any charge
-    spec = dict(
-        function="private_confidence_intervals",
-        loss=repr(loss),
-        method=method.name,
-        privacy=s.privacy,
-        budget=s.budget,
-        split=list(alloc.shares),
-        c=s.c,
-        alpha=alpha,
-        n_samples=n_samples,
-    )
-    A = margin_rows(X, y)
-    admit_release(A, alloc.spend, spec, s.random_state, f"release: {method.describe(s.privacy)}, budget {s.budget:g}")
-    rng = check_random_state(s.random_state)  # the noise is drawn only after the ledger admitted it
-    return method.release(A, loss, s.c, alloc, alpha, n_samples, rng, closed_form=closed_form)
+    spec, random_state = spec_of(loss, settings)
+    return release_spec(X, y, spec, closed_form=closed_form, random_state=random_state)
 
 
 def intervals_at(A, loss, theta, c, alloc, coef_noise, alpha, n_samples, rng, weights=None, closed_form=True):
@@ -108,11 +178,52 @@ def nonprivate_confidence_intervals(X, y, loss, c=1e-3, alpha=0.05, tol=1e-10) -
     """Exact theta-hat of Eq. 3.1 and theta-hat -/+ z sqrt(diag(H^{-1} Sigma H^{-1} / n)). NOT private.
 
     Same input contract as :func:`private_confidence_intervals` (so the two compare like for like).
+    A reference for judging a private interval, never for publishing: inside ``with dpci.Ledger(...)``
+    it is recorded as not private.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Finite rows in the unit L2 ball.
+    y : array-like of shape (n,)
+        Labels coded -1.0 / +1.0.
+    loss : Loss
+        A :mod:`dpci.losses` loss.
+    c : float
+        The regularisation coefficient of Eq. 3.1.
+    alpha : float
+        1 - the confidence level.
+    tol : float
+        The gradient norm the exact Newton solver must reach.
+
+    Returns
+    -------
+    NonPrivateFit
+        ``theta`` (theta-hat), ``hessian`` and ``covariance`` (H and Sigma), ``sandwich`` (the
+        covariance of theta-hat), ``conf_int`` ((d, 2) bounds) and ``interval(alpha)``.
+
+    Raises
+    ------
+    DataValidationError
+        X or y breaks the input contract.
+    ValueError
+        alpha outside (0, 1).
+    ConvergenceError
+        The solver did not reach ``tol``.
+
+    Examples
+    --------
+    >>> import dpci
+    >>> from dpci.data import make_synthetic_logistic
+    >>> X, y = make_synthetic_logistic(2_000, [1.0, -0.5], random_state=0)
+    >>> ref = dpci.nonprivate_confidence_intervals(X, y, dpci.LogisticLoss(), c=1e-3)  # NOT private
+    >>> ref.conf_int.shape
+    (2, 2)
     """
     X, y = check_signed_data(X, y)
     alpha = check_alpha(alpha)
     A = margin_rows(X, y)
-    spec = dict(function="nonprivate_confidence_intervals", loss=repr(loss), c=c, alpha=alpha)
+    spec = dict(function="nonprivate_confidence_intervals", loss=loss_to_dict(loss), c=c, alpha=alpha)
     note_not_private(A, spec, "non-private intervals (no privacy)")
     result = minimise_erm(A, loss, c, tol=tol)
     hessian, covariance = hessian_and_covariance(A, loss, result.theta, c)

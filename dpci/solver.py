@@ -22,7 +22,24 @@ _BLOCK = 4096  # columns per block of a Gram product: the block and its weighted
 
 
 class ConvergenceError(RuntimeError):
-    """The solver did not reach the requested gradient norm."""
+    """The solver did not reach the requested gradient norm.
+
+    Objective perturbation's guarantee needs the exact minimiser (Algorithm 1), so a release stops
+    rather than use an approximate one; a larger c makes the problem better conditioned. A
+    ``RuntimeError``, not a ``ValueError``: the settings are valid, the numerics failed.
+
+    Examples
+    --------
+    >>> import dpci
+    >>> from dpci.data import make_synthetic_logistic
+    >>> from dpci.solver import margin_rows, minimise_erm
+    >>> X, y = make_synthetic_logistic(2_000, [1.0, -0.5], random_state=0)
+    >>> try:
+    ...     minimise_erm(margin_rows(X, y), dpci.LogisticLoss(), c=1e-3, max_iter=1)
+    ... except dpci.ConvergenceError as error:
+    ...     print(str(error).split(" with")[0])
+    Newton solver stopped after 1 iterations
+    """
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,10 @@ label set ``classes``.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+from sklearn.exceptions import DataConversionWarning
 
 from .exceptions import DataValidationError
 
@@ -30,10 +33,8 @@ def check_features(X, n_features=None, *, private_errors=False):
             raise DataValidationError(f"X has duplicate column names {repeated[:5]}; give every feature its own name.")
         if X.isna().to_numpy().any():
             raise DataValidationError("X contains missing values (NaN or pandas NA); drop or impute them first.")
-    if np.iscomplexobj(X) or (
-        hasattr(X, "dtypes") and any(np.issubdtype(t, np.complexfloating) for t in X.dtypes if isinstance(t, np.dtype))
-    ):
-        raise DataValidationError("X holds complex numbers; dpci needs real features.")
+    if _is_complex(X):  # "Complex data not supported" is scikit-learn's wording
+        raise DataValidationError("Complex data not supported: X holds complex numbers; dpci needs real features.")
     try:
         arr = np.asarray(X, dtype=float)
     except (TypeError, ValueError):
@@ -42,8 +43,11 @@ def check_features(X, n_features=None, *, private_errors=False):
         ) from None
     if arr.ndim != 2:
         raise DataValidationError(f"X must be a 2-D array (rows x features), got {arr.ndim} dimension(s).")
-    if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise DataValidationError(f"X is empty (shape {arr.shape}).")  # n and d are public
+    if arr.shape[0] == 0 or arr.shape[1] == 0:  # n and d are public; the wording after the colon is scikit-learn's
+        what = "sample(s)" if arr.shape[0] == 0 else "feature(s)"
+        raise DataValidationError(
+            f"X is empty: found array with 0 {what} (shape={arr.shape}) while a minimum of 1 is required."
+        )
     if n_features is not None and arr.shape[1] != n_features:
         raise DataValidationError(f"X has {arr.shape[1]} features, but the model was fitted with {n_features}.")
     if not np.isfinite(arr).all():
@@ -51,6 +55,20 @@ def check_features(X, n_features=None, *, private_errors=False):
         where = "" if private_errors else f" (first at row {bad[0]}, column {bad[1]})"
         raise DataValidationError(f"X contains NaN or infinite values{where}; drop or impute them.")
     return arr, names
+
+
+def _is_complex(X):
+    """Whether X holds complex numbers, asked of its dtype(s) only: ``np.iscomplexobj`` would go through
+    the array-function protocol, which array-likes (``__array__`` only) need not support."""
+    if hasattr(X, "dtypes"):  # a DataFrame: one dtype per column
+        return any(isinstance(t, np.dtype) and t.kind == "c" for t in X.dtypes)
+    dtype = getattr(X, "dtype", None)
+    if not isinstance(dtype, np.dtype):
+        try:
+            dtype = np.asarray(X).dtype
+        except (TypeError, ValueError):  # ragged or mixed: check_features refuses it next
+            return False
+    return dtype.kind == "c"
 
 
 def check_unit_ball(X, *, private_errors=False):
@@ -89,11 +107,19 @@ def check_classes(classes):
 
 def _label_vector(y, n_rows):
     """y as a 1-D array of n_rows labels (an (n, 1) column is accepted)."""
+    given = y
     y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
+    if y.ndim == 2 and y.shape[1] == 1:  # accepted with scikit-learn's warning
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; its one column is used "
+            "(pass y.ravel() to avoid this warning).",
+            DataConversionWarning,
+            stacklevel=5,
+        )
         y = y[:, 0]
-    if y.ndim != 1:
-        raise DataValidationError(f"y must be one-dimensional, got shape {y.shape}.")
+    if y.ndim != 1:  # y=None is a 0-D array here; scikit-learn's wording for it
+        none = "Fitting requires y to be passed, but the target y is None: give one label per row of X."
+        raise DataValidationError(none if given is None else f"y must be one-dimensional, got shape {y.shape}.")
     if y.shape[0] != n_rows:
         raise DataValidationError(f"X has {n_rows} rows but y has {y.shape[0]} labels.")
     return y
@@ -114,15 +140,24 @@ def _first_quoted(y, where):
     return f"y[{i}] = {y[i : i + 1].tolist()[0]!r} ({where.size} of {y.size} labels)"
 
 
+def _continuous(y):
+    """scikit-learn's words for float labels that are not whole numbers (a regression target), else ""
+    (it describes the labels, so never under private_errors)."""
+    if y.dtype.kind == "f" and np.any(y != np.round(y)):
+        return " (Unknown label type: continuous; y looks like a regression target)"
+    return ""
+
+
 def _signs_by_classes(y, classes, private_errors):
     """y coded by the public label set: classes[1] -> +1, classes[0] -> -1; one class alone is fine."""
     positive, negative = _equal(y, classes[1]), _equal(y, classes[0])
     outside = np.flatnonzero(~(positive | negative))
     if outside.size:
-        found = "" if private_errors else f": {_first_quoted(y, outside)}"
+        found = "" if private_errors else f": {_first_quoted(y, outside)}{_continuous(y)}"
         raise DataValidationError(
             f"y holds a label outside classes={tuple(classes.tolist())!r}{found}. "
-            "Drop those rows, or recode them to one of the two classes."
+            "Only binary classification is supported, over the public label set: "
+            "drop those rows, or recode them to one of the two classes."
         )
     return np.where(positive, 1.0, -1.0)
 
@@ -135,7 +170,9 @@ def check_labels(y, n_rows, classes=None, *, private_errors=False):
     """
     y = _label_vector(y, n_rows)
     if y.dtype.kind in "fc" and not np.isfinite(y).all():
-        raise DataValidationError("y contains NaN or infinite values; drop those rows.")
+        found = "NaN" if np.isnan(y).any() else f"infinity or a value too large for dtype({y.dtype.name!r})"
+        said = "y contains NaN or infinite values" if private_errors else f"Input y contains {found}"  # sklearn's
+        raise DataValidationError(f"{said}; drop those rows.")
     if y.dtype == object and any(v is None or (isinstance(v, float) and v != v) for v in y):
         raise DataValidationError("y contains missing values; drop those rows.")
     if classes is not None:
@@ -147,9 +184,9 @@ def check_labels(y, n_rows, classes=None, *, private_errors=False):
         raise DataValidationError("y mixes label types that cannot be compared; use two labels of one type.") from None
     if len(learned) != 2:
         shown = ", ".join(map(repr, learned[:5].tolist())) + (" ..." if len(learned) > 5 else "")
-        found = "" if private_errors else f", found {len(learned)}: {shown}"
+        found = "" if private_errors else f", found {len(learned)}: {shown}{_continuous(y)}"
         raise DataValidationError(
-            f"y must have exactly two distinct labels for binary classification{found}. "
+            f"Only binary classification is supported: y must have exactly two distinct labels{found}. "
             "Pass classes=(negative, positive) to name the public label set (then one class alone is accepted)."
         )
     return np.where(codes.reshape(-1) == 1, 1.0, -1.0), learned

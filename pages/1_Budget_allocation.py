@@ -46,22 +46,7 @@ problem = ui.c_problem(settings, len(X))
 if problem is not None:
     st.error(problem[0])
     st.stop()
-key = (
-    ui.dataset_key(settings),
-    where,
-    settings.model,
-    settings.h,
-    settings.mech,
-    settings.priv,
-    settings.budget,
-    settings.c,
-    settings.level,
-    settings.seed,
-    which,
-    k,
-    m,
-    settings.phi1 if which == "phi2" else None,
-)
+key = ui.results_key(settings, where, which, k, m)
 job = ui.sweep_job(
     "split",
     key,

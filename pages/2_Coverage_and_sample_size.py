@@ -34,18 +34,7 @@ common = dict(c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, r
 where, load = tuning.sweep_source(settings)
 epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
 # what every job of this page depends on (its key also names the view's own choices)
-shared_key = (
-    ui.dataset_key(settings),
-    where,
-    tuple(methods),
-    k,
-    m,
-    settings.c,
-    settings.level,
-    settings.seed,
-    settings.model,
-    settings.h,
-)
+shared_key = ui.results_key(settings, where, tuple(methods), k, m)
 if view.startswith("Heatmap"):
     n_choices, n_default = tuning.row_choices(
         settings, [500, 1000, 2000, 4500, 8000, 15000, 30000], [1000, 2000, 4500, 8000]

@@ -55,26 +55,7 @@ n_fixed = (
 epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
 where, load = tuning.sweep_source(settings)
 delta = tuning.comparison_delta(settings, chosen)
-key = (
-    "cmp",
-    ui.dataset_key(settings),
-    where,
-    delta,
-    tuple(chosen),
-    over,
-    tuple(values),
-    k,
-    n_vi,
-    m,
-    n_fixed,
-    settings.d,
-    epsilon,
-    settings.c,
-    settings.level,
-    settings.seed,
-    settings.model,
-    settings.h,
-)
+key = ui.results_key(settings, "cmp", where, delta, tuple(chosen), over, tuple(values), k, n_vi, m, n_fixed)
 job = ui.sweep_job(
     "cmp",
     key,

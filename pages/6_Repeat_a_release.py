@@ -35,8 +35,7 @@ problem = ui.c_problem(settings, n)
 if problem is not None:
     st.error(problem[0])
     st.stop()
-key = ("repeat", settings.mech, settings.priv, settings.budget, settings.split, settings.c, settings.level)
-key += (settings.model, settings.h, d, n, k, settings.seed)
+key = ui.results_key(settings, "repeat", d, n, k)
 make = partial(
     iter_repeated_releases,
     theta,

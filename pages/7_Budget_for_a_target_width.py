@@ -87,8 +87,7 @@ if where == "real" and not blocked and not settings.teaching:
     else:
         st.error(ui.escape_markdown(text))
         blocked = True
-key = ("accuracy", ui.dataset_key(settings), where, settings.priv, settings.split, settings.c, settings.level)
-key += (settings.model, settings.h, tuple(coefs), target, most, settings.seed, tuple(strategies), settings.teaching)
+key = ui.results_key(settings, "accuracy", where, tuple(coefs), target, most, tuple(strategies), settings.teaching)
 fresh = where == "real" and not settings.teaching
 ledger_key = ui.privacy.dataset_ref(settings).key if where == "real" else None
 visitor = ui.privacy.visitor()

@@ -69,7 +69,7 @@ def test_zcdp_output_totals_and_custom_split():
         ("abc", None, "positive number"),
         (1.0, (0.5, 0.5, 0.0), "every share"),
         (1.0, (0.5, 0.3, 0.3), "sum to 1"),
-        (1.0, (0.5, 0.5), "three shares"),
+        (1.0, (0.5, 0.5), "3 shares"),
     ],
 )
 def test_bad_budgets_and_splits_are_refused(budget, split, message):

@@ -103,7 +103,7 @@ def test_a_first_paint_starts_the_bootstrap_workers(monkeypatch):
     import ui
     from dpci.experiments import bootstrap
 
-    with ui._WARMING:  # a warm-up left running by an earlier test has finished
+    with ui.WARMING:  # a warm-up left running by an earlier test has finished
         pass
     calls, called = [], threading.Event()
     monkeypatch.setattr(bootstrap, "warm_up_workers", lambda n_jobs: (calls.append(n_jobs), called.set()))
@@ -130,8 +130,8 @@ def test_a_first_paint_that_cannot_draw_a_chart_draws_the_settings():
 
 def test_explorer_follows_the_sliders():
     at = _explorer()
-    at.sidebar.radio(key="w_privacy").set_value("ρ-zCDP").run()
-    at.sidebar.radio(key="w_mechanism").set_value("Output perturbation").run()
+    at.sidebar.radio(key="w_privacy").set_value("zcdp").run()
+    at.sidebar.radio(key="w_mechanism").set_value("output").run()
     at.sidebar.select_slider(key="w_rho").set_value(0.2).run()
     at.sidebar.slider(key="w_d").set_value(3).run()
     _no_errors(at)
@@ -161,7 +161,7 @@ def test_the_ledger_speaks_the_chosen_notion():
     at = _explorer()
     ledger = next(m.value for m in at.markdown if "share of the budget" in m.value)
     assert "ε spent" in ledger and "ρ" not in ledger
-    at.sidebar.radio(key="w_privacy").set_value("ρ-zCDP").run()
+    at.sidebar.radio(key="w_privacy").set_value("zcdp").run()
     _no_errors(at)
     ledger = next(m.value for m in at.markdown if "share of the budget" in m.value)
     assert "ρ spent" in ledger and "ε" not in ledger
@@ -193,7 +193,7 @@ def test_too_few_rows_is_refused_with_a_message():
 
 def test_uploaded_dataset_without_a_file_asks_for_one():
     at = _explorer()
-    at.sidebar.selectbox(key="w_dataset").set_value("Uploaded CSV").run()
+    at.sidebar.selectbox(key="w_dataset").set_value("upload").run()
     assert not at.exception
     assert "Upload a CSV" in at.info[0].value
     assert not at.get("plotly_chart")
@@ -209,6 +209,24 @@ def test_url_parameters_restore_settings():
     _no_errors(at)
     assert at.session_state["dpci_settings"]["epsilon"] == 2.0 and at.session_state["dpci_settings"]["d"] == 4
     assert at.metric[3].value == "5"
+    # an old link that gave the mechanism by its label still opens it, stored by name, with no warning
+    assert at.session_state["dpci_settings"]["mechanism"] == "output"
+    assert not at.sidebar.warning
+    assert at.query_params["mechanism"] == "output"  # the address now says the name
+
+
+def test_an_address_of_names_opens_exactly_those_settings():
+    address = {"mechanism": "output", "privacy": "zcdp", "dataset": "adult", "model": "logistic", "rho": "0.2"}
+    at = _explorer({**address, "epsilon": "0.5"})
+    _no_errors(at)
+    store = at.session_state["dpci_settings"]
+    assert {k: store[k] for k in address} == {**address, "rho": 0.2} and store["epsilon"] == 0.5
+    assert at.sidebar.radio(key="w_mechanism").value == "output"
+    assert at.sidebar.radio(key="w_privacy").value == "zcdp"
+    assert not at.sidebar.warning
+    # the labels are made only when drawing: the widgets show them, the address and the store hold names
+    assert "Output perturbation" in at.sidebar.radio(key="w_mechanism").options
+    assert all(at.query_params[k] == str(v) for k, v in address.items())
 
 
 def test_bad_url_parameters_are_clipped_or_ignored_not_a_traceback():
@@ -245,7 +263,7 @@ def test_a_shared_address_brings_no_warning():
 
 def test_a_c_no_slider_value_can_fix_says_what_else_to_change():
     at = _app()
-    at.query_params.update({"model": "Huberized SVM", "h": "0.05", "n": "100", "epsilon": "0.05", "phi1": "0.05"})
+    at.query_params.update({"model": "huber", "h": "0.05", "n": "100", "epsilon": "0.05", "phi1": "0.05"})
     at.run()
     assert not at.exception
     assert "more budget" in at.error[0].value and "output perturbation" in at.error[0].value
@@ -308,6 +326,7 @@ def _wait(at, slot, timeout=240):
     return job
 
 
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_a_private_interval_narrower_than_its_variability_interval_is_pointed_out():
     """With 150 rows the noisy matrices make some private intervals too short; once the bootstrap
     is done, the page names them (and says nothing while it is still running)."""
@@ -373,7 +392,7 @@ def _charted_private_bounds(chart):
 @pytest.mark.parametrize("page", ["pages/4_How_it_works.py", "pages/5_Present.py"])
 def test_release_pages_draw_the_core_librarys_interval_after_a_change(page):
     at = _app(page).run()
-    at.sidebar.radio(key="w_mechanism").set_value("Output perturbation").run()
+    at.sidebar.radio(key="w_mechanism").set_value("output").run()
     at.sidebar.select_slider(key="w_epsilon").set_value(2.0).run()
     at.sidebar.slider(key="w_d").set_value(4).run()
     _no_errors(at)
@@ -451,13 +470,13 @@ def test_an_upload_with_data_derived_bounds_is_called_not_private_in_the_apps_wo
         warnings.simplefilter("ignore")
         result = read_uploaded_csv(data, "label", sep=";")
         public = read_uploaded_csv(data, "label", sep=";", bounds={"age": (0, 120)}, categories={"city": ["a", "b"]})
-    reason = ui._not_private_reason(result)
+    reason = ui.not_private_reason(result)
     assert "bounds of age" in reason and "categories of city" in reason
     assert "bounds=" not in reason  # the app's words, not the Python API's
-    assert "upload panel" in reason and "table above" in ui._not_private_reason(result, here=True)
-    assert ui._not_private_reason(public) is None
+    assert "upload panel" in reason and "table above" in ui.not_private_reason(result, here=True)
+    assert ui.not_private_reason(public) is None
     # one bound typed, the other still the data's own: still not private, and named
-    partial = ui._not_private_reason(public, partial=["age"])
+    partial = ui.not_private_reason(public, partial=["age"])
     assert partial is not None and "bounds of age" in partial
 
 
@@ -472,7 +491,7 @@ def test_present_states_no_guarantee_for_an_upload_with_data_derived_bounds():
         warnings.simplefilter("ignore")
         result = read_uploaded_csv("\n".join(["age,hours,label", *rows]).encode(), "label")
     at = _app("pages/5_Present.py")
-    at.query_params["dataset"] = "Uploaded CSV"
+    at.query_params["dataset"] = "upload"
     at.session_state["upload_result"], at.session_state["upload_digest"] = result, "test-upload"
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -508,7 +527,7 @@ def test_an_upload_is_parsed_once_not_at_every_rerun(monkeypatch):
     data = "\n".join(["age,label", *rows]).encode()
     at = _app()
     at.session_state["upload_kept"] = ("people.csv", data, upload_digest(data))
-    at.query_params.update({"dataset": "Uploaded CSV"})
+    at.query_params.update({"dataset": "upload"})
     at.run()
     at.run()
     _no_errors(at)
@@ -521,17 +540,17 @@ def test_an_upload_is_parsed_once_not_at_every_rerun(monkeypatch):
 
 def test_the_naive_baseline_is_labelled_wherever_it_is_shown():
     at = _explorer()
-    at.sidebar.radio(key="w_mechanism").set_value("Naive interval (ignores privacy noise)").run()
+    at.sidebar.radio(key="w_mechanism").set_value("naive").run()
     _no_errors(at)
     assert any("leaves the privacy noise out" in w.value for w in at.warning)
     present = _app("pages/5_Present.py").run()
-    present.session_state["dpci_settings"]["mechanism"] = "Naive interval (ignores privacy noise)"
+    present.session_state["dpci_settings"]["mechanism"] = "naive"
     present.run()
     assert not present.exception
     assert any("leave the privacy noise out" in m.value for m in present.markdown)
     walk = _app("pages/4_How_it_works.py")
     walk.run()
-    walk.session_state["dpci_settings"]["mechanism"] = "Naive interval (ignores privacy noise)"
+    walk.session_state["dpci_settings"]["mechanism"] = "naive"
     walk.run()
     assert not walk.exception and "Monte Carlo" in walk.error[0].value
 
@@ -585,8 +604,8 @@ def test_repeat_a_release_stacks_hits_and_misses_and_keeps_the_last_run_in_grey(
 def test_a_zcdp_only_method_never_meets_pure_dp():
     at = _explorer({"mechanism": "Kulkarni et al. noise-aware Bayesian", "privacy": "Pure ε-DP", "n": "2000", "d": "2"})
     _no_errors(at)
-    assert at.sidebar.radio(key="w_privacy").value == "ρ-zCDP"
-    assert at.sidebar.radio(key="w_privacy").options == ["ρ-zCDP"]
+    assert at.sidebar.radio(key="w_privacy").value == "zcdp"
+    assert at.sidebar.radio(key="w_privacy").options == ["ρ-zCDP"]  # the option shown, by its label
     assert at.get("plotly_chart")
 
 
@@ -629,6 +648,7 @@ def test_the_setting_a_sweep_varies_is_greyed_out_in_the_sidebar(page, key, view
     assert widgets[unused].disabled and not widgets[used].disabled
 
 
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_a_slider_move_keeps_the_last_variability_bars_faded_until_the_new_ones_come():
     at = _explorer({"vi_replicates": "500", "d": "2", "n": "2000"})
     at.run()  # the tick that starts the bootstrap
@@ -653,7 +673,7 @@ def test_present_states_odds_ratios_over_public_ranges_and_says_why_when_it_cann
     _no_errors(at)
     assert not any("Change (public range)" in _shown(m.value) for m in at.markdown)
     assert any("One public divisor" in i.value for i in at.info)
-    settings["scaling"], settings["model"] = "global", "Huberized SVM"
+    settings["scaling"], settings["model"] = "global", "huber"
     at.run()
     _no_errors(at)
     assert any("no odds reading" in c.value for c in at.caption)
@@ -697,7 +717,7 @@ def test_sweep_pages_offer_only_the_row_counts_an_upload_has():
         ("pages/2_Coverage_and_sample_size.py", "grid_ns", {}),
     ):
         at = _app(page)
-        at.query_params.update({"dataset": "Uploaded CSV", **vary})
+        at.query_params.update({"dataset": "upload", **vary})
         at.session_state["upload_result"], at.session_state["upload_digest"] = result, "rows-3000"
         at.run()
         _no_errors(at)

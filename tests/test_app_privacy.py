@@ -35,7 +35,7 @@ def _explorer_on_upload(name, data):
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.session_state["upload_kept"] = (name, data, upload_digest(data))
-    at.query_params.update({"dataset": "Uploaded CSV"})
+    at.query_params.update({"dataset": "upload"})
     at.run()
     return at.run()
 
@@ -157,7 +157,7 @@ def test_the_downloaded_csv_says_how_its_numbers_were_drawn():
     assert "# Privacy guarantee: ε = 1 (pure differential privacy)" in header
     assert any(line.startswith("# dpci version: ") for line in header) and "# Outcome: income >50K" in header
     assert "0.1235" in text and "0.123456789" not in text  # rounded
-    words = settings_in_words(Settings(privacy="ρ-zCDP", rho=0.5), 1000, 3, "bounds from the data")
+    words = settings_in_words(Settings(privacy="zcdp", rho=0.5), 1000, 3, "bounds from the data")
     assert words["Privacy guarantee"].startswith("ρ = 0.5 (zero-concentrated DP), i.e. (ε = 5.76")
     assert words["Randomness"] == "fresh and secret (a private release)" and words["Features"] == "2 and a constant"
     assert not any(key in words for key in ("phi2_rest", "vi_replicates", "m", "n"))  # no internal names
@@ -172,7 +172,7 @@ def test_a_sweep_page_runs_on_an_upload(source):
     data = "\n".join(["age,hours,label", *rows]).encode()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.session_state["upload_kept"] = ("people.csv", data, upload_digest(data))
-    at.query_params.update({"dataset": "Uploaded CSV", "randomness": "teaching"})
+    at.query_params.update({"dataset": "upload", "randomness": "teaching"})
     at.run()
     at.switch_page("pages/3_Compare_methods.py").run()
     assert not at.exception, [e.value for e in at.exception]
@@ -192,7 +192,7 @@ def test_a_sweep_page_runs_on_an_upload(source):
     "page", ["pages/1_Budget_allocation.py", "pages/2_Coverage_and_sample_size.py", "pages/3_Compare_methods.py"]
 )
 def test_a_sweep_page_without_an_upload_says_so(page):
-    at = _page(page, dataset="Uploaded CSV")
+    at = _page(page, dataset="upload")
     assert not at.exception and "No CSV uploaded yet" in at.error[0].value
 
 

@@ -44,6 +44,7 @@ def test_nonprivate_variability_matches_a_loop_of_sklearn_fits(data):
 
 
 @pytest.mark.parametrize("mechanism, privacy", [("objective", "pure"), ("output", "zcdp")])
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_results_do_not_depend_on_chunking_or_workers(data, mechanism, privacy):
     X, y = data
     warm_up_workers(2)  # a cold run would compute its first COLD_SECONDS in this process
@@ -59,6 +60,7 @@ def test_results_do_not_depend_on_chunking_or_workers(data, mechanism, privacy):
     np.testing.assert_array_equal(a.bounds, b.bounds)
 
 
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_a_run_survives_another_run_being_cancelled():
     """Cancelling one parallel run cancels its own chunks only: a run sharing the worker pool at that
     moment (another user of the app) goes on and gets the same numbers as alone."""

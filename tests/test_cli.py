@@ -107,6 +107,7 @@ def test_an_interrupt_writes_what_finished_marked_partial(tmp_path, capsys, monk
     assert "marked partial" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_sigterm_stops_a_parallel_sweep_keeps_its_results_and_its_workers(tmp_path):
     psutil = pytest.importorskip("psutil")
     out = tmp_path / "x.csv"
@@ -187,6 +188,7 @@ def test_a_dask_scheduler_runs_the_sweep(tmp_path):
     pd.testing.assert_frame_equal(pd.read_csv(local), pd.read_csv(remote))
 
 
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_an_unreachable_scheduler_is_a_message(tmp_path, capsys):
     pytest.importorskip("distributed")
     assert main([*QUICK, "--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path / "x.csv")]) == 2

@@ -192,12 +192,12 @@ def test_random_state_and_argument_checks():
     with pytest.raises(ValueError, match="Generator"):
         check_random_state(True)
     with pytest.raises(ValueError, match="width h"):
-        population_theta0(THETA, 0.1, loss="huber")
+        population_theta0(THETA, 0.1, loss="huber", h=0.0)
     with pytest.raises(ValueError, match="c > 0"):
         population_theta0(THETA, 0.0, loss="huber", h=0.5)
     with pytest.raises(ValueError, match="c must be"):
         population_theta0(THETA, -1.0)
-    with pytest.raises(ValueError, match="loss must be"):
+    with pytest.raises(ValueError, match="Unknown loss .hinge."):
         population_theta0(THETA, 0.1, loss="hinge")
     with pytest.raises(ValueError, match="non-constant"):
         make_synthetic_logistic(10, [1.0])

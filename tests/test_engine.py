@@ -329,6 +329,7 @@ print("workers", *get_engine().worker_pids(), flush=True)
 
 
 @pytest.mark.parametrize("state", ["runs in flight", "workers starting", "idle"])
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_the_interpreter_exits_promptly_whatever_the_pool_is_doing(tmp_path, state):
     """The main thread ends with runs mid-way, with workers starting, or with idle workers: the
     exit handler cancels pending chunks and stops the workers, so the process ends within seconds

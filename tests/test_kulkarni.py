@@ -166,6 +166,7 @@ def _grid_moments(theta_grid, m, S, nodes=24):
     return F, W
 
 
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_posterior_matches_an_independent_dense_grid_in_two_dimensions(monkeypatch):
     """n = 300, rho = 0.05: a wide, skewed posterior. The reference evaluates the same noise-aware
     likelihood (the K covariate draws' moments: N(z1; n mean F, n mean W + n^2 cov F + sigma1^2 I)) times the prior on a

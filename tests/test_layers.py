@@ -24,3 +24,40 @@ def test_no_module_is_over_500_lines():
     files = [*ROOT.glob("dpci/**/*.py"), *ROOT.glob("ui/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]
     long = {str(f.relative_to(ROOT)): n for f in files if (n := len(f.read_text().splitlines())) > 550}
     assert not long, f"split these modules: {long}"
+
+
+def _private_imports():
+    """(importer, module, name) for every ``from module import _name`` of dpci, ui, pages and app.py."""
+    import ast
+
+    files = [*ROOT.glob("dpci/**/*.py"), *ROOT.glob("ui/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]
+    found = []
+    for path in files:
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        package = parts[:-1]  # the importer's package ("pages" and "" count as packages of their own)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                target = [*base, *(node.module.split(".") if node.module else [])]
+            else:
+                target = node.module.split(".")
+            if target[0] not in ("dpci", "ui"):
+                continue  # another project's private names are its business (and are guarded where used)
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(("/".join(parts), ".".join(target), alias.name, package))
+    return found
+
+
+def test_nothing_outside_a_package_imports_its_private_names():
+    """A private name (a leading underscore) is used only inside its own package; the app's package ui
+    imports none at all from its sibling modules (what one ui module needs of another is public)."""
+    bad = []
+    for importer, module, name, package in _private_imports():
+        target_package = [module] if module in ("dpci", "ui") else module.split(".")[:-1]
+        if package != target_package or package == ["ui"]:
+            bad.append(f"{importer} imports {module}.{name}")
+    assert _private_imports(), "the scan found no private import at all: it reads nothing"
+    assert not bad, "import public names instead: " + "; ".join(bad)

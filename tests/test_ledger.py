@@ -280,6 +280,7 @@ def _charge_many(url, key, count, amount):
     ledger.close()
 
 
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_eight_threads_and_two_processes_never_lose_a_charge(database):
     url = database
     ledger = Ledger(url, budget="epsilon=1000")

@@ -102,7 +102,7 @@ def test_split_value_type():
         Split(0.5, 0.2, 0.2)
     with pytest.raises(ValueError, match="positive"):
         Split(1.0, 0.0, 0.0)
-    with pytest.raises(ValueError, match="three shares"):
+    with pytest.raises(ValueError, match="3 shares"):
         Split.coerce((0.5, 0.5))
     assert rho_from_epsilon(1.0) == 0.5 and epsilon_from_rho(0.5) == 1.0
 

@@ -29,3 +29,13 @@ def test_readme_examples_run(capsys):
     assert namespace["odds"].loc[0, "change"] == "age 17 → 90" and "odds" in namespace["odds"].loc[0, "in_words"]
     status = namespace["watch"].status()
     assert status.releases == 2 and status.spent == pytest.approx(1.5) and "ε = 1.5 of ε = 3" in out
+
+
+def test_the_readme_lists_the_apps_pages_in_the_navigations_order():
+    from ui.navigation import PAGES
+
+    titles = re.findall(r"^\| \*\*(.+?)\*\* \|", README.read_text(), flags=re.M)
+    assert titles == [p.title for p in PAGES]
+    root = README.parent
+    scripts = {str(path.relative_to(root)) for path in root.glob("pages/*.py")}
+    assert scripts == {p.script for p in PAGES if p.script is not None}  # every page file is in the navigation

@@ -9,9 +9,9 @@ tests use, so ``import ui; ui.sidebar()`` works. Imports run one way: settings <
 from dpci.presentation.tables import escape_markdown
 from ui import privacy
 from ui.background import (
-    _WARMING,
     NO_JOB,
     VI_JOBS,
+    WARMING,
     current_job,
     existing_variability_job,
     first_preview,
@@ -46,9 +46,11 @@ from ui.data import (
     preview_arrays,
     preview_nonprivate,
     preview_release,
+    results_key,
+    seeded_spec,
 )
 from ui.release_panel import explain_refusal, preview_banner, protection_control, release_button
-from ui.settings import DATASETS, Settings, _fmt_c, changed_settings, settings_values
+from ui.settings import DATASETS, Settings, changed_settings, fmt_c, settings_values
 from ui.sidebar import ODOMETER_SLOT, draw_odometer, page, settings_file_panel, sidebar
 from ui.state import (
     chart_sent,
@@ -62,18 +64,16 @@ from ui.state import (
     share_settings,
     waiting_sidebar,
 )
-from ui.upload import _not_private_reason, upload_not_private, upload_panel
+from ui.upload import not_private_reason, upload_not_private, upload_panel
 
 __all__ = [
     "DATASETS",
     "NO_JOB",
     "ODOMETER_SLOT",
     "VI_JOBS",
-    "_WARMING",
+    "WARMING",
     "Refused",
     "Settings",
-    "_fmt_c",
-    "_not_private_reason",
     "c_bound",
     "c_caution",
     "c_problem",
@@ -94,6 +94,7 @@ __all__ = [
     "explain_refusal",
     "first_paint",
     "first_preview",
+    "fmt_c",
     "job_fragment",
     "job_slot",
     "kept_choice",
@@ -101,6 +102,7 @@ __all__ = [
     "load_data",
     "loader",
     "method_chooser",
+    "not_private_reason",
     "page",
     "poll_interval",
     "preview_arrays",
@@ -111,6 +113,8 @@ __all__ = [
     "protection_control",
     "release_button",
     "rerun_once_when_done",
+    "results_key",
+    "seeded_spec",
     "session_alive",
     "set_setting",
     "settings_file_panel",

@@ -27,7 +27,7 @@ threadpool_limits(limits=1)
 VI_JOBS = 2
 
 
-_WARMING = threading.Lock()
+WARMING = threading.Lock()
 
 
 def warm_workers():
@@ -40,11 +40,11 @@ def warm_workers():
     pool whose worker died, so this is worth checking at every first paint; cancelling a run no
     longer stops them. Running workers are left alone.
     """
-    if _WARMING.locked() or bootstrap.workers_running():
+    if WARMING.locked() or bootstrap.workers_running():
         return
 
     def warm():
-        with _WARMING:
+        with WARMING:
             try:
                 bootstrap.warm_up_workers(VI_JOBS)
             except Exception:  # noqa: BLE001 - only a head start: the bootstrap starts them itself

@@ -4,7 +4,6 @@ and non-private releases, the bound on c), and how their errors are shown.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -13,31 +12,30 @@ import streamlit as st
 import dpci
 from dpci import methods as registry
 from dpci.data import load_adult, make_synthetic_logistic, population_theta0
-from dpci.exceptions import DataValidationError, RegularisationTooSmall, UnderCoverageWarning
+from dpci.exceptions import DataValidationError, RegularisationTooSmall
 from dpci.experiments.sweeps import subsample
 from dpci.ledger import BudgetExceeded
 from dpci.ledger.records import StoredIntervals, release_payload
-from dpci.mechanisms import safe_c
 from dpci.presentation.odds import feature_changes
 from dpci.presentation.tables import escape_markdown
 from ui import privacy
-from ui.settings import C_VALUES, DATASETS, MODELS, Settings, _fmt_c
+from ui.settings import C_VALUES, Settings, fmt_c
 from ui.sidebar import draw_odometer
-from ui.upload import _upload_dataset
+from ui.upload import upload_dataset
 
 SYNTHETIC_THETA = (1.5, -1.0, 0.5, -0.3, 0.8, 0.2, -0.6, 1.0, -1.2, 0.4)  # the truth, repeated as needed (+ const 0.3)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _load_builtin(dataset: str, d: int, c, loss_name, h, scaling="unit"):
-    """(X, y, feature names, truth or None) for a built-in dataset (c, loss and h: synthetic only;
+def _load_builtin(dataset: str, d: int, c, loss, scaling="unit"):
+    """(X, y, feature names, truth or None) for a built-in dataset (c and the loss: synthetic only;
     scaling: Adult only)."""
-    if dataset == DATASETS[0]:
+    if dataset == "adult":
         ds = load_adult(d=d, normalize=scaling)
         return ds.X, ds.y, list(ds.feature_names), None
     theta = np.append(np.resize(SYNTHETIC_THETA, d), 0.3)
     X, y = make_synthetic_logistic(50_000, theta, random_state=20261122)
-    truth = population_theta0(theta, c, loss=loss_name, h=h if loss_name == "huber" else None)
+    truth = population_theta0(theta, c, loss=loss)
     return X, y, [f"x{j + 1}" for j in range(d)] + ["const"], truth
 
 
@@ -50,37 +48,36 @@ def public_changes(s: Settings):
     """The public change of each feature that Present states odds ratios for
     (:func:`dpci.presentation.odds.feature_changes`); None for the synthetic data (no units) and for
     rows scaled to length 1 (no odds ratio per feature)."""
-    if s.dataset == DATASETS[0]:
+    if s.dataset == "adult":
         return _adult_changes(s.d, s.scaling)
-    if s.dataset == DATASETS[2] and st.session_state.get("upload_result") is not None:
-        return feature_changes(_upload_dataset(st.session_state["upload_digest"], s.d, s.scaling).preprocessor)
+    if s.dataset == "upload" and st.session_state.get("upload_result") is not None:
+        return feature_changes(upload_dataset(st.session_state["upload_digest"], s.d, s.scaling).preprocessor)
     return None
 
 
 def dataset_key(s: Settings) -> str:
     """A short key naming the rows in use (for caches and job keys)."""
-    upload = st.session_state.get("upload_digest", "") if s.dataset == DATASETS[2] else ""
-    return f"{s.dataset}|{s.d}|{s.n}|{upload}" + (f"|{s.scaling}" if s.dataset != DATASETS[1] else "")
+    upload = st.session_state.get("upload_digest", "") if s.dataset == "upload" else ""
+    return f"{s.dataset}|{s.d}|{s.n}|{upload}" + (f"|{s.scaling}" if s.dataset != "synthetic" else "")
 
 
 def load_data(s: Settings):
     """(X, y, names, truth) for the settings, or raise DataValidationError with a message."""
-    if s.dataset == DATASETS[2]:
+    if s.dataset == "upload":
         upload = st.session_state.get("upload_result")
         if upload is None:
             raise DataValidationError("No CSV uploaded yet: upload one above, or pick Adult or Synthetic.")
-        ds = _upload_dataset(st.session_state["upload_digest"], s.d, s.scaling)
+        ds = upload_dataset(st.session_state["upload_digest"], s.d, s.scaling)
         X, y, names, truth = ds.X, ds.y, list(ds.feature_names), None
     else:
         try:
             # Only the synthetic truth depends on c and the loss: Adult's cache entry ignores them.
-            synthetic = s.dataset == DATASETS[1]
+            synthetic = s.dataset == "synthetic"
             X, y, names, truth = _load_builtin(
                 s.dataset,
                 s.d,
                 s.c if synthetic else None,
-                MODELS[s.model] if synthetic else None,
-                s.h if synthetic else None,
+                s.loss if synthetic else None,
                 s.scaling,
             )
         except FileNotFoundError as err:  # a broken installation: say which file is missing
@@ -94,6 +91,19 @@ def load_data(s: Settings):
 
 class Refused(Exception):
     """The ledger would refuse a new release of these settings (its budget cannot pay); nothing was drawn."""
+
+
+def seeded_spec(s: Settings):
+    """The settings' release specification with their public seed (teaching mode, and the preview's
+    stand-in: reproducible and not private)."""
+    return s.spec().replace(seed=s.seed)
+
+
+def results_key(s: Settings, *extra) -> tuple:
+    """The one cache key of a page's results: the rows in use and the release specification (its key,
+    with the settings' seed), and what the page adds of its own (its sweep's values, its repetitions).
+    Every setting a result depends on is in the specification, so no page lists settings by hand."""
+    return (dataset_key(s), seeded_spec(s).key, *extra)
 
 
 def cached_release(key: str, s: Settings, where: str = "Explorer"):
@@ -115,9 +125,7 @@ def cached_release(key: str, s: Settings, where: str = "Explorer"):
     book = privacy.ledger()
     try:
         with book.watching(dataset=ref.key, session=privacy.visitor()) as watch:
-            release = dpci.private_confidence_intervals(
-                X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=None
-            )
+            release = s.spec().release(X, y)  # fresh randomness: a private release
     except BudgetExceeded as err:  # another tab spent the budget between the preview and now
         privacy.forget_request(s, key)
         raise Refused(str(err)) from None
@@ -134,9 +142,7 @@ def _teaching_release(key: str, s: Settings, ledger_key: str, visitor: str):
     """Teaching mode's release (public seed): the ledger records it as not private (once per visitor)."""
     X, y, _, _ = load_data(s)
     with privacy.ledger().watching(dataset=ledger_key, session=visitor):
-        return dpci.private_confidence_intervals(
-            X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=s.seed
-        )
+        return seeded_spec(s).release(X, y)
 
 
 def preview_arrays(s: Settings):
@@ -154,9 +160,7 @@ def preview_arrays(s: Settings):
 def preview_release(key: str, s: Settings):
     """The release of these settings on the preview's stand-in (its public seed: free, nothing private)."""
     X, y, _ = preview_arrays(s)
-    return dpci.private_confidence_intervals(
-        X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=s.seed
-    )
+    return seeded_spec(s).release(X, y)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -215,15 +219,12 @@ def c_problem(s: Settings, n: int):
         bound, safe = err.smallest_c, err.suggested_c
     eps1 = f" and ε₁ = {alloc.coef_epsilon:.3g}" if alloc.coef_epsilon is not None else ""
     message = (
-        f"c = {_fmt_c(s.c)} is too small for {method.label} with n = {n:,}{eps1}: "
+        f"c = {fmt_c(s.c)} is too small for {method.label} with n = {n:,}{eps1}: "
         f"it needs c > {bound:.3g}, and c ≥ {safe:.2g} for intervals that keep their coverage."
     )
     suggestion = _slider_c_at_least(safe)
     if suggestion is None:
-        message += (
-            " No c on the slider (at most 1) is large enough: give the coefficients more budget (a larger "
-            "total or φ1), use more rows, or switch to output perturbation."
-        )
+        message += f" No c on the slider (at most 1) is large enough: {method.remedy}."
     return message, suggestion
 
 
@@ -232,30 +233,21 @@ def _slider_c_at_least(c: float):
 
 
 def c_caution(s: Settings, n: int):
-    """(message, suggested c) when c is valid but the intervals are likely to under-cover (the library's
-    UnderCoverageWarning: objective perturbation just above its bound), else None."""
-    method = registry.get(s.mech)
-    alloc = method.allocate(s.budget, s.split, s.priv)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        method.check_settings(alloc, n, s.c, s.loss)
-    said = [w for w in caught if issubclass(w.category, UnderCoverageWarning)]
-    if not said:
+    """(message, suggested c) when c is valid but the method advises against it (its intervals are
+    likely to under-cover: :meth:`dpci.methods.Method.advice`), else None."""
+    method = registry.get(s.mechanism)
+    advice = method.advice(method.allocate(s.budget, s.split, s.privacy), n, s.c, s.loss)
+    if advice is None:
         return None
-    safe = method.smallest_c(alloc, n, s.loss)  # for the paper's methods: the bound; the safe c is in the error
-    suggestion = _slider_c_at_least(safe_c(alloc.coef_epsilon, n, s.loss.t)) if safe is not None else None
-    return (
-        f"Intervals may under-cover: with c = {_fmt_c(s.c)}, objective perturbation keeps little of its "
-        "budget for the coefficients (ε′ < ε₁/2), and its intervals then contain the truth less often than "
-        f"their level says (measured: 0.80 instead of 0.95 at n = 150, c = 1e-3, ε = 1)."
-    ), suggestion
+    suggestion = _slider_c_at_least(advice.suggested_c) if advice.suggested_c is not None else None
+    return advice.message, suggestion
 
 
 def loader(s: Settings):
     """d -> (X, y, names) for the settings' dataset (all rows), as the sweeps expect. What it needs
     from the session (an upload) is read here, in the page's run: the sweep calls it from a
     background thread, which cannot read the session's state."""
-    if s.dataset == DATASETS[2]:
+    if s.dataset == "upload":
         result = st.session_state.get("upload_result")
         if result is None:
             raise DataValidationError("No CSV uploaded yet: upload one on the Explorer, or pick Adult or Synthetic.")

@@ -11,7 +11,7 @@ from dataclasses import asdict
 
 from dpci.ledger import StoredRelease
 from dpci.ledger.records import release_record
-from ui.settings import DATASETS, MODELS, Settings
+from ui.settings import Settings
 
 
 def upload_spec(result, file_name: str, sep: str | None) -> dict:
@@ -26,13 +26,13 @@ def upload_spec(result, file_name: str, sep: str | None) -> dict:
 
 
 def _data_lines(s: Settings, upload: dict | None) -> list[str]:
-    if s.dataset == DATASETS[0]:
+    if s.dataset == "adult":
         return [
             "from dpci.data import load_adult",
             "",
             f"data = load_adult(d={s.d}, normalize={s.scaling!r})  # UCI Adult, shipped with dpci",
         ]
-    if s.dataset == DATASETS[1]:
+    if s.dataset == "synthetic":
         return [
             "import numpy as np",
             "from dpci.data import make_synthetic_logistic",
@@ -66,7 +66,7 @@ def _data_lines(s: Settings, upload: dict | None) -> list[str]:
 
 def _budget_text(s: Settings) -> str:
     """A budget for the script's ledger in the release's own notion, large enough for this one release."""
-    if s.priv == "pure":
+    if s.privacy == "pure":
         return f"epsilon={max(3.0, s.epsilon):g}"
     return f"rho={max(1.0, s.rho):g},delta={s.delta:g}"
 
@@ -75,7 +75,7 @@ def release_script(s: Settings, stored: StoredRelease | None = None) -> str:
     """A Python script that makes a release with these settings (fresh randomness) on a ledger."""
     upload = (stored.spec.get("upload") if stored else None) or None
     data = _data_lines(s, upload)
-    arrays = "X, y" if s.dataset == DATASETS[1] else "data.X, data.y"
+    arrays = "X, y" if s.dataset == "synthetic" else "data.X, data.y"
     header = [
         '"""A private release with the settings of the dpci app' + (f" (release {stored.id})" if stored else "") + ".",
         "",
@@ -84,25 +84,17 @@ def release_script(s: Settings, stored: StoredRelease | None = None) -> str:
         '"""',
         "",
         "import dpci",
+        "from dpci import ReleaseSpec, get_loss",
     ]
     n_rows = [f"# the app used n = {s.n} rows (a fixed subsample); this script uses all of them"] if s.n else []
     call = [
         "",
         *n_rows,
         f'ledger = dpci.Ledger("sqlite:///dpci-ledger.sqlite3", budget={_budget_text(s)!r})  # set your own budget',
+        "# the release's specification (seed=None: fresh, secret randomness)",
+        f"spec = {s.spec().replace(seed=None)!r}",
         "with ledger as watch:",
-        "    release = dpci.private_confidence_intervals(",
-        f"        {arrays},",
-        f"        dpci.losses.get_loss({MODELS[s.model]!r}, {s.h!r}),",
-        f"        mechanism={s.mech!r},",
-        f"        privacy={s.priv!r},",
-        f"        budget={s.budget!r},",
-        f"        split={tuple(round(v, 12) for v in s.split)!r},",
-        f"        c={s.c!r},",
-        f"        alpha={round(s.alpha, 12)!r},",
-        f"        n_samples={s.m!r},",
-        "        random_state=None,  # fresh, secret randomness",
-        "    )",
+        f"    release = spec.release({arrays})",
         "print(release.conf_int)",
         "print(watch.status().describe())",
     ]

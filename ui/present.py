@@ -11,18 +11,19 @@ import streamlit as st
 import dpci
 from dpci import methods as registry
 from dpci.data import ADULT_SCHEMA
+from dpci.losses import loss_params
 from dpci.presentation.odds import odds_ratio_table, readable_odds
 from dpci.presentation.tables import csv_safe, escape_markdown, markdown_table
 from ui.data import public_changes
-from ui.settings import DATASETS, MODELS, SCALINGS, Settings
+from ui.settings import SCALINGS, Settings
 from ui.upload import upload_not_private
 
 
 def outcome(s: Settings) -> str:
     """What the model predicts, in words: "income >50K" (Adult), "label = yes" (an upload)."""
-    if s.dataset == DATASETS[0]:
+    if s.dataset == "adult":
         return f"{ADULT_SCHEMA.label} {ADULT_SCHEMA.positive_class}"
-    if s.dataset == DATASETS[2]:
+    if s.dataset == "upload":
         result = st.session_state.get("upload_result")
         if result is not None:
             return f"{result.schema.label} = {result.schema.positive_class}"
@@ -44,9 +45,11 @@ def settings_in_words(s: Settings, n: int, d: int, not_private: str | None) -> d
         symbol = "ρ"
     words = {
         "Outcome": outcome(s),
-        "Method": method.label[:1].upper() + method.label[1:] + (f" ({s.model.lower()})" if s.model else ""),
+        "Method": method.label[:1].upper() + method.label[1:] + f" ({s.label('model').lower()})",
         "Privacy guarantee": guarantee,
-        "Budget split": " / ".join(f"{symbol} {v:.3g}" for v in amounts) + " for coefficients / Hessian / covariance",
+        "Budget split": " / ".join(f"{symbol} {v:.3g}" for v in amounts)
+        + " for "
+        + " / ".join(method.step_label(step).removeprefix("the ") for step in method.steps),
         "Confidence level": f"{100 * s.level:g}%",
         "Rows": f"{n:,}",
         "Features": f"{d - 1} and a constant",
@@ -56,9 +59,9 @@ def settings_in_words(s: Settings, n: int, d: int, not_private: str | None) -> d
         else f"teaching mode, public seed {s.seed} (not a private release)",
         "Not private": not_private or "nothing: every number shown is private",
     }
-    if s.model == "Huberized SVM":
-        words["Huber width h"] = f"{s.h:g}"
-    if s.dataset != DATASETS[1]:
+    for name, value in loss_params(s.loss).items():
+        words["Huber width h" if name == "h" and s.model == "huber" else f"Loss parameter {name}"] = f"{value:g}"
+    if s.dataset != "synthetic":
         words["Feature scaling"] = SCALINGS[s.scaling]
     return words
 
@@ -66,12 +69,12 @@ def settings_in_words(s: Settings, n: int, d: int, not_private: str | None) -> d
 def odds_ratios(table: pd.DataFrame, s: Settings) -> pd.DataFrame | None:
     """The private odds ratios of a logistic release (None when there are none to state), drawn as
     a table with a sentence per feature, or a note saying why there are none."""
-    if MODELS[s.model] != "logistic":
+    if s.model != "logistic":
         st.caption("Odds ratios belong to logistic regression: the Huberized SVM's coefficients have no odds reading.")
         return None
     changes = public_changes(s)
     if changes is None:
-        if s.dataset == DATASETS[1]:
+        if s.dataset == "synthetic":
             st.caption("The synthetic features have no public units, so no odds ratios are stated: coefficients only.")
         else:
             st.info(

@@ -28,14 +28,13 @@ from dpci.ledger import Ledger, Status
 from dpci.ledger.config import canonical_csv
 from dpci.ledger.records import StoredIntervals
 from dpci.presentation.tables import escape_markdown
-from ui.settings import DATASETS, Settings
+from ui.settings import Settings
 
 COOKIE = "dpci_visitor"
 VISITOR = "_visitor"  # session_state: this browser's visitor id
 CHOSEN = "_released"  # session_state: dataset key -> the release id Present shows
 NOTED = "_noted"  # session_state: what this session has already recorded as not private
-POST_PROCESSING = ("level", "m", "vi_replicates", "delta")  # settings that never change a release's noise
-SHIPPED = {DATASETS[0]: "adult", DATASETS[1]: "synthetic"}
+SHIPPED = {"adult": "adult", "synthetic": "synthetic"}
 
 
 def server_env(secrets, environ) -> dict:
@@ -121,7 +120,7 @@ canonical_upload = canonical_csv  # the library's, so the app and the command li
 
 
 def dataset_label(s: Settings) -> str:
-    if s.dataset == DATASETS[2]:
+    if s.dataset == "upload":
         kept = st.session_state.get("upload_kept")
         return f"your upload {kept[0]}" if kept else "your upload"
     return s.dataset.split(" (")[0]
@@ -132,11 +131,9 @@ def status(s: Settings) -> Status:
 
 
 def identity(s: Settings, data_key: str) -> str:
-    """Names a release: the rows in use and every setting its noise depends on, and its randomness
-    (a public seed, or fresh)."""
-    values = {k: v for k, v in asdict(s).items() if k not in POST_PROCESSING}
-    values["randomness"] = f"seed {values.pop('seed')}" if s.teaching else "fresh"
-    text = f"{data_key}|{sorted(values.items())}"
+    """Names a release: the rows in use and its specification's noise key (every setting its noise
+    depends on, and its randomness: a public seed, or fresh)."""
+    text = f"{data_key}|{s.spec().noise_key}"
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
@@ -154,9 +151,9 @@ def spec_of(s: Settings, where: str) -> dict:
     """What the ledger stores about a release made from the app: its settings by name, the page, and
     for an upload its public description (file name, target, bounds, categories), so its script can
     read the same columns the same way."""
-    spec = dict(app_settings=asdict(s), page=where, method=s.mech, privacy=s.priv, budget=s.budget)
+    spec = dict(source="app", release=s.spec().to_dict(), app_settings=asdict(s), page=where)
     result, kept = st.session_state.get("upload_result"), st.session_state.get("upload_kept")
-    if s.dataset == DATASETS[2] and result is not None:
+    if s.dataset == "upload" and result is not None:
         from ui.export import upload_spec
 
         spec["upload"] = upload_spec(result, kept[0] if kept else "your-data.csv", st.session_state.get("upload_sep"))

@@ -10,19 +10,29 @@ from dataclasses import asdict, dataclass
 
 from dpci import methods as registry
 from dpci.accounting import Split
-from dpci.losses import get_loss
+from dpci.losses import LOSSES, get_loss, loss_parameters
+from dpci.spec import ReleaseSpec
 
-DATASETS = ("Adult (UCI census)", "Synthetic (known truth)", "Uploaded CSV")
-MODELS = {"Logistic regression": "logistic", "Huberized SVM": "huber"}
+# The app stores names (in the session, the address, settings files and the ledger's records); labels
+# are made only when drawing, from these maps (name -> label). An old address or file that holds a
+# label is read as the name it labels (:func:`settings_values`).
+DATASETS = {"adult": "Adult (UCI census)", "synthetic": "Synthetic (known truth)", "upload": "Uploaded CSV"}
+MODEL_LABELS = {"logistic": "Logistic regression", "huber": "Huberized SVM"}
+
+
+def models() -> dict[str, str]:
+    """The model choices, loss name -> label: every registered loss (dpci.losses.LOSSES), read at each
+    call (a loss registered after the app started is offered too, labelled by its name)."""
+    return {name: MODEL_LABELS.get(name, name.replace("_", " ").capitalize()) for name in LOSSES}
 
 
 def mechanisms() -> dict[str, str]:
-    """The method choices, label -> registered name: every method of dpci.methods, read at each call
+    """The method choices, registered name -> label: every method of dpci.methods, read at each call
     (a method registered after the app started is offered too)."""
-    return {m.label[:1].upper() + m.label[1:]: m.name for m in map(registry.get, registry.available())}
+    return {m.name: m.label[:1].upper() + m.label[1:] for m in map(registry.get, registry.available())}
 
 
-PRIVACY = {"Pure ε-DP": "pure", "ρ-zCDP": "zcdp"}
+PRIVACY = {"pure": "Pure ε-DP", "zcdp": "ρ-zCDP"}
 EPSILONS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
 RHOS = (0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 5.0)
 C_VALUES = tuple(float(f"{m}e{e}") for e in range(-7, 0) for m in (1, 2, 5)) + (1.0,)
@@ -41,13 +51,13 @@ SCALINGS = {"global": "One public divisor (odds ratios)", "unit": "Each row to l
 class Settings:
     """Everything the Explorer's results depend on (also what a shared URL stores)."""
 
-    dataset: str = DATASETS[0]
+    dataset: str = "adult"  # a key of DATASETS
     d: int = 10
     n: int = 0  # 0: all rows
-    model: str = "Logistic regression"
-    h: float = 0.5
-    mechanism: str = "Objective perturbation"
-    privacy: str = "Pure ε-DP"
+    model: str = "logistic"  # a registered loss
+    h: float = 0.5  # the loss's width, for a loss that declares one (Huber's)
+    mechanism: str = "objective"  # a registered method
+    privacy: str = "pure"  # a notion: pure or zcdp
     epsilon: float = 1.0
     rho: float = 0.5
     phi1: float = 0.65
@@ -66,35 +76,76 @@ class Settings:
         """Teaching mode: a fixed, public seed (not a private release). By default only for the
         synthetic data; real data get fresh OS randomness."""
         if self.randomness == "auto":
-            return self.dataset == DATASETS[1]
+            return self.dataset == "synthetic"
         return self.randomness == "teaching"
 
     @property
-    def mech(self):
-        return mechanisms()[self.mechanism]
+    def mech(self) -> str:
+        """The registered method's name (an alias of ``mechanism``)."""
+        return self.mechanism
 
     @property
-    def priv(self):
-        return PRIVACY[self.privacy]
+    def priv(self) -> str:
+        """The privacy notion (an alias of ``privacy``)."""
+        return self.privacy
 
     @property
     def loss(self):
-        return get_loss(MODELS[self.model], self.h)
+        return get_loss(self.model, **{k: v for k, v in {"h": self.h}.items() if k in loss_parameters(self.model)})
 
     @property
     def budget(self):
-        return self.epsilon if self.priv == "pure" else self.rho
+        return self.epsilon if self.privacy == "pure" else self.rho
 
     @property
     def split(self) -> Split:
-        return Split.from_rest(self.phi1, self.phi2_rest)
+        """phi1 and phi2's share of the rest (the sidebar's sliders); a method with other than three
+        steps gets phi1 for its first and the rest in equal shares."""
+        steps = len(registry.get(self.mechanism).steps)
+        if steps == 3:
+            return Split.from_rest(self.phi1, self.phi2_rest)
+        return Split.even_rest(self.phi1, steps) if steps > 1 else Split(1.0)
 
     @property
     def alpha(self):
         return 1.0 - self.level
 
+    def spec(self) -> ReleaseSpec:
+        """The release these settings describe (the seed only in teaching mode: a public seed)."""
+        seed = self.seed if self.teaching else None
+        return ReleaseSpec(
+            self.mechanism, self.privacy, self.budget, self.split, self.loss, self.c, self.alpha, self.m, seed
+        )
+
+    def label(self, name: str) -> str:
+        """The label a page shows for a named setting's value ("mechanism" -> "Objective perturbation")."""
+        value = getattr(self, name)
+        return LABELS[name]().get(value, str(value))
+
 
 FIELDS = {f: type(getattr(Settings(), f)) for f in Settings.__dataclass_fields__}
+
+
+# The named settings: field -> its choices (name -> label), read at each call.
+LABELS = {
+    "dataset": lambda: DATASETS,
+    "model": models,
+    "mechanism": mechanisms,
+    "privacy": lambda: PRIVACY,
+    "randomness": lambda: {r: r for r in RANDOMNESS},
+    "scaling": lambda: SCALINGS,
+}
+
+
+def name_of(field: str, value) -> str | None:
+    """The name a named setting's value stands for: the name itself, or the name an older address or
+    settings file gave by its label ("Pure ε-DP" -> "pure"); None when it is neither."""
+    choices = LABELS[field]()
+    value = str(value)
+    if value in choices:
+        return value
+    by_label = {label.casefold(): name for name, label in choices.items()}
+    return by_label.get(value.casefold())
 
 
 # Numeric settings with a range (the sliders' ends; values from an address are clipped into it).
@@ -148,16 +199,8 @@ def settings_values(raw) -> tuple[dict, list[str]]:
                 ignored.append(name)
     for name, choices in CHOICES.items():
         values[name] = _nearest(values[name], choices)
-    for name, choices in (
-        ("dataset", DATASETS),
-        ("model", MODELS),
-        ("mechanism", mechanisms()),
-        ("privacy", PRIVACY),
-        ("randomness", RANDOMNESS),
-        ("scaling", SCALINGS),
-    ):
-        if values[name] not in choices:
-            values[name] = next(iter(choices))
+    for name in LABELS:
+        values[name] = name_of(name, values[name]) or next(iter(LABELS[name]()))
     return values, ignored
 
 
@@ -170,7 +213,10 @@ def changed_settings(raw, values) -> list[str]:
             continue
         given = str(raw[name])
         try:
-            same = given == used if FIELDS[name] is str else float(given) == float(used)
+            if name in LABELS:
+                same = name_of(name, given) == used  # an old link's label is the same choice
+            else:
+                same = given == used if FIELDS[name] is str else float(given) == float(used)
         except (TypeError, ValueError):
             same = False
         if not same:
@@ -178,7 +224,8 @@ def changed_settings(raw, values) -> list[str]:
     return changed
 
 
-def _fmt_c(v):
+def fmt_c(v) -> str:
+    """c as the sidebar shows it: 1e-3, 5e-4."""
     return f"{v:.0e}".replace("e-0", "e-")
 
 
@@ -188,28 +235,35 @@ def settings_json(s: Settings) -> str:
 
 def settings_from_spec(spec: dict) -> Settings:
     """The settings of a stored release, exactly (no snapping to the widgets' options): the app's own
-    (``app_settings``), or those of a release made on the command line (``python -m dpci release``)."""
+    (``app_settings``; an old record's labels read as their names), or those of a release made on the
+    command line (``python -m dpci release``: its release specification and data)."""
     known = set(FIELDS)
     if "app_settings" in spec:
-        return Settings(**{k: v for k, v in spec["app_settings"].items() if k in known})
-    labels = {v: k for k, v in mechanisms().items()}
-    split = spec.get("split") or [0.65, 0.175, 0.175]
-    pure = spec.get("privacy") == "pure"
+        values = {k: v for k, v in spec["app_settings"].items() if k in known}
+        for name in LABELS:
+            if name in values:
+                values[name] = name_of(name, values[name]) or getattr(Settings, name)
+        return Settings(**values)
+    release = ReleaseSpec.from_dict(spec["release"])
+    data = spec.get("data", {})
+    pure = release.privacy == "pure"
+    split = release.split
+    params = loss_parameters(release.loss)
     return Settings(
-        dataset=DATASETS[2],
-        d=int(spec.get("d", 10)),
-        model={v: k for k, v in MODELS.items()}.get(spec.get("loss", "logistic"), "Logistic regression"),
-        h=float(spec.get("h", 0.5)),
-        mechanism=labels.get(spec.get("method", "objective"), next(iter(labels.values()))),
-        privacy={v: k for k, v in PRIVACY.items()}[spec.get("privacy", "pure")],
-        epsilon=float(spec["budget"]) if pure else Settings.epsilon,
-        rho=Settings.rho if pure else float(spec["budget"]),
+        dataset="upload",
+        d=int(data.get("d", 10)),
+        model=release.loss.name,
+        h=float(getattr(release.loss, "h", Settings.h)) if "h" in params else Settings.h,
+        mechanism=release.method,
+        privacy=release.privacy,
+        epsilon=release.budget if pure else Settings.epsilon,
+        rho=Settings.rho if pure else release.budget,
         phi1=float(split[0]),
-        phi2_rest=float(split[1]) / (float(split[1]) + float(split[2])),
-        c=float(spec.get("c", 1e-3)),
-        level=float(spec.get("level", 0.95)),
-        m=int(spec.get("m", 10_000)),
-        seed=int(spec["seed"]) if spec.get("seed") is not None else 0,
-        randomness="teaching" if spec.get("seed") is not None else "fresh",
-        scaling=spec.get("scaling", "global"),
+        phi2_rest=float(split[1]) / (float(split[1]) + float(split[2])) if len(split) == 3 else Settings.phi2_rest,
+        c=release.c,
+        level=1.0 - release.alpha,
+        m=release.n_samples,
+        seed=release.seed if release.seed is not None else 0,
+        randomness="teaching" if release.seed is not None else "fresh",
+        scaling=data.get("scaling", "global"),
     )

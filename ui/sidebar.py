@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dpci import methods as registry
+from dpci.losses import loss_parameters
 from dpci.presentation.tables import escape_markdown
 from ui import privacy as ledger_view
 from ui.settings import (
@@ -13,25 +15,25 @@ from ui.settings import (
     EPSILONS,
     LEVELS,
     MC_SAMPLES,
-    MODELS,
     PRIVACY,
     RANGES,
     RHOS,
     SCALINGS,
     VI_REPLICATES,
     Settings,
-    _fmt_c,
+    fmt_c,
     mechanisms,
+    models,
     settings_json,
 )
 from ui.state import (
     CONTROLS_DRAWN,
     UNUSED,
-    _restore_table2,
-    _widget,
     current_settings,
     load_settings_file,
+    restore_table2,
     settings_store,
+    settings_widget,
     share_settings,
 )
 
@@ -62,9 +64,9 @@ def sidebar(show_vi=True, unused=()):
         # shown until the user changes a setting (a page's reruns would otherwise hide it within seconds)
         sb.warning(escape_markdown(st.session_state["_url_warning"]))  # quotes the address's own text
     sb.header("Privacy")
-    privacy = PRIVACY[current_settings().privacy]
+    privacy = current_settings().privacy
     if privacy == "pure":
-        _widget(
+        settings_widget(
             sb.select_slider,
             "Total budget ε",
             "epsilon",
@@ -72,7 +74,7 @@ def sidebar(show_vi=True, unused=()):
             help="Smaller ε means stronger privacy and wider intervals.",
         )
     else:
-        _widget(
+        settings_widget(
             sb.select_slider,
             "Total budget ρ",
             "rho",
@@ -81,46 +83,54 @@ def sidebar(show_vi=True, unused=()):
             "(5.76, 10⁻⁶)-DP. The (ε, δ) it implies is shown with the results.",
         )
     notions = chosen_notions()
-    _widget(sb.radio, "Privacy notion", "privacy", [k for k, v in PRIVACY.items() if v in notions], horizontal=True)
+    settings_widget(sb.radio, "Privacy notion", "privacy", list(notions), format_func=PRIVACY.get, horizontal=True)
     if len(notions) < len(PRIVACY):
-        supported = " and ".join(k for k, v in PRIVACY.items() if v in notions)
-        sb.caption(f"{escape_markdown(current_settings().mechanism)} supports {supported} only.")
+        supported = " and ".join(PRIVACY[n] for n in notions)
+        sb.caption(f"{escape_markdown(current_settings().label('mechanism'))} supports {supported} only.")
     if privacy == "zcdp":
-        _widget(sb.select_slider, "δ for the (ε, δ) equivalent", "delta", DELTAS, format_func=lambda v: f"{v:.0e}")
-    _widget(sb.slider, "φ1: share for the coefficients", "phi1", *RANGES["phi1"], step=0.01)
-    _widget(
-        sb.slider,
-        "φ2: share of the rest for the Hessian",
-        "phi2_rest",
-        *RANGES["phi2_rest"],
-        step=0.025,
-        help="The covariance gets the remainder, so φ1 + φ2 + φ3 = 1 always.",
-    )
+        settings_widget(
+            sb.select_slider, "δ for the (ε, δ) equivalent", "delta", DELTAS, format_func=lambda v: f"{v:.0e}"
+        )
+    method = registry.get(current_settings().mechanism)
+    steps = [method.step_label(step) for step in method.steps]  # each step said as the method names it
+    settings_widget(sb.slider, f"φ1: share for {steps[0]}", "phi1", *RANGES["phi1"], step=0.01)
+    if len(steps) == 3:
+        settings_widget(
+            sb.slider,
+            f"φ2: share of the rest for {steps[1]}",
+            "phi2_rest",
+            *RANGES["phi2_rest"],
+            step=0.025,
+            help=f"{steps[2][:1].upper() + steps[2][1:]} gets the remainder, so φ1 + φ2 + φ3 = 1 always.",
+        )
+    elif len(steps) > 1:
+        sb.caption(f"The rest is shared equally by {', '.join(steps[1:])}.")
     sb.caption(split_caption(current_settings()))
-    sb.button("Paper's split (Table 2)", on_click=_restore_table2, width="stretch")
+    sb.button("Paper's split (Table 2)", on_click=restore_table2, width="stretch")
     _teaching_toggle(sb)
     st.session_state[ODOMETER_SLOT] = sb.empty()
     draw_odometer(current_settings())
     sb.header("Data")
-    dataset = _widget(
+    dataset = settings_widget(
         sb.selectbox,
         "Dataset",
         "dataset",
-        DATASETS,
+        list(DATASETS),
+        format_func=DATASETS.get,
         help="Adult: 30,162 people from the 1994 US census, predicting income > $50K.",
     )
-    if dataset == DATASETS[2]:
+    if dataset == "upload":
         sb.caption("The features of an uploaded CSV are chosen in the upload panel.")
     else:
-        _widget(
+        settings_widget(
             sb.slider,
             "Features d (plus a constant)",
             "d",
             *RANGES["d"],
             help="The first d features after one-hot encoding; the paper uses d = 10.",
         )
-    if dataset != DATASETS[1]:  # the synthetic rows are drawn in the unit ball
-        _widget(
+    if dataset != "synthetic":  # the synthetic rows are drawn in the unit ball
+        settings_widget(
             sb.radio,
             "Feature scaling",
             "scaling",
@@ -131,7 +141,7 @@ def sidebar(show_vi=True, unused=()):
             "show odds ratios. Each row to length 1: the paper's Section 7.1 (a feature's effect then "
             "depends on the row's other values). Both give the same privacy.",
         )
-    _widget(
+    settings_widget(
         sb.number_input,
         "Rows n (0 = all)",
         "n",
@@ -140,31 +150,42 @@ def sidebar(show_vi=True, unused=()):
         help="A fixed random subset of this many rows; smaller n shows how intervals widen.",
     )
     sb.header("Model")
-    model = _widget(sb.radio, "Model", "model", list(MODELS), horizontal=True, label_visibility="collapsed")
-    if MODELS[model] == "huber":
-        _widget(sb.slider, "Huber width h", "h", *RANGES["h"], step=0.05)
-    _widget(
+    choices = models()
+    model = settings_widget(
+        sb.radio,
+        "Model",
+        "model",
+        list(choices),
+        format_func=choices.get,
+        horizontal=True,
+        label_visibility="collapsed",
+    )
+    if "h" in loss_parameters(model):
+        settings_widget(sb.slider, "Huber width h" if model == "huber" else "Width h", "h", *RANGES["h"], step=0.05)
+    methods_offered = mechanisms()
+    settings_widget(
         sb.radio,
         "Mechanism",
         "mechanism",
-        list(mechanisms()),
+        list(methods_offered),
+        format_func=methods_offered.get,
         help="Objective perturbation adds noise to the training objective (Algorithm 1); output "
         "perturbation adds it to the trained coefficients (Algorithm 4).",
     )
     sb.header("Interval")
-    _widget(
+    settings_widget(
         sb.select_slider,
         "Regularisation c",
         "c",
         C_VALUES,
-        format_func=_fmt_c,
+        format_func=fmt_c,
         help="c ||θ||² in the objective (the paper uses 0.001).",
     )
-    _widget(sb.select_slider, "Confidence level", "level", LEVELS, format_func=lambda v: f"{100 * v:g}%")
+    settings_widget(sb.select_slider, "Confidence level", "level", LEVELS, format_func=lambda v: f"{100 * v:g}%")
     # Drawn only when opened (a lazy expander): fewer widgets make the first page load faster.
     more = sb.expander("Samples and seed", key="more_settings", on_change="rerun")
     if more.open:
-        _widget(
+        settings_widget(
             more.select_slider,
             "Monte Carlo samples m",
             "m",
@@ -172,9 +193,9 @@ def sidebar(show_vi=True, unused=()):
             help="Draws of the Monte Carlo step that turns the noisy Hessian and covariance into an interval.",
         )
         if show_vi:
-            _widget(more.select_slider, "Bootstrap replicates (variability)", "vi_replicates", VI_REPLICATES)
+            settings_widget(more.select_slider, "Bootstrap replicates (variability)", "vi_replicates", VI_REPLICATES)
         if current_settings().teaching:
-            _widget(
+            settings_widget(
                 more.number_input,
                 "Seed (teaching mode)",
                 "seed",
@@ -284,17 +305,18 @@ def _ledger_panel(sb):
 
 
 def chosen_notions():
-    from dpci import methods as registry
-
-    return registry.get(current_settings().mech).notions
+    return registry.get(current_settings().mechanism).notions
 
 
 def split_caption(s: Settings) -> str:
     """The split as shares and as amounts of the budget, one meaning on every page."""
-    symbol, total = ("ε", s.epsilon) if s.priv == "pure" else ("ρ", s.rho)
+    symbol, total = ("ε", s.epsilon) if s.privacy == "pure" else ("ρ", s.rho)
+    method = registry.get(s.mechanism)
+    phis = " / ".join(f"φ{i + 1}" for i in range(len(method.steps)))
     shares = " / ".join(f"{v:.3f}" for v in s.split)
     amounts = " / ".join(f"{v * total:.3g}" for v in s.split)
-    return f"Split φ1 / φ2 / φ3: shares {shares}, so {symbol} = {amounts} for coefficients / Hessian / covariance."
+    steps = " / ".join(method.step_label(step).removeprefix("the ") for step in method.steps)
+    return f"Split {phis}: shares {shares}, so {symbol} = {amounts} for {steps}."
 
 
 def _apply_settings_file():

@@ -10,7 +10,7 @@ from dataclasses import asdict
 import streamlit as st
 
 from dpci.methods import default_split
-from ui.settings import FIELDS, PRIVACY, Settings, changed_settings, mechanisms, settings_values
+from ui.settings import FIELDS, Settings, changed_settings, settings_values
 
 STORE = "dpci_settings"  # session_state key of the settings dict; it outlives the widgets
 WIDGET = "w_"  # session_state prefix of the settings widgets (Streamlit drops a widget's state when a
@@ -51,11 +51,11 @@ def current_settings() -> Settings:
     from dpci import methods as registry
 
     store = settings_store()
-    notions = registry.get(mechanisms()[store["mechanism"]]).notions
-    if PRIVACY[store["privacy"]] not in notions:
-        store["privacy"] = next(label for label, notion in PRIVACY.items() if notion in notions)
+    notions = registry.get(store["mechanism"]).notions
+    if store["privacy"] not in notions:
+        store["privacy"] = notions[0]
         if WIDGET + "privacy" in st.session_state:
-            st.session_state.pop(WIDGET + "privacy")  # redrawn from the store (_widget) at its next draw
+            st.session_state.pop(WIDGET + "privacy")  # redrawn from the store (settings_widget) at its next draw
     return Settings(**store)
 
 
@@ -70,11 +70,12 @@ def set_setting(name, value):
     st.session_state[WIDGET + name] = value
 
 
-def _restore_table2():
+def restore_table2():
     store = settings_store()
-    split = default_split(mechanisms()[store["mechanism"]], PRIVACY[store["privacy"]])
+    split = default_split(store["mechanism"], store["privacy"])
     set_setting("phi1", split.phi1)
-    set_setting("phi2_rest", round(split.phi2_rest, 3))
+    if len(split) == 3:
+        set_setting("phi2_rest", round(split.phi2_rest, 3))
 
 
 def _store_widget(name):
@@ -82,7 +83,7 @@ def _store_widget(name):
     st.session_state.pop("_url_warning", None)  # the user has taken over from the address
 
 
-def _widget(factory, label, name, *args, **kwargs):
+def settings_widget(factory, label, name, *args, **kwargs):
     """Draw a settings widget that shows the store and writes to it only when the user changes it.
 
     The widget's state is set from the store on every run: Streamlit may drop or reset the state of

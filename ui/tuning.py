@@ -15,7 +15,7 @@ from dpci.presentation.figures import method_label
 from dpci.presentation.tables import escape_markdown
 from ui import privacy
 from ui.data import explain_error, load_data, loader
-from ui.settings import DATASETS, Settings
+from ui.settings import Settings
 from ui.state import kept_widget
 
 STAND_IN = "A stand-in from public facts (costs no privacy)"
@@ -31,7 +31,7 @@ def source(s: Settings, releases: bool = False) -> str:
     """The data a sweep runs on: the synthetic data as they are (public), else the user's choice.
     ``releases``: what runs on the real data is a private release (an accuracy-first search), not
     a non-private sweep."""
-    if s.dataset == DATASETS[1]:
+    if s.dataset == "synthetic":
         st.caption("The synthetic data are public (no real people): sweeps run on them directly.")
         return "synthetic"
     real = REAL_RELEASES if releases else REAL

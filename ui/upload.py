@@ -9,7 +9,7 @@ import hashlib
 import streamlit as st
 
 from dpci.presentation.tables import escape_markdown
-from ui.settings import DATASETS, Settings
+from ui.settings import Settings
 from ui.state import kept_widget
 
 
@@ -113,7 +113,7 @@ def _bounds_editor(numeric, data_key):
     return {name: b for name, b in bounds.items() if name in {c.name for c in numeric}}
 
 
-def _not_private_reason(result, partial=(), here: bool = False, labels_from_data: bool = False) -> str | None:
+def not_private_reason(result, partial=(), here: bool = False, labels_from_data: bool = False) -> str | None:
     """Why an uploaded dataset's intervals are not private, in the app's words (the library's
     warning names its Python arguments); None when nothing was taken from the data. ``partial``:
     features with only one bound typed (the other still the data's own); ``here``: said in the upload
@@ -148,9 +148,9 @@ def _not_private_reason(result, partial=(), here: bool = False, labels_from_data
 def upload_not_private(s: Settings) -> str | None:
     """Why the intervals of the settings' dataset are not private (only an upload can be so), or None."""
     result = st.session_state.get("upload_result")
-    if s.dataset != DATASETS[2] or result is None:
+    if s.dataset != "upload" or result is None:
         return None
-    return _not_private_reason(
+    return not_private_reason(
         result,
         st.session_state.get("_partial_bounds", ()),
         labels_from_data=st.session_state.get("_labels_from_data", False),
@@ -224,7 +224,7 @@ def upload_panel() -> bool:
         st.error(escape_markdown(err))
         st.session_state.pop("upload_result", None)
         return False
-    reason = _not_private_reason(
+    reason = not_private_reason(
         result, st.session_state.get("_partial_bounds", ()), here=True, labels_from_data=not public_labels
     )
     for text in warnings_:
@@ -246,7 +246,7 @@ def upload_panel() -> bool:
     return True
 
 
-def _upload_dataset(digest: str, d: int, scaling: str = "unit"):
+def upload_dataset(digest: str, d: int, scaling: str = "unit"):
     """The uploaded file preprocessed with its first d features and rows scaled by ``scaling`` (digest
     names the upload and its choices). Kept in the session (not in a cache shared by all sessions),
     so it goes when the session ends."""

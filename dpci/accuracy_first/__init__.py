@@ -69,25 +69,60 @@ def accuracy_first(
 
     Parameters
     ----------
-    X, y : rows with ||x_i|| <= 1 and labels -1/+1 (as :func:`dpci.private_confidence_intervals`).
-    loss : a :mod:`dpci.losses` loss or its name.
-    target : the largest interval width allowed for every chosen coefficient.
-    coefficients : indices of the coefficients the target is for (None: all).
-    privacy : "pure" (epsilon-DP) or "zcdp" (rho-zCDP); budgets are in epsilon or rho.
-    max_budget : the most the search may spend; grid steps above it are dropped.
-    grid : increasing budgets to walk (default :func:`budget_grid`: 20 geometric steps from
+    X, y : array-like
+        Rows with ||x_i|| <= 1 and labels -1/+1 (as :func:`dpci.private_confidence_intervals`).
+    loss : Loss or str
+        A :mod:`dpci.losses` loss or its name.
+    target : float
+        The largest interval width allowed for every chosen coefficient.
+    coefficients : sequence of int or None
+        Indices of the coefficients the target is for (None: all).
+    privacy : {"pure", "zcdp"}
+        Pure epsilon-DP or rho-zCDP; budgets are in epsilon or rho.
+    max_budget : float
+        The most the search may spend; grid steps above it are dropped.
+    grid : sequence of float or None
+        Increasing budgets to walk (default :func:`budget_grid`: 20 geometric steps from
         max_budget/1000 to max_budget).
-    split : shares (phi1, phi2, phi3) of each step's budget (default: Table 2's for output perturbation).
-    c, alpha, n_samples : regularisation, level, Monte Carlo draws of Algorithm 5 (pure DP).
-    strategy : "noise_reduction" (default), "doubling" or "fixed" (the baselines).
-    design_budget : zCDP noise reduction only: the rho at which the ex-post bound is tightest
+    split : tuple of 3 floats or None
+        Shares (phi1, phi2, phi3) of each step's budget (default: Table 2's for output perturbation).
+    c, alpha, n_samples : float, float, int
+        Regularisation, level, Monte Carlo draws of Algorithm 5 (pure DP).
+    random_state : None, int or numpy.random.Generator
+        The only source of randomness (None, the default, for a real release).
+    method : str
+        The method searched; only "output" (output perturbation) has noise reduction.
+    strategy : {"noise_reduction", "doubling", "fixed"}
+        Noise reduction (the default) or one of the baselines.
+    design_budget : float or None
+        zCDP noise reduction only: the rho at which the ex-post bound is tightest
         (default: the budget a public stand-in predicts for the target, as the fixed baseline uses;
         it reads no data).
-    callback : called with every checked :class:`PathStep` (e.g. to draw the path as it grows).
+    callback : callable or None
+        Called with every checked :class:`PathStep` (e.g. to draw the path as it grows).
 
-    Returns a :class:`SearchResult`: the release, whether the target was met, the ledger of what was
-    spent (``spend``; ``approx_dp(delta)``), what it was charged before it ran (``charged``: the most it
-    could spend, admitted by the active ledger) and the whole path.
+    Returns
+    -------
+    SearchResult
+        The release, whether the target was met, the ledger of what was spent (``spend``;
+        ``approx_dp(delta)``), what it was charged before it ran (``charged``: the most it could
+        spend, admitted by the active ledger) and the whole path.
+
+    Raises
+    ------
+    ValueError
+        A setting out of range (a target that is not positive, a method without noise reduction).
+    dpci.BudgetExceeded
+        The active ledger cannot pay the most the search can spend; nothing was drawn.
+
+    Examples
+    --------
+    >>> from dpci.accuracy_first import accuracy_first
+    >>> from dpci.data import make_synthetic_logistic
+    >>> X, y = make_synthetic_logistic(20_000, [1.0, -0.5], random_state=0)
+    >>> result = accuracy_first(X, y, target=0.5, max_budget=2.0, random_state=0)  # a fixed seed: teaching only
+    >>> bool(result.met), result.budget <= 2.0
+    (True, True)
     """
     problem, A = make_problem(X, y, loss, c, privacy, split, alpha, n_samples)
     target, coefs, grid = check_search(target, coefficients, problem.d, max_budget, grid, method, strategy)

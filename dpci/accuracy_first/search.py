@@ -20,9 +20,9 @@ import numpy as np
 
 from ..accounting import Allocation, ApproxDP, PrivacySpend, zcdp_to_approx_dp
 from ..intervals import (
-    _gaussian_factor,
     check_alpha,
     check_count,
+    gaussian_factor,
     hessian_and_covariance,
     normal_interval,
     quantile_interval,
@@ -224,7 +224,7 @@ class IntervalMaker:
         if self._gauss is None:
             self._gauss = self.rng.standard_normal((p.n_samples, p.d))
             self._noise = law.sample(self.rng, p.d, p.n_samples) / scale  # unit Laplace draws
-        factor = np.linalg.inv(hessian) @ _gaussian_factor(covariance) / math.sqrt(p.n)
+        factor = np.linalg.inv(hessian) @ gaussian_factor(covariance) / math.sqrt(p.n)
         # Algorithm 5, lines 7-11: Q = H~^-1 G / sqrt(n) - beta, beta from the coefficients' own law
         offsets = self._gauss @ factor.T - scale * self._noise
         return quantile_interval(theta, offsets, p.alpha), offsets, None

@@ -64,10 +64,8 @@ import numbers
 
 import numpy as np
 
-from dpci.losses import get_loss
+from dpci.losses import LogisticLoss, Loss, coerce_loss
 from dpci.noise import check_random_state
-
-LOSSES = ("logistic", "huber")
 
 
 def _special():
@@ -161,16 +159,16 @@ def make_synthetic_logistic(
 
 
 # ---------------------------------------------------------------- losses
-def _loss_derivatives(t: np.ndarray, loss: str, h: float | None):
-    """Return f(t), f'(t), f''(t) for the margin losses of Section 3.3 (:mod:`dpci.losses`)."""
-    return get_loss(loss, h).value_and_derivatives(t)
+def _loss_derivatives(t: np.ndarray, loss: Loss):
+    """Return f(t), f'(t), f''(t) for a margin loss of Section 3.3 (:mod:`dpci.losses`)."""
+    return loss.value_and_derivatives(t)
 
 
-def _objective(theta_r, Z, W, P, c, loss, h, order: int = 2):
+def _objective(theta_r, Z, W, P, c, loss, order: int = 2):
     """Value, gradient and Hessian of sum_k W_k E_y[f(y theta.z_k)] + c||theta||^2."""
     t = Z @ theta_r
-    fp, d1p, d2p = _loss_derivatives(t, loss, h)
-    fm, d1m, d2m = _loss_derivatives(-t, loss, h)
+    fp, d1p, d2p = _loss_derivatives(t, loss)
+    fm, d1m, d2m = _loss_derivatives(-t, loss)
     val = W @ (P * fp + (1.0 - P) * fm) + c * theta_r @ theta_r
     if order == 0:
         return val, None, None
@@ -252,9 +250,9 @@ class _ReducedDesign:
                             pts.append(float(rt))
         return np.unique(pts)
 
-    def nodes(self, theta_r, n: int, loss: str, h: float | None):
+    def nodes(self, theta_r, n: int, loss: Loss):
         """Reduced points Z (K, q), probability weights W (K,), p(x) P (K,)."""
-        kinks = () if h is None or loss == "logistic" else (1 - h, 1 + h, -(1 - h), -(1 + h))
+        kinks = tuple(loss.kinks) + tuple(-k for k in loss.kinks)  # where f'(t) or f'(-t) is not smooth
         m = self.m
         r, wr = _gl_panels(self._r_breaks(theta_r, kinks), n)
         wr = wr * m * r ** (m - 1)  # density of ||u|| for u uniform in the ball
@@ -294,7 +292,7 @@ class _ReducedDesign:
         return Z, W, _expit(Z @ self.theta_true)
 
 
-def _newton(theta_start, node_fn, c, loss, h, tol, max_iter):
+def _newton(theta_start, node_fn, c, loss, tol, max_iter):
     """Damped Newton on a convex objective whose quadrature may depend on theta.
 
     Far from the solution a backtracking (Armijo) line search is used; once
@@ -305,7 +303,7 @@ def _newton(theta_start, node_fn, c, loss, h, tol, max_iter):
     """
     theta = np.array(theta_start, dtype=np.float64)
     Z, W, P = node_fn(theta)
-    val, grad, hess = _objective(theta, Z, W, P, c, loss, h)
+    val, grad, hess = _objective(theta, Z, W, P, c, loss)
     step_norm = np.inf
     for it in range(max_iter):
         if np.linalg.norm(grad) <= tol:
@@ -321,7 +319,7 @@ def _newton(theta_start, node_fn, c, loss, h, tol, max_iter):
             slope = grad @ step
             while True:
                 Zc, Wc, Pc = node_fn(theta - s * step)
-                if _objective(theta - s * step, Zc, Wc, Pc, c, loss, h, order=0)[0] <= val - 1e-4 * s * slope:
+                if _objective(theta - s * step, Zc, Wc, Pc, c, loss, order=0)[0] <= val - 1e-4 * s * slope:
                     break
                 s *= 0.5
                 if s < 1e-12:
@@ -330,7 +328,7 @@ def _newton(theta_start, node_fn, c, loss, h, tol, max_iter):
                     )
         theta = theta - s * step
         Z, W, P = node_fn(theta)
-        val, grad, hess = _objective(theta, Z, W, P, c, loss, h)
+        val, grad, hess = _objective(theta, Z, W, P, c, loss)
         if s == 1.0 and step_norm <= 1e-10 * scale:
             return theta, grad, it + 1, step_norm
     raise RuntimeError(
@@ -342,7 +340,7 @@ def _newton(theta_start, node_fn, c, loss, h, tol, max_iter):
 def population_theta0(
     theta,
     c: float,
-    loss: str = "logistic",
+    loss: Loss | str = "logistic",
     h: float | None = None,
     *,
     add_constant: bool = True,
@@ -368,10 +366,11 @@ def population_theta0(
         True coefficients of the generating logistic model.
     c : float
         Regularisation (>= 0; > 0 for the Huber loss), as in eq. 3.1.
-    loss : {"logistic", "huber"}, default "logistic"
-        Loss of the ERM whose population target is wanted.
+    loss : Loss, default LogisticLoss()
+        Loss of the ERM whose population target is wanted: any :class:`dpci.losses.Loss` (a
+        registered name is accepted too, built by :func:`dpci.losses.get_loss`).
     h : float, optional
-        Huber width (required for ``loss="huber"``).
+        Deprecated spelling of the Huber width for ``loss="huber"``; pass ``HuberLoss(h)``.
     add_constant : bool, default True
         Distribution of x, as in :func:`make_synthetic_logistic`.
     X : array-like of shape (N, d'), optional
@@ -395,17 +394,15 @@ def population_theta0(
     theta0 : numpy.ndarray of shape (d',)
     info : dict, only if ``return_info``
     """
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}.")
+    loss = coerce_loss(loss, **({} if h is None else {"h": h}))
     c = float(c)
     if not np.isfinite(c) or c < 0:
         raise ValueError(f"c must be a finite number >= 0, got {c}.")
-    if loss == "huber":
-        if h is None or not np.isfinite(h) or h <= 0:
-            raise ValueError(f"loss='huber' needs a width h > 0, got h={h!r}.")
-        if c == 0:
-            raise ValueError("loss='huber' needs c > 0 (the unregularised minimiser may not be unique).")
-        h = float(h)
+    if c == 0 and not isinstance(loss, LogisticLoss):
+        raise ValueError(
+            f"loss {loss.name!r} needs c > 0 (without a ridge term its minimiser may not be unique; "
+            "only the logistic loss is strictly convex)."
+        )
     theta = _check_theta(theta, add_constant if X is None else False)
 
     if X is not None:
@@ -414,7 +411,7 @@ def population_theta0(
             raise ValueError(f"X must have shape (N, {len(theta)}).")
         W = np.full(len(Xs), 1.0 / len(Xs))
         P = _expit(Xs @ theta)
-        est, grad, it, step = _newton(np.zeros(len(theta)), lambda _t: (Xs, W, P), c, loss, h, tol, max_iter)
+        est, grad, it, step = _newton(np.zeros(len(theta)), lambda _t: (Xs, W, P), c, loss, tol, max_iter)
         info = {
             "gradient_norm": float(np.linalg.norm(grad)),
             "newton_step": step,
@@ -427,7 +424,7 @@ def population_theta0(
     design = _ReducedDesign(theta, add_constant)
 
     def solve(start, n):
-        return _newton(start, lambda t: design.nodes(t, n, loss, h), c, loss, h, tol, max_iter)
+        return _newton(start, lambda t: design.nodes(t, n, loss), c, loss, tol, max_iter)
 
     coarse, _, it1, _ = solve(np.zeros(len(design.theta_true)), n_nodes)
     fine, grad, it2, step = solve(coarse, 2 * n_nodes)
@@ -439,6 +436,6 @@ def population_theta0(
         "newton_step": step,
         "iterations": it1 + it2,
         "quadrature_error_estimate": float(np.linalg.norm(fine - coarse)),
-        "n_points": len(design.nodes(fine, 2 * n_nodes, loss, h)[1]),
+        "n_points": len(design.nodes(fine, 2 * n_nodes, loss)[1]),
     }
     return est, info

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from .. import methods as registry
-from ..losses import LOSSES, get_loss
+from ..losses import loss_from_text
 from .bootstrap import iter_coverage, iter_variability
 from .cli_io import (
     check_out,
@@ -146,8 +146,11 @@ def build_parser():
     sw.add_argument("--out", required=True, help="CSV file to write (checked before any work)")
     sw.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     sw.add_argument("--scheduler", default=None, help="address of a Dask distributed scheduler to run on")
-    sw.add_argument("--loss", choices=tuple(LOSSES), default="logistic")
-    sw.add_argument("--h", type=positive_float, default=0.5, help="Huber width")
+    sw.add_argument("--loss", default="logistic", help="a registered loss (dpci.losses.LOSSES): logistic, huber, ...")
+    sw.add_argument("--h", type=positive_float, default=None, help="Huber width (default 0.5; --loss huber)")
+    sw.add_argument(
+        "--loss-param", action="append", default=[], metavar="NAME=VALUE", help="a parameter of the loss (repeatable)"
+    )
     sw.add_argument(
         "--mechanism",
         "--method",
@@ -224,7 +227,7 @@ def _loader(args):
 
 def iter_sweep(args, bar=None, load=None):
     """Yield the tidy DataFrame of what has finished so far, after every chunk; the last is complete."""
-    loss = get_loss(args.loss, args.h)
+    loss = loss_from_text(args.loss, args.loss_param, h=args.h)
     load = load or _loader(args)
     budget = args.budget if args.budget is not None else (1.0 if args.privacy == "pure" else 0.5)
     common = dict(c=args.c, alpha=args.alpha, random_state=args.seed, n_jobs=args.jobs)

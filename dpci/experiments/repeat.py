@@ -69,11 +69,10 @@ def iter_repeated_releases(
     repetitions = check_count("repetitions", repetitions, 1, 100_000)
     n = check_count("n", n, 100, 10**7, "rows per repetition")
     theta = np.asarray(theta, dtype=float)
-    loss_name, h = ("huber", loss.h) if getattr(loss, "name", "") == "huber" else ("logistic", None)
     method = methods.get(mechanism)
     # the theta_0 its interval targets: at c, or at the c the method picks itself (dpci.methods.Method.estimand_c)
     target_c = method.estimand_c(method.allocate(budget, split, privacy), n, len(theta), c, loss)
-    theta0 = population_theta0(theta, target_c, loss=loss_name, h=h)
+    theta0 = population_theta0(theta, target_c, loss=loss)
     rng = check_random_state(random_state)
     rows: list[dict] = []
     for r in range(repetitions):

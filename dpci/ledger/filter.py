@@ -47,7 +47,35 @@ class NotCovered(ValueError):
 class BudgetExceeded(ValueError):
     """A release would take a dataset past its budget; nothing was charged and no noise was drawn.
 
-    ``spent`` (before it), ``charge`` (its own) and ``budget`` are in the budget's unit.
+    ``spent`` (before it), ``charge`` (its own) and ``budget`` are in the budget's unit. A
+    ``ValueError``, raised by every release (the estimators' ``fit``,
+    :func:`~dpci.release.private_confidence_intervals`, searches, the command line) that the active
+    ledger refuses.
+
+    Parameters
+    ----------
+    message : str
+        What was refused and what to do instead.
+    spent : float
+        What the dataset had spent before this release.
+    charge : float
+        What this release would cost.
+    budget : float
+        The dataset's budget.
+
+    Examples
+    --------
+    >>> import dpci
+    >>> from dpci.data import make_synthetic_logistic
+    >>> X, y = make_synthetic_logistic(2_000, [1.0, -0.5], random_state=0)
+    >>> fit = lambda: dpci.PrivateLogisticRegression(mechanism="output", budget=0.6, classes=(-1, 1)).fit(X, y)
+    >>> with dpci.Ledger(budget="epsilon=1"):
+    ...     model = fit()  # epsilon = 0.6 of 1 spent
+    ...     try:
+    ...         fit()  # another 0.6 would pass the budget: refused before any noise is drawn
+    ...     except dpci.BudgetExceeded as refused:
+    ...         print(refused.spent, refused.charge, refused.budget)
+    0.6 0.6 1.0
     """
 
     def __init__(self, message: str, spent: float = math.nan, charge: float = math.nan, budget: float = math.nan):
@@ -98,7 +126,40 @@ def tight_rho(epsilon: float, delta: float) -> float:
 @dataclass(frozen=True)
 class Budget:
     """A dataset's privacy budget: ``notion`` "pure" (``amount`` = epsilon, ``delta`` = 0) or "zcdp"
-    (``amount`` = rho, reported as (epsilon, delta)-DP at ``delta``)."""
+    (``amount`` = rho, reported as (epsilon, delta)-DP at ``delta``).
+
+    Fixed for a dataset before its first release; the :class:`Ledger` admits a release only if the
+    dataset's total stays within it (ε adds up under pure DP, ρ under zCDP).
+
+    Parameters
+    ----------
+    notion : {"pure", "zcdp"}
+        Pure epsilon-DP or rho-zCDP.
+    amount : float
+        The budget: epsilon for "pure", rho for "zcdp"; positive and finite.
+    delta : float
+        0 for "pure"; for "zcdp" the delta (strictly between 0 and 1) at which the total is stated
+        as (epsilon, delta)-DP.
+
+    Raises
+    ------
+    ValueError
+        An unknown notion, an amount that is not a positive finite number, a delta with a pure
+        budget, or a zCDP delta outside (0, 1).
+
+    See Also
+    --------
+    Budget.parse : the same from text (``"epsilon=3"``), as the app's settings and ``DPCI_BUDGET`` give it.
+    Budget.approx : the zCDP budget whose total is (epsilon, delta)-DP.
+
+    Examples
+    --------
+    >>> import dpci
+    >>> dpci.Budget.parse("epsilon=3")
+    Budget(notion='pure', amount=3.0, delta=0.0)
+    >>> dpci.Budget("zcdp", 0.5, delta=1e-6).approx_dp().epsilon  # what rho = 0.5 is as (epsilon, 1e-6)-DP
+    5.22...
+    """
 
     notion: str
     amount: float

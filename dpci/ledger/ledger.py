@@ -117,10 +117,45 @@ def _default(value):
 class Ledger:
     """The privacy ledger of one database (module docstring).
 
-    ``url``: a SQLAlchemy URL (default ``"sqlite://"``, in memory for this process; the app and the
-    command line use :meth:`from_config`: an SQLite file in the data directory or
-    ``DPCI_DATABASE_URL``). ``budget`` and ``demo_budget``: the budget a new dataset gets (a
-    :class:`Budget` or text such as ``"epsilon=3"``); ``secret``: the key of the datasets' hashes.
+    ``with ledger:`` makes it the ledger library functions report to: every private release inside
+    the block (the estimators' ``fit``, :func:`~dpci.release.private_confidence_intervals`, searches)
+    is admitted, and charged to its dataset, before its noise is drawn; bootstraps, non-private
+    intervals and releases with a public (integer) seed are recorded as not private. The block
+    gives a :class:`~dpci.ledger.hooks.Watch` (``.status()``: what the data has spent).
+
+    Parameters
+    ----------
+    url : str
+        A SQLAlchemy URL (default ``"sqlite://"``, in memory for this process; the app and the
+        command line use :meth:`from_config`: an SQLite file in the data directory or
+        ``DPCI_DATABASE_URL``).
+    budget, demo_budget : Budget or str or None
+        The budget a new dataset (real data; the shipped demo data) gets: a :class:`Budget` or text
+        such as ``"epsilon=3"``. None: ``DPCI_BUDGET`` / ``DPCI_DEMO_BUDGET``, else epsilon = 3 / 10.
+    secret : bytes or None
+        The key of the datasets' keyed hashes. None: ``DPCI_SECRET``, else a ``secret.key`` file
+        beside an SQLite database (a fresh key for an in-memory one).
+    env : mapping or None
+        The environment the settings above are read from (default ``os.environ``).
+
+    Raises
+    ------
+    ValueError
+        A budget that does not parse (see :meth:`Budget.parse`).
+    sqlalchemy.exc.SQLAlchemyError
+        The database cannot be opened or migrated.
+
+    Examples
+    --------
+    >>> import dpci
+    >>> from dpci.data import make_synthetic_logistic
+    >>> X, y = make_synthetic_logistic(2_000, [1.0, -0.5], random_state=0)
+    >>> ledger = dpci.Ledger(budget="epsilon=3")  # in memory; dpci.Ledger("sqlite:///ledger.db") keeps it
+    >>> with ledger as watch:  # every release inside is admitted before its noise is drawn
+    ...     for eps in (0.5, 1.0):
+    ...         model = dpci.PrivateLogisticRegression(mechanism="output", budget=eps, classes=(-1, 1)).fit(X, y)
+    >>> print(watch.status().describe())
+    ε = 1.5 of ε = 3 spent in 2 private releases
     """
 
     def __init__(

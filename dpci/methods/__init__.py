@@ -9,7 +9,7 @@ objective or output perturbation under pure DP or zCDP.
 
 from __future__ import annotations
 
-from .base import NOTION_LABELS, Method, Notion, PrivateRelease
+from .base import NOTION_LABELS, Advice, Measurement, Method, Notion, PrivateRelease
 from .kulkarni import KulkarniBayesian
 from .naive import NaiveInterval
 from .paper import ObjectivePerturbation, OutputPerturbation, PaperMethod
@@ -55,7 +55,33 @@ def pairs(names=None) -> tuple[tuple[str, str], ...]:
 
 
 def default_split(mechanism: str, privacy: str):
-    """The default shares of a registered method for a notion (the paper's Table 2 for its methods)."""
+    """The default shares of a registered method for a notion (the paper's Table 2 for its methods).
+
+    Parameters
+    ----------
+    mechanism : str
+        A registered method's name (:func:`available`), e.g. "objective" or "output".
+    privacy : {"pure", "zcdp"}
+        The privacy notion.
+
+    Returns
+    -------
+    Split
+        One share per step of the method, in the method's order (phi1, phi2, phi3 for the paper's).
+
+    Raises
+    ------
+    ValueError
+        An unknown method or notion, or a notion the method does not support.
+
+    Examples
+    --------
+    >>> import dpci
+    >>> dpci.default_split("objective", "pure")
+    Split(phi1=0.65, phi2=0.175, phi3=0.175)
+    >>> dpci.default_split("output", "zcdp")
+    Split(phi1=0.9, phi2=0.05, phi3=0.05)
+    """
     from ..accounting import PRIVACY_NOTIONS, check_choice
 
     return get(mechanism).default_split(check_choice("privacy", privacy, PRIVACY_NOTIONS))
@@ -63,7 +89,40 @@ def default_split(mechanism: str, privacy: str):
 
 def allocate(budget, split, mechanism: str, privacy: str):
     """Split a total budget into the steps of a registered method and account for it (the method's own
-    privacy map, :meth:`dpci.methods.Method.allocate`): an :class:`dpci.accounting.Allocation`."""
+    privacy map, :meth:`dpci.methods.Method.allocate`): an :class:`dpci.accounting.Allocation`.
+
+    Parameters
+    ----------
+    budget : float
+        The release's total budget: epsilon ("pure") or rho ("zcdp").
+    split : Split, sequence of float or None
+        One share per step of the method, positive and summing to 1; None: :func:`default_split`.
+    mechanism : str
+        A registered method's name (:func:`available`).
+    privacy : {"pure", "zcdp"}
+        The privacy notion.
+
+    Returns
+    -------
+    dpci.accounting.Allocation
+        The budget each step runs at (``phi``), the shares, and what the release spends
+        (``spend``, a :class:`~dpci.accounting.PrivacySpend`: what the ledger charges).
+
+    Raises
+    ------
+    ValueError
+        An unknown method or notion, a budget that is not positive and finite, or a split without one
+        positive share per step summing to 1.
+
+    Examples
+    --------
+    >>> import dpci
+    >>> alloc = dpci.allocate(0.5, (0.5, 0.25, 0.25), "output", "zcdp")
+    >>> alloc.phi  # rho of the coefficients, the Hessian and the covariance
+    (0.25, 0.125, 0.125)
+    >>> alloc.spend.rho
+    0.5
+    """
     return get(mechanism).allocate(budget, split, privacy)
 
 
@@ -93,7 +152,9 @@ PAPER_PAIRS = (("objective", "pure"), ("output", "pure"), ("objective", "zcdp"),
 __all__ = [
     "PAPER",
     "PAPER_PAIRS",
+    "Advice",
     "KulkarniBayesian",
+    "Measurement",
     "Method",
     "NaiveInterval",
     "Notion",

@@ -10,11 +10,11 @@ the sweeps, teaching, figures, the command line and the app all read these objec
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from ..accounting import Allocation, PrivacySpend, Split, check_budget, check_choice, step_spends
+from ..accounting import STEP_NAMES, Allocation, PrivacySpend, Split, check_budget, check_choice, step_spends
 from ..intervals import check_alpha, normal_interval, quantile_interval
 from ..mechanisms import NoiseLaw
 
@@ -67,7 +67,15 @@ class Method:
     short: ClassVar[str]  # "obj", for tight labels
     notions: ClassVar[tuple[Notion, ...]] = ("pure", "zcdp")
     colors: ClassVar[dict[str, str]] = {}  # notion -> colour in figures
-    splits: ClassVar[dict[str, tuple[float, float, float]]] = {}  # notion -> default shares (phi1, phi2, phi3)
+    #: The steps the budget is split into, in order (each spends one share of it; Proposition 4
+    #: composes them), and how each is said on a page ("phi2: share for the Hessian").
+    steps: ClassVar[tuple[str, ...]] = STEP_NAMES
+    step_labels: ClassVar[dict[str, str]] = {
+        "coefficients": "the coefficients",
+        "hessian": "the Hessian",
+        "covariance": "the gradient covariance",
+    }
+    splits: ClassVar[dict[str, tuple[float, ...]]] = {}  # notion -> default shares, one per step
     description: ClassVar[str] = ""
     how_it_trains: ClassVar[str] = ""  # completes "<Label> ...", for teaching pages
     #: False for a baseline whose interval leaves the privacy noise out (it under-covers by design).
@@ -76,11 +84,22 @@ class Method:
     #: whose replicate is slow (a posterior per replicate) sets it so a classroom never waits on it.
     max_replicates: ClassVar[int | None] = None
     #: Which steps are pure-DP mechanisms whatever the notion (their zCDP cost is epsilon^2/2).
-    pure_steps: ClassVar[tuple[bool, bool, bool]] = (False, False, False)
+    pure_steps: ClassVar[tuple[bool, ...]] = (False, False, False)
 
     # --- privacy map ---------------------------------------------------------------------------
     def default_split(self, privacy: Notion) -> Split:
         return Split(*self.splits[self.check_notion(privacy)])
+
+    def step_label(self, step: str) -> str:
+        """How a page says what a step's share pays for ("the Hessian")."""
+        return self.step_labels.get(step, step.replace("_", " "))
+
+    def measure(self, spec) -> Measurement:
+        """The measurement a release specification (:class:`dpci.ReleaseSpec`) makes with this
+        method: its privacy map (the allocation and what it spends, which the ledger charges), its
+        identity (``spec.key``) and the function that runs it. Raises before any work when the
+        settings are invalid (a notion the method lacks, a split of the wrong length)."""
+        return Measurement(spec, self, self.allocate(spec.budget, spec.split, spec.privacy))
 
     def check_notion(self, privacy) -> Notion:
         return check_choice(f"privacy (for method {self.name!r})", privacy, self.notions)
@@ -89,13 +108,30 @@ class Method:
         """The budget split into the three steps and what each spends (Proposition 4 composes them)."""
         privacy = self.check_notion(privacy)
         total = check_budget(budget, privacy)
-        shares = self.default_split(privacy) if split is None else Split.coerce(split)
+        shares = self.default_split(privacy) if split is None else Split.coerce(split, len(self.steps))
         phi = tuple(share * total for share in shares)
-        steps = step_spends(shares, phi, privacy, self.pure_steps)
+        steps = step_spends(shares, phi, privacy, self.pure_steps, self.steps)
         coef_epsilon = steps[0].epsilon
         return Allocation(
             privacy, self.name, total, tuple(shares), phi, coef_epsilon, PrivacySpend(privacy, self.name, steps)
         )
+
+    def advice(self, alloc: Allocation, n: int, c: float, loss) -> Advice | None:
+        """A caution a page shows beside valid settings whose intervals are likely to under-cover (the
+        warnings of :meth:`check_settings`), with the smallest c that follows it when there is one; None
+        when there is nothing to say. Method-specific advice lives in the method, not in the app."""
+        import warnings
+
+        from ..exceptions import UnderCoverageWarning
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self.check_settings(alloc, n, c, loss)
+        said = [str(w.message) for w in caught if issubclass(w.category, UnderCoverageWarning)]
+        return Advice(" ".join(said)) if said else None
+
+    #: What to try when no c is large enough for this method (said after RegularisationTooSmall's bound).
+    remedy: ClassVar[str] = "give the coefficients more budget (a larger total or φ1) or use more rows"
 
     def estimand_c(self, alloc: Allocation, n: int, d: int, c: float, loss) -> float:
         """The regularisation of the theta_0 its interval targets, the minimiser of the ridge
@@ -143,3 +179,52 @@ class Method:
 
     def __repr__(self):
         return f"<method {self.name!r}: {self.label}>"
+
+
+@dataclass(frozen=True)
+class Advice:
+    """A method's caution about valid settings: what to say, and the smallest c that follows it (None:
+    no c helps, or c is not the issue)."""
+
+    message: str
+    suggested_c: float | None = None
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A release specification measured by its method: what it spends (``spend``, the ledger's
+    charge), its identity (``key``, one for the ledger and every cache) and how it runs (:meth:`run`,
+    on margin rows the ledger has admitted). Made by :meth:`Method.measure`."""
+
+    spec: Any  # a dpci.ReleaseSpec (it imports this module, so not named here)
+    method: Method
+    allocation: Allocation
+
+    @property
+    def spend(self) -> PrivacySpend:
+        return self.allocation.spend
+
+    @property
+    def key(self) -> str:
+        return self.spec.key
+
+    def check(self, n: int) -> NoiseLaw:
+        """Raise before any charge or work when the method cannot run on n rows with these settings
+        (e.g. RegularisationTooSmall); returns the coefficients' noise law."""
+        spec = self.spec
+        return self.method.coefficient_noise_law(self.allocation, n, spec.c, spec.loss)
+
+    def run(self, A, rng, closed_form: bool = True) -> PrivateRelease:
+        """The release on margin rows A = y x, drawing its noise from ``rng`` (only after the ledger
+        admitted it: :func:`dpci.release.release_spec` does both)."""
+        s = self.spec
+        return self.method.release(
+            A,
+            s.loss,
+            s.c,
+            self.allocation,
+            s.alpha,
+            s.n_samples,
+            rng,
+            closed_form=closed_form,
+        )

@@ -41,7 +41,6 @@ import math
 import threading
 import warnings
 from collections import OrderedDict
-from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -335,6 +334,12 @@ class KulkarniBayesian(Method):
     colors = {"zcdp": "#CC79A7"}
     # phi1 -> s1 (sum y x), phi2 -> S2 (sum x x'), phi3 -> s3 (oriented sum x): see docs/related-methods.md
     splits = {"zcdp": (0.6, 0.3, 0.1)}
+    steps = STATISTICS
+    step_labels = {
+        "linear statistic": "the sum of y·x",
+        "second moments": "the sum of x·xᵀ",
+        "first moment": "the oriented sum of x",
+    }
     description = (
         "Gaussian noise on the sums of y x, x x' and x (zCDP); a noise-aware Bayesian posterior for the "
         "coefficients (Kulkarni et al., errata fixed) and its equal-tailed credible interval. Targets the "
@@ -348,12 +353,6 @@ class KulkarniBayesian(Method):
         self._lock = threading.Lock()
 
     # --- privacy map ---
-    def allocate(self, budget, split, privacy: str) -> Allocation:
-        """rho split into the three statistics' Gaussian mechanisms; each step spends its rho_i."""
-        alloc = super().allocate(budget, split, privacy)  # zCDP only: step i spends rho_i = phi_i rho
-        steps = tuple(replace(step, step=name) for step, name in zip(alloc.spend.steps, STATISTICS))
-        return replace(alloc, spend=replace(alloc.spend, steps=steps))
-
     def approx_dp(self, alloc: Allocation, delta: float) -> float:
         """The tight epsilon at ``delta`` of the whole release (analytic Gaussian mechanism)."""
         return gaussian_epsilon(alloc.spend.rho, delta)

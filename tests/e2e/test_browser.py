@@ -64,6 +64,7 @@ def test_explorer_draws_and_follows_a_slider(app_url, page):
     page.screenshot(path=str(ARTIFACTS / "explorer-epsilon-1.5.png"), full_page=True)
 
 
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_bad_csv_upload_gets_a_clear_message(app_url, page, tmp_path):
     page.goto(app_url)
     _wait_for_app(page)
@@ -156,6 +157,7 @@ def _type_cell(page, row, column, value):
     )
 
 
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_an_upload_costs_nothing_until_it_is_released_and_teaching_mode_is_labelled(app_url, page, tmp_path):
     csv = people_csv(tmp_path / "people.csv", 600, seed=3)
     page.goto(app_url)
@@ -200,6 +202,7 @@ def test_an_upload_costs_nothing_until_it_is_released_and_teaching_mode_is_label
     page.screenshot(path=str(ARTIFACTS / "present-teaching-mode.png"), full_page=True)
 
 
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_a_shared_link_is_the_first_visit_of_a_fresh_server(browser, tmp_path):
     """A link to a page opened before anyone opened the Explorer still gets the app's navigation
     (Streamlit would otherwise run the page straight from pages/, named 'app' and without icons)."""

@@ -90,6 +90,7 @@ def test_a_release_survives_reloads_tabs_browsers_and_a_restart(app_url, browser
         log.close()
 
 
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_a_release_the_budget_cannot_pay_is_refused_before_it_runs(app_url, browser):
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     page.goto(f"{app_url}/?d=3&epsilon=5.0")
@@ -110,6 +111,7 @@ def test_a_release_the_budget_cannot_pay_is_refused_before_it_runs(app_url, brow
     page.context.close()
 
 
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_every_search_on_the_real_data_is_paid_before_it_runs(app_url, browser):
     """The audit's sequence, 0.3 -> 0.5 -> 0.3 on Budget for a target width: every search that runs is
     charged (the third too), and one the budget cannot pay is refused before it runs."""

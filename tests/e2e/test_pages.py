@@ -8,20 +8,15 @@ import re
 
 import pytest
 
+from ui import navigation
+
 from .conftest import ARTIFACTS, people_csv, wait_for_app
 
 pytestmark = pytest.mark.browser
 
-PAGES = [
-    ("Explorer", ""),
-    ("Budget allocation", "Budget_allocation"),
-    ("Coverage and sample size", "Coverage_and_sample_size"),
-    ("Compare methods", "Compare_methods"),
-    ("Budget for a target width", "Budget_for_a_target_width"),
-    ("How it works", "How_it_works"),
-    ("Repeat a release", "Repeat_a_release"),
-    ("Present", "Present"),
-]
+PAGES = [(p.title, p.url_path) for p in navigation.PAGES]  # the app's page list (ui/navigation.py)
+# the Explorer in the quick run, every other page in the slow one (-m "not slow" stays under 4 minutes)
+EVERY_PAGE = [pytest.param(*p, marks=[] if p[1] == "" else [pytest.mark.slow]) for p in PAGES]
 # Words of the app's internals that a reader must never meet (settings' field names and columns).
 INTERNAL_NAMES = ("vi_replicates", "phi1", "phi2_rest", "n_samples", "private_lower", "odds_ratio", "nonprivate")
 
@@ -65,7 +60,7 @@ def _full_height_screenshot(page, path):
     page.set_viewport_size({"width": width, "height": 1000})
 
 
-@pytest.mark.parametrize("title, path", PAGES)
+@pytest.mark.parametrize("title, path", EVERY_PAGE)
 def test_every_page_fits_800_px(app_url, browser, title, path):
     ctx = browser.new_context(viewport={"width": 800, "height": 1000})
     page = ctx.new_page()
@@ -90,7 +85,7 @@ def test_every_page_fits_800_px(app_url, browser, title, path):
     ctx.close()
 
 
-@pytest.mark.parametrize("title, path", PAGES)
+@pytest.mark.parametrize("title, path", EVERY_PAGE)
 def test_a_reload_keeps_the_settings(app_url, page, title, path):
     page.goto(f"{app_url}/{path}?randomness=teaching")
     wait_for_app(page)
@@ -104,6 +99,7 @@ def test_a_reload_keeps_the_settings(app_url, page, title, path):
     assert "epsilon=1.5" in page.url
 
 
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_present_states_odds_ratios_keeps_its_audience_on_reload_and_prints_its_report(app_url, page, tmp_path):
     page.goto(f"{app_url}/Present?randomness=teaching")
     page.wait_for_selector(".js-plotly-plot")
@@ -141,6 +137,7 @@ def test_present_states_odds_ratios_keeps_its_audience_on_reload_and_prints_its_
     assert page.get_by_text("Internal view").count() >= 1
 
 
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_the_repeat_demo_finishes_with_a_coverage_count_and_replays_at_another_budget(app_url, page):
     page.goto(f"{app_url}/Repeat_a_release")
     wait_for_app(page)
@@ -166,6 +163,7 @@ def test_the_repeat_demo_finishes_with_a_coverage_count_and_replays_at_another_b
     _full_height_screenshot(page, ARTIFACTS / "repeat-a-release-replayed.png")
 
 
+@pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
 def test_an_upload_is_what_compare_runs_on(app_url, page, tmp_path):
     csv = people_csv(tmp_path / "staff.csv", 3000, seed=5)
     page.goto(f"{app_url}/?dataset=Uploaded+CSV")
