@@ -122,6 +122,7 @@ def test_invalid_c_is_refused_before_any_replicate(data):
         next(iter_variability(X, y, LogisticLoss(), c=1e-7, n_replicates=10))
 
 
+@pytest.mark.slow  # over 3 s: the quick run (-m "not slow") stays well under 4 minutes
 def test_dask_backend_gives_the_same_result(data):
     distributed = pytest.importorskip(
         "distributed", reason="dask is an optional extra: pip install 'dask[distributed]'"
@@ -198,6 +199,7 @@ def test_low_priority_workers_run_at_the_low_priority_whatever_they_started_at()
         assert pool.submit(_started_at, LOW_PRIORITY).result() == LOW_PRIORITY
 
 
+@pytest.mark.slow  # over 3 s: the quick run (-m "not slow") stays well under 4 minutes
 def test_workers_running_tells_a_live_pool_from_a_stopped_one():
     from dpci.experiments.bootstrap import warm_up_workers, workers_running
     from dpci.experiments.engine import Engine

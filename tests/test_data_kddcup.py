@@ -42,6 +42,7 @@ def test_kddcup_head_quick():
 
 
 @needs_kdd
+@pytest.mark.slow  # over 3 s: the quick run (-m "not slow") stays well under 4 minutes
 def test_kddcup_full_file():
     start = time.perf_counter()
     ds = load_kddcup()

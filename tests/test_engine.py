@@ -167,6 +167,7 @@ def test_six_users_changing_settings_all_get_their_final_results(rows):
     assert get_engine().workers_running()
 
 
+@pytest.mark.slow  # over 3 s: the quick run (-m "not slow") stays well under 4 minutes
 def test_a_killed_worker_is_replaced_once_and_both_runs_get_the_same_numbers(rows):
     """A worker killed under two runs breaks the pool: one new pool replaces it (the generation
     goes up by one, whichever run notices first), both runs resubmit their unfinished chunks there
@@ -216,6 +217,7 @@ def test_cancelling_one_run_does_not_disturb_another(rows):
     assert engine.generation == generation and engine.worker_pids() == pids
 
 
+@pytest.mark.slow  # over 3 s: the quick run (-m "not slow") stays well under 4 minutes
 def test_a_cancel_scope_stops_a_run_waiting_for_a_busy_pool():
     """A job cancelled while its run waits for workers busy with long chunks stops within a poll,
     and its pending chunks are cancelled (not left for the workers)."""
@@ -248,6 +250,7 @@ def test_a_cancel_scope_stops_a_run_waiting_for_a_busy_pool():
         engine.shutdown(close=False)
 
 
+@pytest.mark.slow  # over 3 s: the quick run (-m "not slow") stays well under 4 minutes
 def test_idle_workers_take_the_first_call_and_busy_ones_leave_it_to_the_caller():
     """With idle workers a run's first call goes to them (computed in the caller's thread it took
     a core from them); while the pool is busy (another run's long calls) the caller computes it, so
@@ -355,6 +358,7 @@ def test_the_interpreter_exits_promptly_whatever_the_pool_is_doing(tmp_path, sta
     assert not any(Path(f"/proc/{pid}").exists() and _processes().get(pid, (0, "Z"))[1] != "Z" for pid in workers)
 
 
+@pytest.mark.slow  # over 3 s: the quick run (-m "not slow") stays well under 4 minutes
 def test_idle_workers_stop_and_the_next_run_starts_them_again(monkeypatch, rows):
     """After IDLE_SECONDS without a run the workers exit (memory goes back to the machine); the
     next run computes in its own thread while they start again, with the same numbers."""

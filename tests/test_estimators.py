@@ -82,7 +82,10 @@ def test_rounding_just_outside_the_ball_is_projected():
     X = unit_ball_rows(rng, 500, 2)
     X[0] = [1.0 + 1e-12, 0.0]
     y = rng.choice([0, 1], size=500)
-    PrivateLogisticRegression(random_state=0).fit(X, y)
+    before = X.copy()
+    model = PrivateLogisticRegression(random_state=0, classes=(0, 1)).fit(X, y)
+    assert np.all(np.isfinite(model.coef_)) and model.conf_int_.shape == (2, 2)
+    np.testing.assert_array_equal(X, before)  # the caller's array is not changed by the projection
 
 
 @pytest.mark.parametrize(

@@ -240,6 +240,7 @@ def test_huber_loss_and_pure_dp_are_refused_clearly():
         dpci.PrivateLogisticRegression(method="kulkarni", privacy="pure").fit(X, y)
 
 
+@pytest.mark.slow  # over 3 s: the quick run (-m "not slow") stays well under 4 minutes
 def test_bootstrap_replicates_and_their_intervals():
     """The bootstrap reaches the method: variability (posterior means of replicates) and coverage (the
     replicate's own credible interval, from the posterior kept by replicate_coefficients)."""

@@ -29,8 +29,10 @@ RELEASES = [
 @pytest.mark.parametrize("release", RELEASES)
 def test_valid_input_is_accepted(release, small_problem):
     X, y = small_problem
-    release(X, y)
-    release(X, y.astype(int))  # -1/+1 as integers are the same labels
+    first = release(X, y)
+    again = release(X, y.astype(int))  # -1/+1 as integers are the same labels
+    for result in (first, again):
+        assert result.conf_int.shape == (X.shape[1], 2) and np.all(np.isfinite(result.conf_int))
 
 
 @pytest.mark.parametrize("release", RELEASES)
@@ -86,7 +88,8 @@ def test_the_estimators_validate_once(small_problem, monkeypatch):
         raise AssertionError("check_signed_data called from the estimator path")
 
     monkeypatch.setattr(dpci.release, "check_signed_data", refuse)
-    PrivateLogisticRegression(n_samples=100, random_state=0).fit(X, np.where(y > 0, "yes", "no"))
+    model = PrivateLogisticRegression(n_samples=100, random_state=0).fit(X, np.where(y > 0, "yes", "no"))
+    assert list(model.classes_) == ["no", "yes"] and model.conf_int_.shape == (X.shape[1], 2)
 
 
 # Each matrix's own share and sensitivity (Algorithm 3, lines 4 and 6; Algorithm 5, lines 3 and 5).

@@ -55,7 +55,11 @@ def _full_height_screenshot(page, path):
     width = page.viewport_size["width"]
     height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
     page.set_viewport_size({"width": width, "height": min(max(height, 900), 8000)})
-    page.wait_for_timeout(1000)  # Plotly redraws at the new size
+    page.wait_for_function(  # a condition, not a fixed time: every chart has redrawn at its new size
+        "() => [...document.querySelectorAll('.js-plotly-plot')].every(c => !c._fullLayout"
+        " || c.getBoundingClientRect().width === 0"  # hidden (a closed expander or tab)
+        " || Math.abs(c._fullLayout.width - c.getBoundingClientRect().width) < 2)"
+    )
     page.screenshot(path=str(path))
     page.set_viewport_size({"width": width, "height": 1000})
 
