@@ -210,7 +210,8 @@ def explorer():
         ui.warm_workers()  # while the browser draws the chart, before the bootstrap starts
 
     st.subheader("What a release would spend, step by step" if preview else "Privacy spent, step by step")
-    steps = {"coefficients": "φ1: coefficients", "hessian": "φ2: Hessian", "covariance": "φ3: covariance"}
+    method = ui.chosen_method(settings)  # each step named as the method names it
+    steps = {s: f"φ{i + 1}: {method.step_label(s).removeprefix('the ')}" for i, s in enumerate(method.steps)}
     ledger = spend.to_frame().replace({"step": steps}).set_index("step")
     unit, symbol = ("epsilon", "ε") if settings.priv == "pure" else ("rho", "ρ")
     st.markdown(
@@ -220,7 +221,8 @@ def explorer():
     )
     if settings.priv == "zcdp" and spend.steps[0].epsilon is not None:
         st.caption(
-            f"Objective perturbation is a pure-DP mechanism: φ1 runs it at ε = {spend.steps[0].epsilon:.4g}, "
+            f"{method.label[:1].upper() + method.label[1:]} is a pure-DP mechanism: φ1 runs it at "
+            f"ε = {spend.steps[0].epsilon:.4g}, "
             f"which costs ρ = ε²/2 = {spend.steps[0].rho:.4g} (Proposition 1, Theorem 2)."
         )
     st.caption(

@@ -8,7 +8,7 @@ from dpci.presentation.figures import coverage_length_plot
 from ui import tuning
 
 # the split's varied share is set by the sweep, not the sidebar (the choice is kept from the last run)
-varying_phi1 = str(st.session_state.get("kept_split_vary") or "φ1").startswith("φ1")
+varying_phi1 = ui.kept_choice("split_vary", ["phi1", "phi2"]) == "phi1"
 settings = ui.page(
     "Budget allocation",
     "The budget pays for three things: **φ1** the coefficients, **φ2** the Hessian and **φ3** the gradient "
@@ -20,8 +20,13 @@ settings = ui.page(
     unused=("m", "phi1", "phi2_rest") if varying_phi1 else ("m", "phi2_rest"),
 )
 c1, c2, c3 = st.columns(3)
-vary = ui.kept_widget(
-    c1.radio, "What to vary", ["φ1 (coefficients)", "φ2 (share of the rest for the Hessian)"], "split_vary"
+steps = [ui.chosen_method(settings).step_label(step) for step in ui.chosen_method(settings).steps]
+which = ui.kept_widget(
+    c1.radio,
+    "What to vary",
+    ["phi1", "phi2"],
+    "split_vary",
+    format_func={"phi1": f"φ1 ({steps[0]})", "phi2": f"φ2 (share of the rest for {steps[1]})"}.get,
 )
 k = ui.kept_widget(
     c2.select_slider,
@@ -35,7 +40,6 @@ k = ui.kept_widget(
 m = ui.kept_widget(
     c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "split_m", default=1000
 )
-which = "phi1" if vary.startswith("φ1") else "phi2"
 try:
     where = tuning.source(settings)
     X, y, names = tuning.sweep_arrays(settings, where)

@@ -45,9 +45,12 @@ n, d = X.shape
 
 st.header("1. Split the budget")
 st.markdown(
-    f"The total budget is divided: φ1 = {alloc.phi[0]:.3g} for the coefficients, φ2 = {alloc.phi[1]:.3g} for the "
-    f"Hessian and φ3 = {alloc.phi[2]:.3g} for the covariance. Privacy losses add up (composition), so the three "
-    "steps together spend exactly the total."
+    "The total budget is divided: "
+    + ", ".join(
+        f"φ{i + 1} = {amount:.3g} for {ui.chosen_method(settings).step_label(step)}"
+        for i, (step, amount) in enumerate(zip(ui.chosen_method(settings).steps, alloc.phi))
+    )
+    + f". Privacy losses add up (composition), so the {len(alloc.phi)} steps together spend exactly the total."
 )
 st.plotly_chart(
     ledger_plot(alloc.spend.to_frame(), unit="epsilon" if settings.priv == "pure" else "rho"), width="stretch"

@@ -244,8 +244,21 @@ def settings_from_spec(spec: dict) -> Settings:
             if name in values:
                 values[name] = name_of(name, values[name]) or getattr(Settings, name)
         return Settings(**values)
-    release = ReleaseSpec.from_dict(spec["release"])
-    data = spec.get("data", {})
+    if "release" in spec:
+        release, data = ReleaseSpec.from_dict(spec["release"]), spec.get("data", {})
+    else:  # a record written before release specifications (dpci 0.x): its fields were flat
+        release = ReleaseSpec(
+            spec.get("method", "objective"),
+            spec.get("privacy", "pure"),
+            spec.get("budget", 1.0),
+            spec.get("split"),
+            get_loss(spec.get("loss", "logistic"), **({"h": spec["h"]} if spec.get("loss") == "huber" else {})),
+            spec.get("c", 1e-3),
+            1.0 - float(spec.get("level", 0.95)),
+            spec.get("m", 10_000),
+            spec.get("seed"),
+        )
+        data = spec
     pure = release.privacy == "pure"
     split = release.split
     params = loss_parameters(release.loss)
