@@ -801,3 +801,29 @@ def test_stored_releases_of_older_records_still_open():
     assert (s.mechanism, s.privacy, s.dataset) == ("output", "zcdp", "adult")
     new = app_settings.settings_from_spec({"release": s.spec().to_dict(), "data": {"d": 4}})
     assert new.spec() == s.spec() and new.d == 4
+
+
+def test_the_settings_are_offered_as_the_python_call_that_makes_their_release():
+    """The Explorer's settings panel shows the release specification as Python: run, it makes the same
+    release (teaching mode: the same public seed)."""
+    import numpy as np
+
+    from dpci.data import make_synthetic_logistic
+
+    at = _explorer({"dataset": "synthetic", "d": "2", "mechanism": "output", "privacy": "zcdp", "rho": "0.2"})
+    at.session_state["settings_panel"] = True  # the panel is drawn only when opened
+    at.run()
+    _no_errors(at)
+    code = next(c.value for c in at.code if "ReleaseSpec(" in c.value)
+    assert "method='output'" in code and "privacy='zcdp'" in code and "budget=0.2" in code and "seed=0" in code
+    X, y = make_synthetic_logistic(2_000, np.array([1.0, -0.5, 0.3]), random_state=0)
+    namespace = {"X": X, "y": y}
+    exec(code, namespace)
+    assert namespace["release"].conf_int.shape == (3, 2)
+    assert namespace["spec"] == ui_settings(at).spec()
+
+
+def ui_settings(at):
+    from ui.settings import Settings
+
+    return Settings(**at.session_state["dpci_settings"])

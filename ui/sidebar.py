@@ -347,6 +347,12 @@ def settings_file_panel(settings: Settings):
     if "_settings_message" in st.session_state:
         kind, text = st.session_state["_settings_message"]
         (c2.success if kind == "success" else c2.error)(text)
+    panel.caption(
+        "The release these settings describe, as Python (the copy button is at its top right; `X, y` are your "
+        "rows, in the unit ball, with labels -1/+1). With fresh randomness it is a new release, paid on the "
+        "ledger of the `with` block you run it in."
+    )
+    panel.code(settings.spec().to_python(), "python")
 
 
 def page(title: str, intro: str | None = None, tab: str | None = None, unused=()) -> Settings:
