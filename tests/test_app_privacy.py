@@ -299,3 +299,22 @@ def test_the_ledger_reads_streamlits_secrets_where_the_environment_says_nothing(
     assert env["DPCI_DEMO_BUDGET"] == "epsilon=2"
     assert server_env(secrets, {"DPCI_DATABASE_URL": "sqlite://"})["DPCI_DATABASE_URL"] == "sqlite://"  # env first
     assert "DPCI_DATABASE_URL" not in server_env({}, {})
+
+
+def test_a_release_stored_before_release_specifications_is_found_by_its_old_name():
+    """Before release specifications the app named a release by its label-valued settings; such a stored
+    release is still shown again for free (not paid a second time) after the upgrade."""
+    import hashlib
+
+    from ui.privacy import legacy_identity
+    from ui.settings import Settings
+
+    old = {  # the settings as the app stored them then: labels as values, post-processing left out
+        "dataset": "Adult (UCI census)", "d": 10, "n": 0, "model": "Logistic regression", "h": 0.5,
+        "mechanism": "Objective perturbation", "privacy": "Pure ε-DP", "epsilon": 1.0, "rho": 0.5, "phi1": 0.65,
+        "phi2_rest": 0.5, "c": 0.001, "randomness": "fresh", "scaling": "global",
+        "seed": 0,  # with fresh randomness the old name kept the (unused) seed
+    }  # fmt: skip
+    text = f"Adult (UCI census)|10|0||global|{sorted(old.items())}"
+    then = hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+    assert legacy_identity(Settings(randomness="fresh"), "adult|10|0||global") == then

@@ -28,7 +28,7 @@ from dpci.ledger import Ledger, Status
 from dpci.ledger.config import canonical_csv
 from dpci.ledger.records import StoredIntervals
 from dpci.presentation.tables import escape_markdown
-from ui.settings import Settings
+from ui.settings import LABELS, Settings
 
 COOKIE = "dpci_visitor"
 VISITOR = "_visitor"  # session_state: this browser's visitor id
@@ -160,10 +160,28 @@ def spec_of(s: Settings, where: str) -> dict:
     return spec
 
 
+def legacy_identity(s: Settings, data_key: str) -> str:
+    """The name dpci gave these settings' release before release specifications (settings held labels),
+    so a release stored then is still shown again for free, not paid a second time."""
+    values = asdict(s)
+    for name in LABELS:
+        values[name] = (
+            LABELS[name]().get(values[name], values[name]) if name not in ("randomness", "scaling") else values[name]
+        )
+    for name in ("level", "m", "vi_replicates", "delta"):  # what never changed a release's noise
+        values.pop(name)
+    values["randomness"] = f"seed {values.pop('seed')}" if s.teaching else "fresh"
+    old_key = data_key.replace(f"{s.dataset}|", f"{values['dataset']}|", 1)
+    return hashlib.blake2b(f"{old_key}|{sorted(values.items())}".encode(), digest_size=12).hexdigest()
+
+
 def stored(s: Settings, data_key: str) -> StoredIntervals | None:
     """The stored release of these settings, if one was made (showing it again is free)."""
     ref = dataset_ref(s)
-    found = ledger().find_release(ref.key, identity(s, data_key))
+    book = ledger()
+    found = book.find_release(ref.key, identity(s, data_key)) or book.find_release(
+        ref.key, legacy_identity(s, data_key)
+    )
     return None if found is None else StoredIntervals.from_payload(found.payload, found.id)
 
 
