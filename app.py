@@ -168,7 +168,9 @@ def explorer():
         state = ui.first_preview(job)
         vi, stale = ui.variability_or_last(state, settings.alpha, names)
         table = interval_table(names, release, nonprivate, vi, truth, settings.alpha)
-        title = f"{100 * settings.level:g}% intervals: {settings.mechanism.lower()}, {settings.privacy}"
+        title = (
+            f"{100 * settings.level:g}% intervals: {settings.label('mechanism').lower()}, {settings.label('privacy')}"
+        )
         if preview:
             title = "Preview on a stand-in, not your data: " + title
         chart = forest_plot(table, title=title, level=settings.level, stale=("variability",) if stale else ())

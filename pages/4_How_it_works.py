@@ -75,7 +75,7 @@ st.header("3. Train with the noise")
 how = dpci.methods.get(settings.mech).how_it_trains
 shift = np.abs(w.theta_private - w.theta_hat)
 st.markdown(
-    f"{settings.mechanism} {how}. The private estimate moved by {shift.mean():.3g} on average per "
+    f"{settings.label('mechanism')} {how}. The private estimate moved by {shift.mean():.3g} on average per "
     "coefficient: this is the privacy noise an interval must account for, on top of sampling noise."
 )
 st.plotly_chart(shift_plot(names, w.theta_hat, w.theta_private), width="stretch")

@@ -63,7 +63,7 @@ def results():
     runs = st.session_state.setdefault("_repeat_runs", [])  # finished runs (key, frame), the latest last
     ghost = next((frame for run_key, frame in reversed(runs) if run_key != key), None)
     budget = f"ε = {settings.epsilon:g}" if settings.priv == "pure" else f"ρ = {settings.rho:g}"
-    title = f"{settings.mechanism}, {budget}, n = {n:,}: {100 * settings.level:g}% intervals for {name}"
+    title = f"{settings.label('mechanism')}, {budget}, n = {n:,}: {100 * settings.level:g}% intervals for {name}"
     chart = repeat_plot(state.frame, state.theta0, names.index(name), name, settings.level, ghost=ghost, title=title)
     st.plotly_chart(chart, width="stretch", key="repeat_plot")
     if state.finished:

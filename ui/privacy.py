@@ -103,7 +103,7 @@ def dataset_ref(s: Settings) -> DataRef:
     book = ledger()
     if s.dataset in SHIPPED:
         name = SHIPPED[s.dataset]
-        ref = DataRef(book.key_of(f"dpci shipped data: {name}", scope=visitor()), s.dataset.split(" (")[0], True)
+        ref = DataRef(book.key_of(f"dpci shipped data: {name}", scope=visitor()), dataset_label(s), True)
     else:
         kept = st.session_state.get("upload_kept")
         if kept is not None:
@@ -123,7 +123,7 @@ def dataset_label(s: Settings) -> str:
     if s.dataset == "upload":
         kept = st.session_state.get("upload_kept")
         return f"your upload {kept[0]}" if kept else "your upload"
-    return s.dataset.split(" (")[0]
+    return s.label("dataset").split(" (")[0]  # "Adult", "Synthetic"
 
 
 def status(s: Settings) -> Status:
