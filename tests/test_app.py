@@ -827,3 +827,11 @@ def ui_settings(at):
     from ui.settings import Settings
 
     return Settings(**at.session_state["dpci_settings"])
+
+
+def test_titles_say_labels_not_the_names_the_settings_hold():
+    at = _explorer({"mechanism": "output", "privacy": "zcdp", "dataset": "synthetic", "d": "2", "rho": "0.2"})
+    _no_errors(at)
+    specs = " ".join(chart.proto.spec for chart in at.get("plotly_chart"))
+    assert "intervals: output perturbation, ρ-zCDP" in specs
+    assert "output, zcdp" not in specs
