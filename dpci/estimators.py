@@ -56,7 +56,7 @@ def _sample_count(name, value):
 
 def _any_split(name, value):
     if value is not None and not isinstance(value, (str, bytes)) and hasattr(value, "__len__"):
-        Split.coerce(value)  # an iterator is checked once, in fit, so that it is not used up here
+        Split(*value)  # its length is checked against the method's steps in fit; an iterator once, there
 
 
 def _method_name(name, value):
@@ -149,7 +149,7 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
     def _settings(self) -> ReleaseSettings:
         """The release these parameters ask for (the method resolved, the split coerced once)."""
         given = {name: getattr(self, name) for name in field_values(DEFAULTS)}
-        split = None if self.split is None else Split.coerce(self.split)
+        split = None if self.split is None else Split.coerce(self.split, len(self._method().steps))
         return ReleaseSettings(**dict(given, mechanism=self._method().name, split=split))
 
     def _loss(self):  # pragma: no cover - overridden

@@ -335,6 +335,8 @@ def loss_parameters(name_or_loss) -> dict[str, float]:
     """The parameters a loss declares and their defaults (a name, a class or an instance):
     ``loss_parameters("huber") == {"h": 0.5}``, ``loss_parameters("logistic") == {}``."""
     cls = _loss_class(name_or_loss) if isinstance(name_or_loss, str) else name_or_loss
+    if not dataclasses.is_dataclass(cls):
+        return {}  # a loss that is not a dataclass declares no parameters
     return {
         f.name: f.default
         for f in dataclasses.fields(cls)
@@ -422,7 +424,14 @@ def get_loss(name: str, *args, **params) -> Loss:
 def loss_from_text(name: str, pairs=(), **given) -> Loss:
     """A loss from a command line: its name and ``NAME=VALUE`` pairs (``--loss-param h=0.3``);
     ``given`` holds shorthands (``--h``) that a pair overrides. A ValueError says what is wrong."""
-    params = {k: v for k, v in given.items() if v is not None and k in loss_parameters(_loss_class(name))}
+    declared = loss_parameters(_loss_class(name))
+    for key, value in given.items():
+        if value is not None and key not in declared:
+            raise ValueError(
+                f"--{key} is a parameter of other losses; loss {name!r} has "
+                + (f"the parameter(s) {', '.join(declared)} (--loss-param NAME=VALUE)." if declared else "none.")
+            )
+    params = {k: v for k, v in given.items() if v is not None}
     for pair in pairs or ():
         key, sep, value = str(pair).partition("=")
         if not sep:

@@ -14,6 +14,19 @@ import numbers
 import numpy as np
 
 
+def check_randomness_kind(random_state):
+    """``random_state`` itself if :func:`check_random_state` accepts it, else its ValueError; makes no
+    random stream (a releasing function checks this before the ledger charges it)."""
+    if random_state is None or isinstance(random_state, (np.random.Generator, np.random.SeedSequence)):
+        return random_state
+    integer = isinstance(random_state, (numbers.Integral, np.integer)) and not isinstance(random_state, bool)
+    if integer and random_state >= 0:
+        return random_state
+    raise ValueError(
+        f"random_state must be None, a non-negative int or a numpy.random.Generator, got {random_state!r}."
+    )
+
+
 def check_random_state(random_state) -> np.random.Generator:
     """Turn None, an int or a Generator into a ``numpy.random.Generator``."""
     if isinstance(random_state, (numbers.Integral, np.integer)) and not isinstance(random_state, bool):

@@ -34,9 +34,9 @@ from typing import Any
 from . import methods
 from .intervals import MAX_SAMPLES, MIN_SAMPLES, check_alpha, check_count
 from .ledger.hooks import admit_release
-from .losses import LogisticLoss, Loss, coerce_loss, get_loss, loss_call, loss_to_dict
+from .losses import LOSSES, LogisticLoss, Loss, coerce_loss, get_loss, loss_call, loss_params, loss_to_dict
 from .methods import PrivateRelease
-from .noise import check_random_state
+from .noise import check_random_state, check_randomness_kind
 from .solver import margin_rows
 from .validation import check_signed_data
 
@@ -44,6 +44,15 @@ __all__ = ["SPEC_VERSION", "ReleaseSpec", "release_spec"]
 
 SPEC_VERSION = 1  # the JSON layout; a newer one is refused with a clear message
 POST_PROCESSING = ("alpha", "n_samples")  # fields that never change a release's noise
+
+
+def normal_loss(loss):
+    """A registered loss rebuilt from its name and parameters as plain floats (``HuberLoss(np.float32(0.3))``
+    and ``HuberLoss(1)`` become ``HuberLoss(0.3)`` and ``HuberLoss(1.0)``), so its JSON, its key and its
+    printed call are those of the same loss; a loss not registered is kept as it is."""
+    if LOSSES.get(loss.name) is type(loss):
+        return get_loss(loss.name, **loss_params(loss))
+    return loss
 
 
 def _seed(value) -> int | None:
@@ -131,7 +140,7 @@ class ReleaseSpec:
         set_(self, "method", method.name)
         set_(self, "budget", alloc.budget)
         set_(self, "split", tuple(alloc.shares))
-        set_(self, "loss", coerce_loss(self.loss))
+        set_(self, "loss", normal_loss(coerce_loss(self.loss)))
         c = float(self.c)
         if not (math.isfinite(c) and c > 0):
             raise ValueError(f"c must be a positive, finite number, got {self.c!r}.")
@@ -268,7 +277,7 @@ def release_spec(X, y, spec: ReleaseSpec, closed_form=True, random_state=None) -
     measurement = spec.measure()
     measurement.check(X.shape[0])  # an invalid c raises here, before any charge
     A = margin_rows(X, y)
-    randomness = spec.seed if random_state is None else random_state
+    randomness = check_randomness_kind(spec.seed if random_state is None else random_state)  # before the charge
     record = {"function": "private_confidence_intervals", **spec.to_dict()}
     what = f"release: {measurement.method.describe(spec.privacy)}, budget {spec.budget:g}"
     admit_release(A, measurement.spend, record, randomness, what)

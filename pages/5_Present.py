@@ -44,7 +44,14 @@ if stored is None and not current.teaching:
         st.rerun()
     st.stop()
 if stored is not None:
-    settings = settings_from_spec(stored.spec)
+    try:
+        settings = settings_from_spec(stored.spec)
+    except (ValueError, TypeError, KeyError) as err:  # e.g. a loss or method this server has not registered
+        st.error(
+            f"Release `{stored.id}` cannot be shown here: {ui.escape_markdown(str(err))} It was made with a "
+            "method or loss this server does not have; open it where it was made, or read its record."
+        )
+        st.stop()
     release = StoredIntervals.from_payload(stored.payload, stored.id)
     st.query_params["release"] = stored.id  # a reload or a copied address shows the same release
 else:  # teaching mode without a release: the sidebar's settings, drawn from the public seed

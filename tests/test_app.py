@@ -835,3 +835,10 @@ def test_titles_say_labels_not_the_names_the_settings_hold():
     specs = " ".join(chart.proto.spec for chart in at.get("plotly_chart"))
     assert "intervals: output perturbation, ρ-zCDP" in specs
     assert "output, zcdp" not in specs
+
+
+def test_settings_a_method_cannot_take_get_a_message_not_a_traceback():
+    """Kulkarni et al.'s method is for the logistic loss only: with the Huberized SVM the Explorer says so."""
+    at = _explorer({"mechanism": "kulkarni", "privacy": "zcdp", "model": "huber", "dataset": "synthetic", "d": "2"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("cannot run with these settings" in e.value for e in at.error)

@@ -229,3 +229,25 @@ def test_the_printed_call_gives_the_same_release_for_the_same_seed():
         again = namespace["spec"].release(X, y)
         np.testing.assert_array_equal(again.conf_int, spec.release(X, y).conf_int)
     assert dpci.ReleaseSpec is ReleaseSpec
+
+
+def test_a_loss_is_stored_with_plain_float_parameters():
+    """A parameter given as an int or a NumPy scalar is the same loss: the same JSON, key and printed call."""
+    from dpci.losses import HuberLoss
+
+    plain = _spec("output", "zcdp", loss=HuberLoss(0.25))
+    for given in (np.float32(0.25), np.float64(0.25)):
+        spec = _spec("output", "zcdp", loss=HuberLoss(given))
+        assert spec == plain and spec.key == plain.key and repr(spec) == repr(plain)
+    assert _spec("output", "zcdp", loss=HuberLoss(1)).key == _spec("output", "zcdp", loss=HuberLoss(1.0)).key
+
+
+def test_an_unusable_random_state_is_refused_before_the_ledger_charges(tmp_path):
+    from dpci.ledger import Budget, Ledger
+
+    X, y = make_synthetic_logistic(1_000, np.array([1.0, -0.5, 0.2]), random_state=3)
+    ledger = Ledger(f"sqlite:///{tmp_path / 'ledger.sqlite3'}", budget=Budget.pure(5.0))
+    with ledger.watching() as watch:
+        with pytest.raises(ValueError, match="random_state must be"):
+            _spec("output", "pure").release(X, y, random_state="oops")
+    assert not watch.admissions  # nothing charged, nothing noted

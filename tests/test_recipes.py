@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 import dpci
 from dpci import methods
@@ -145,6 +146,8 @@ def test_they_work_in_the_estimator(recipes):
     X, y = _synthetic(3000)
     est.fit(X, y)
     assert est.release_.conf_int.shape == (3, 2)
+    explicit = clone(est).set_params(split=(0.6, 0.2, 0.1, 0.1)).fit(X, y)  # four shares, named steps
+    assert explicit.release_.allocation.shares == (0.6, 0.2, 0.1, 0.1)
     assert [s.step for s in est.privacy_spent_.steps] == list(FourStepOutput.steps)
     assert "feature model" in est.summary() or "features' private mean" in est.summary()
 
@@ -196,10 +199,13 @@ def test_they_work_on_the_command_line_and_the_loss_parameter_arrives(recipes, t
     )
     assert main([*argv[:-2], "--loss-param", "h=0.3"]) == 2
     assert "no parameter 'h'" in capsys.readouterr().err
+    assert main([*argv[:-2], "--h", "0.3"]) == 2  # a shorthand of another loss is refused, not dropped
+    assert "--h is a parameter of other losses" in capsys.readouterr().err
 
 
-def test_they_work_in_the_bootstrap(recipes):
+def test_they_work_in_the_bootstrap_and_a_split_sweep(recipes):
     from dpci.experiments.bootstrap import variability_intervals
+    from dpci.experiments.sweeps import iter_split_sweep
 
     X, y = _synthetic(2000)
     vi = variability_intervals(
@@ -214,6 +220,15 @@ def test_they_work_in_the_bootstrap(recipes):
         random_state=0,
     )
     assert vi.bounds.shape == (3, 2) and np.all(vi.bounds[:, 0] < vi.bounds[:, 1])
+    last = list(
+        iter_split_sweep(
+            X, y, dpci.get_loss("smoothed_hinge", g=0.3), "four-step-output", "zcdp", 0.5, vary="phi1",
+            shares=(0.55, 0.85), c=1e-2, n_samples=200, n_replicates=4,
+        )
+    )[-1]  # fmt: skip
+    assert last.finished and sorted(last.frame["phi4"].unique()) == pytest.approx([0.05, 0.15])  # the rest, shared
+    with pytest.raises(ValueError, match="three steps"):
+        next(iter_split_sweep(X, y, dpci.LogisticLoss(), "four-step-output", "zcdp", 0.5, vary="phi2"))
 
 
 def test_they_work_on_the_compare_page(recipes):

@@ -101,14 +101,14 @@ NO_JOB = _NoJob()
 
 def variability_key(s: Settings, source: str = "data"):
     """What a variability job's result depends on (``source``: "data", or "preview" for the stand-in)."""
+    method = registry.get(s.mechanism)
+    spec = s.spec()
     return (
         source,
         dataset_key(s),
-        s.model,
-        s.h,
-        s.mech,
-        s.priv,
-        round(s.budget * s.split[0], 12),
+        repr(spec.loss),
+        method.name,
+        method.variability_key(spec.measure().allocation),  # the steps its replicates read
         s.c,
         s.seed,
         replicates(s),

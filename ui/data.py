@@ -209,7 +209,8 @@ def c_bound(s: Settings, n: int):
 
 def c_problem(s: Settings, n: int):
     """(message, suggested c or None) when the method cannot run with this c (the library's
-    RegularisationTooSmall, e.g. objective perturbation's Algorithm 1), else None."""
+    RegularisationTooSmall, e.g. objective perturbation's Algorithm 1) or with these settings at all
+    (another ValueError of its noise law: no c helps), else None."""
     method = registry.get(s.mech)
     alloc = method.allocate(s.budget, s.split, s.priv)
     try:
@@ -217,6 +218,8 @@ def c_problem(s: Settings, n: int):
         return None
     except RegularisationTooSmall as err:
         bound, safe = err.smallest_c, err.suggested_c
+    except ValueError as err:  # settings the method cannot take at all (e.g. a loss it does not support)
+        return f"{method.label[:1].upper() + method.label[1:]} cannot run with these settings: {err}", None
     eps1 = f" and ε₁ = {alloc.coef_epsilon:.3g}" if alloc.coef_epsilon is not None else ""
     message = (
         f"c = {fmt_c(s.c)} is too small for {method.label} with n = {n:,}{eps1}: "

@@ -11,6 +11,7 @@ from dataclasses import asdict
 
 from dpci.ledger import StoredRelease
 from dpci.ledger.records import release_record
+from dpci.spec import ReleaseSpec
 from ui.settings import Settings
 
 
@@ -71,6 +72,13 @@ def _budget_text(s: Settings) -> str:
     return f"rho={max(1.0, s.rho):g},delta={s.delta:g}"
 
 
+def release_spec_of(s: Settings, stored: StoredRelease | None):
+    """The specification of the stored release exactly (as the ledger recorded it), else the settings'."""
+    if stored is not None and "release" in stored.spec:
+        return ReleaseSpec.from_dict(stored.spec["release"])
+    return s.spec()
+
+
 def release_script(s: Settings, stored: StoredRelease | None = None) -> str:
     """A Python script that makes a release with these settings (fresh randomness) on a ledger."""
     upload = (stored.spec.get("upload") if stored else None) or None
@@ -92,7 +100,7 @@ def release_script(s: Settings, stored: StoredRelease | None = None) -> str:
         *n_rows,
         f'ledger = dpci.Ledger("sqlite:///dpci-ledger.sqlite3", budget={_budget_text(s)!r})  # set your own budget',
         "# the release's specification (seed=None: fresh, secret randomness)",
-        f"spec = {s.spec().replace(seed=None)!r}",
+        f"spec = {release_spec_of(s, stored).replace(seed=None)!r}",
         "with ledger as watch:",
         f"    release = spec.release({arrays})",
         "print(release.conf_int)",

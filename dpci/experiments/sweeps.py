@@ -177,11 +177,13 @@ def _coverage_runner(X, y, loss, names, common):
 
 
 def _public(setting: dict) -> dict:
-    """Setting columns for the DataFrame (the split becomes three share columns)."""
+    """Setting columns for the DataFrame (the split becomes one share column per step, phi1, phi2, ...)."""
     out = {k: v for k, v in setting.items() if k != "split"}
     if "split" in setting:
-        split = Split.coerce(setting["split"])
-        out.update(phi1=split.phi1, phi2=split.phi2, phi3=split.phi3, phi2_share=split.phi2_rest)
+        split = Split(*setting["split"])
+        out.update({f"phi{i + 1}": share for i, share in enumerate(split)})
+        if len(split) == 3:
+            out.update(phi2_share=split.phi2_rest)
     return out
 
 
@@ -233,8 +235,13 @@ def iter_split_sweep(
             if privacy == "pure"
             else (0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98)
         )
-        splits = [Split.even_rest(s) for s in shares]
+        splits = [Split.even_rest(s, len(registry.get(mechanism).steps)) for s in shares]
     elif vary == "phi2":
+        if len(registry.get(mechanism).steps) != 3:
+            raise ValueError(
+                f"varying phi2's share of the rest needs a method with three steps; {mechanism!r} has "
+                f"{len(registry.get(mechanism).steps)}: vary phi1 (the others share the rest equally)."
+            )
         shares = shares or (0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875)
         first = phi1 if phi1 is not None else default_split(mechanism, privacy).phi1
         splits = [Split.from_rest(first, s) for s in shares]

@@ -133,6 +133,11 @@ class Method:
     #: What to try when no c is large enough for this method (said after RegularisationTooSmall's bound).
     remedy: ClassVar[str] = "give the coefficients more budget (a larger total or φ1) or use more rows"
 
+    def variability_key(self, alloc: Allocation) -> tuple:
+        """What this method's bootstrap replicates depend on of the allocation (a cache key): every step's
+        budget by default; a method whose replicates use only some steps says which."""
+        return (alloc.privacy, tuple(round(p, 12) for p in alloc.phi))
+
     def estimand_c(self, alloc: Allocation, n: int, d: int, c: float, loss) -> float:
         """The regularisation of the theta_0 its interval targets, the minimiser of the ridge
         objective at this c (coverage is measured against it). Default: the c it was given; a

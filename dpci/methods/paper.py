@@ -58,6 +58,10 @@ class PaperMethod(Method):
     """What Algorithms 3 and 5 share: coefficients first, then the private matrices at them, then
     the interval. A subclass gives the coefficient mechanism and the interval's last step."""
 
+    def variability_key(self, alloc):
+        """A replicate's coefficients use the coefficients' budget only (phi1; Section 7.2)."""
+        return (alloc.privacy, round(alloc.phi[0], 12))
+
     def perturb(self, A, loss, c, alloc, rng):
         """The coefficient mechanism (Algorithm 1 or 4): a :class:`~dpci.mechanisms.PerturbedFit`."""
         raise NotImplementedError

@@ -126,8 +126,12 @@ def test_every_search_on_the_real_data_is_paid_before_it_runs(app_url, browser):
         ("6", "3 private releases", "ArrowLeft"),
     ):
         if key is not None:  # the largest width 0.3 -> 0.5, then back to 0.3
+            before = page.evaluate("() => location.search")
             page.locator('[data-testid="stSlider"]', has_text="Largest width").get_by_role("slider").focus()
             page.keyboard.press(key)
+            # the server has run with the new width once the address says it (a click sent before that
+            # rerun could be lost with the machine busy): a condition, not a fixed wait
+            page.wait_for_function("before => location.search !== before", arg=before, timeout=90_000)
             wait_for_app(page)
         page.get_by_role("button", name="Find the budget").click()
         page.get_by_text(re.compile(rf"ε = {spent} of ε = 10 spent in {releases}\b")).first.wait_for(timeout=120_000)
