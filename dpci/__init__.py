@@ -6,11 +6,18 @@ algorithms themselves are pure functions in the submodules, named after the pape
 
 from . import methods
 from .accounting import PrivacySpend, Split
-from .exceptions import DataValidationError, PrivacyLeakWarning, RegularisationTooSmall, UnderCoverageWarning
+from .exceptions import (
+    DataValidationError,
+    PrivacyLeakWarning,
+    RegularisationTooSmall,
+    UnderCoverageWarning,
+    WideIntervalWarning,
+)
 from .ledger import Budget, BudgetExceeded
 from .losses import HuberLoss, LogisticLoss, get_loss, register_loss
 from .mechanisms import smallest_valid_c
 from .methods import allocate, default_split
+from .recommend import Recommendation, bias_bound, recommend_c
 from .release import nonprivate_confidence_intervals, private_confidence_intervals
 from .solver import ConvergenceError
 from .spec import ReleaseSpec
@@ -29,16 +36,20 @@ __all__ = [
     "PrivateERMClassifier",
     "PrivateHuberSVM",
     "PrivateLogisticRegression",
+    "Recommendation",
     "RegularisationTooSmall",
     "ReleaseSpec",
     "Split",
     "UnderCoverageWarning",
+    "WideIntervalWarning",
     "allocate",
+    "bias_bound",
     "default_split",
     "get_loss",
     "methods",
     "nonprivate_confidence_intervals",
     "private_confidence_intervals",
+    "recommend_c",
     "register_loss",
     "smallest_valid_c",
 ]

@@ -50,6 +50,14 @@ def _open_unit(name, value):
         raise ValueError(f"{name} must lie strictly between 0 and 1 (0.05 gives 95% intervals), got {value!r}.")
 
 
+RECOMMENDED = "recommended"  # c chosen by dpci.recommend_c from n, d and the settings (public facts only)
+
+
+def _c_value(name, value):
+    if value != RECOMMENDED:
+        _positive_real(name, value)
+
+
 def _sample_count(name, value):
     check_count(name, value, MIN_SAMPLES, MAX_SAMPLES, "the paper uses 10,000")
 
@@ -109,7 +117,7 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         "privacy": _one_of(PRIVACY_NOTIONS),
         "budget": _positive_real,
         "split": _any_split,
-        "c": _positive_real,
+        "c": _c_value,
         "alpha": _open_unit,
         "n_samples": _sample_count,
         "random_state": _random_state,
@@ -146,11 +154,35 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"method={self.method!r} and mechanism={self.mechanism!r} disagree; give only method.")
         return methods.get(self.method if self.method is not None else self.mechanism)
 
-    def _settings(self) -> ReleaseSettings:
-        """The release these parameters ask for (the method resolved, the split coerced once)."""
+    def _settings(self, n: int = 0, d: int = 0) -> ReleaseSettings:
+        """The release these parameters ask for (the method resolved, the split coerced once, and
+        c="recommended" resolved from the public facts n and d)."""
         given = {name: getattr(self, name) for name in field_values(DEFAULTS)}
         split = None if self.split is None else Split.coerce(self.split, len(self._method().steps))
+        if self.c == RECOMMENDED:
+            given["c"] = self._recommend(n, d, split).c
         return ReleaseSettings(**dict(given, mechanism=self._method().name, split=split))
+
+    def _recommend(self, n: int, d: int, split):
+        """:func:`dpci.recommend_c` for these settings on n rows and d coefficients (no data read, no
+        privacy spent); kept as ``recommendation_``. A method that takes no c is given the default."""
+        from .recommend import recommend_c
+
+        method = self._method()
+        if not method.uses_c:
+            self.recommendation_ = None
+            return DEFAULTS
+        self.recommendation_ = recommend_c(
+            n,
+            d,
+            method=method.name,
+            privacy=self.privacy,
+            budget=self.budget,
+            loss=self._loss(),
+            split=split,
+            alpha=self.alpha,
+        )
+        return self.recommendation_
 
     def _loss(self):  # pragma: no cover - overridden
         raise NotImplementedError
@@ -162,7 +194,8 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         if self.classes is None:
             warnings.warn(LEARNED_CLASSES, PrivacyLeakWarning, stacklevel=2)
         try:
-            release = _release(X, signs, self._loss(), self._settings())  # the data are checked already
+            settings = self._settings(*X.shape)  # c="recommended" reads n and d only (public facts)
+            release = _release(X, signs, self._loss(), settings)  # the data are checked already
         except ConvergenceError:
             if not self.private_errors:
                 raise
@@ -192,14 +225,32 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         """Raise sklearn's NotFittedError (a ValueError and an AttributeError) before ``fit``."""
         check_is_fitted(self, "release_", msg="This %(name)s is not fitted yet; call fit(X, y) first.")
 
-    def conf_int(self, alpha=None) -> pd.DataFrame:
-        """Estimates and (1 - alpha) private intervals as a DataFrame (post-processing, no extra budget)."""
+    def conf_int(self, alpha=None, estimand=None, theta_bound=None) -> pd.DataFrame:
+        """Estimates and (1 - alpha) private intervals as a DataFrame (post-processing, no extra budget).
+
+        ``estimand``: "regularised" (the default for a method with a c): the interval is for theta_0(c),
+        the coefficients of the model fitted with the penalty c ||theta||^2, which the paper's intervals
+        cover; "unregularised": for theta, the coefficients without penalty, the same interval widened
+        on both sides by :func:`dpci.bias_bound` (with ``theta_bound``, a public bound on ||theta||;
+        default the stand-in's guess). The frame's ``attrs["estimand"]`` says which, in words."""
+        from .recommend import bias_bound, check_estimand, describe_estimand
+
         self._check_fitted()
+        method = self._method()
+        native = "regularised" if method.uses_c else "unregularised"
+        estimand = native if estimand is None else check_estimand(estimand)
+        if estimand == "regularised" and not method.uses_c:
+            raise ValueError(f"{method.label} has no c: its interval is for the unregularised coefficients.")
         bounds = self.release_.interval(alpha)
-        return pd.DataFrame(
+        if estimand != native:
+            bias = bias_bound(self.release_.c, self.n_features_in_, self._loss(), theta_bound=theta_bound)
+            bounds = bounds + np.array([-bias, bias])
+        table = pd.DataFrame(
             {"estimate": self.coef_, "lower": bounds[:, 0], "upper": bounds[:, 1]},
             index=pd.Index(self._feature_labels(), name="feature"),
         )
+        table.attrs["estimand"] = describe_estimand(estimand)
+        return table
 
     def summary(self, delta: float | None = None) -> str:
         """A readable report: method, n, c, privacy spent and the interval table."""
@@ -220,7 +271,9 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
             approx = spend.to_approx_dp(delta)
             spent += f", ({approx.epsilon:.4g}, {approx.delta:g})-DP"
         lines.append(spent)
-        table = self.conf_int().rename(columns={"lower": f"lower {level:g}%", "upper": f"upper {level:g}%"})
+        table = self.conf_int()
+        lines.append(f"intervals for: {table.attrs['estimand']}")
+        table = table.rename(columns={"lower": f"lower {level:g}%", "upper": f"upper {level:g}%"})
         return "\n".join(lines) + "\n" + table.to_string(float_format=lambda v: f"{v:.4f}")
 
     def decision_function(self, X):
@@ -251,9 +304,11 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
     split : tuple of 3 floats or None
         Shares (phi1, phi2, phi3) of the budget for the coefficients, the Hessian and the
         covariance; they must be positive and sum to 1. None uses the paper's Table 2.
-    c : float
+    c : float or "recommended"
         Regularisation coefficient of Eq. 3.1 (the paper uses 0.001). Objective perturbation
         needs c > t / (2 n (e^epsilon1 - 1)); ``fit`` says the smallest valid c when it is not.
+        "recommended": :func:`dpci.recommend_c` chooses it at ``fit`` from n, d and these settings
+        (public facts only; kept as ``recommendation_``).
     alpha : float
         1 - confidence level of ``conf_int_``.
     n_samples : int
@@ -364,8 +419,8 @@ class PrivateHuberSVM(_PrivateERMClassifier):
         The total privacy budget of the release.
     split : tuple of 3 floats or None
         Shares (phi1, phi2, phi3) of the budget; None uses the paper's Table 2.
-    c : float
-        Regularisation coefficient of Eq. 3.1.
+    c : float or "recommended"
+        Regularisation coefficient of Eq. 3.1 ("recommended": :func:`dpci.recommend_c` at ``fit``).
     alpha : float
         1 - confidence level of ``conf_int_``.
     n_samples : int
@@ -437,8 +492,8 @@ class PrivateERMClassifier(_PrivateERMClassifier):
     split : tuple of floats or None
         One share per step of the method (three for the paper's: phi1, phi2, phi3); None uses the
         method's default (the paper's Table 2).
-    c : float
-        Regularisation coefficient of Eq. 3.1.
+    c : float or "recommended"
+        Regularisation coefficient of Eq. 3.1 ("recommended": :func:`dpci.recommend_c` at ``fit``).
     alpha : float
         1 - confidence level of ``conf_int_``.
     n_samples : int

@@ -72,6 +72,23 @@ class UnderCoverageWarning(UserWarning):
     """
 
 
+class WideIntervalWarning(UserWarning):
+    """No regulariser c gives a useful interval with these public facts: even at the best c, the expected
+    half-width exceeds a typical coefficient, so the interval cannot tell such a coefficient from 0
+    (:func:`dpci.recommend_c`). The message says what to change (more budget, more rows, another method).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import dpci
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     rec = dpci.recommend_c(200, 11, method="output", privacy="pure", budget=0.1)
+    >>> rec.useful, [w.category.__name__ for w in caught]
+    (False, ['WideIntervalWarning'])
+    """
+
+
 class RegularisationTooSmall(ValueError):
     """Objective perturbation cannot run with this c (Algorithm 1 needs epsilon' > 0).
 

@@ -195,24 +195,26 @@ def matrix_noise_law(sensitivity: float, phi: float, privacy: str) -> NoiseLaw:
     return NoiseLaw("gaussian", sensitivity / math.sqrt(2.0 * phi))
 
 
-def noisy_symmetric(M, sensitivity, phi, privacy, rng) -> np.ndarray:
-    """Algorithm 2, lines 1-9: M plus calibrated noise on vec(M), then symmetrised."""
+def noisy_symmetric(M, sensitivity, phi, privacy, rng, size=None) -> np.ndarray:
+    """Algorithm 2, lines 1-9: M plus calibrated noise on vec(M), then symmetrised (``size``: that many
+    independent draws, stacked)."""
     M = np.asarray(M, dtype=float)
     d = M.shape[0]
-    eta = matrix_noise_law(sensitivity, phi, privacy).sample(rng, d * d)
-    noisy = M + eta.reshape(d, d)
-    return (noisy + noisy.T) / 2.0
+    eta = matrix_noise_law(sensitivity, phi, privacy).sample(rng, d * d, size)
+    noisy = M + eta.reshape(M.shape if size is None else (size, d, d))
+    return (noisy + np.swapaxes(noisy, -1, -2)) / 2.0
 
 
 def floor_eigenvalues(M, c) -> np.ndarray:
-    """Algorithm 2, lines 10-15: every eigenvalue raised to at least 2c (post-processing)."""
+    """Algorithm 2, lines 10-15: every eigenvalue raised to at least 2c (post-processing; M may be a stack)."""
     eigval, eigvec = np.linalg.eigh(M)
-    return (eigvec * np.maximum(eigval, 2.0 * c)) @ eigvec.T
+    return (eigvec * np.maximum(eigval, 2.0 * c)[..., None, :]) @ np.swapaxes(eigvec, -1, -2)
 
 
-def priv_spd_mat(M, sensitivity, phi, c, privacy, rng) -> np.ndarray:
+def priv_spd_mat(M, sensitivity, phi, c, privacy, rng, size=None) -> np.ndarray:
     """Algorithm 2 (PrivSPDMat): noisy, symmetrised, every eigenvalue floored at 2c.
 
-    phi-DP (pure) or phi-zCDP (Lemma 1); everything after the noise is post-processing.
+    phi-DP (pure) or phi-zCDP (Lemma 1); everything after the noise is post-processing. ``size``: that
+    many independent draws, stacked (a prediction of what the interval would use, :mod:`dpci.recommend`).
     """
-    return floor_eigenvalues(noisy_symmetric(M, sensitivity, phi, privacy, rng), c)
+    return floor_eigenvalues(noisy_symmetric(M, sensitivity, phi, privacy, rng, size), c)

@@ -85,6 +85,8 @@ class Method:
     max_replicates: ClassVar[int | None] = None
     #: Which steps are pure-DP mechanisms whatever the notion (their zCDP cost is epsilon^2/2).
     pure_steps: ClassVar[tuple[bool, ...]] = (False, False, False)
+    #: False for a method with no regulariser c at all (its interval is for the unregularised theta).
+    uses_c: ClassVar[bool] = True
 
     # --- privacy map ---------------------------------------------------------------------------
     def default_split(self, privacy: Notion) -> Split:
@@ -145,6 +147,26 @@ class Method:
         theta returns 0."""
         return c
 
+    def own_c(self, alloc: Allocation, n: int, d: int) -> float | None:
+        """The c this method trains at whatever c it is given (None: the c it is given)."""
+        return None
+
+    def offset_law(self, hessian, covariance, n: int, c: float, alloc: Allocation, loss) -> OffsetLaw:
+        """To first order, per coefficient, the law of theta~ - theta_0(c) when the Hessian (Eq. 4.2) and
+        gradient covariance (Eq. 4.3) are these; :func:`dpci.recommend.recommend_c` predicts widths and
+        coverage from it, at the population's matrices and at the private ones of :meth:`interval_matrices`."""
+        raise NotImplementedError(f"{self.label} has no model of its interval's width (offset_law).")
+
+    def interval_law(self, law: OffsetLaw) -> OffsetLaw:
+        """The law the interval's draws follow when its matrices give ``law`` (itself, unless the interval
+        leaves some noise out)."""
+        return law
+
+    def interval_matrices(self, hessian, covariance, theta, n: int, c: float, alloc: Allocation, loss, rng, draws: int):
+        """``draws`` of the private matrices the interval would use, stacked (draws, d, d) each, for the
+        population matrices given (a method that releases none returns these, repeated)."""
+        return np.repeat(hessian[None], draws, axis=0), np.repeat(covariance[None], draws, axis=0)
+
     def smallest_c(self, alloc: Allocation, n: int, loss) -> float | None:
         """The bound the regularisation c must exceed for this method to run (None: any c > 0)."""
         return None
@@ -184,6 +206,37 @@ class Method:
 
     def __repr__(self):
         return f"<method {self.name!r}: {self.label}>"
+
+
+@dataclass(frozen=True)
+class OffsetLaw:
+    """The law of each coordinate of theta~ - theta_0 (or of an interval's Monte Carlo draws): a Gaussian
+    part with standard deviations ``sampling_sd`` plus ``noise_weight`` times one coordinate of a draw of
+    ``noise`` (for a spherical law, coordinate j of M beta is ||M_j|| beta_1). None: no privacy noise.
+    The arrays may carry a leading axis (one row per draw of the matrices the law was computed from)."""
+
+    sampling_sd: np.ndarray
+    noise_weight: np.ndarray
+    noise: NoiseLaw | None
+
+    @property
+    def noise_variance(self) -> np.ndarray:
+        d = self.sampling_sd.shape[-1]
+        return (
+            np.zeros_like(self.sampling_sd)
+            if self.noise is None
+            else self.noise_weight**2 * self.noise.coordinate_variance(d)
+        )
+
+    @property
+    def sd(self) -> np.ndarray:
+        return np.sqrt(self.sampling_sd**2 + self.noise_variance)
+
+    @property
+    def noise_share(self) -> np.ndarray:
+        """The privacy noise's share of each coordinate's variance (0: all sampling noise)."""
+        total = self.sd**2
+        return np.divide(self.noise_variance, total, out=np.zeros_like(total), where=total > 0)
 
 
 @dataclass(frozen=True)

@@ -331,6 +331,7 @@ class KulkarniBayesian(Method):
     label = "Kulkarni et al. noise-aware Bayesian"
     short = "Kulkarni"
     notions = ("zcdp",)
+    uses_c = False  # a posterior, no regulariser: its interval is for the unregularised theta
     colors = {"zcdp": "#CC79A7"}
     # phi1 -> s1 (sum y x), phi2 -> S2 (sum x x'), phi3 -> s3 (oriented sum x): see docs/related-methods.md
     splits = {"zcdp": (0.6, 0.3, 0.1)}

@@ -10,6 +10,7 @@ noise matters. A teaching baseline; its privacy is exactly output perturbation's
 from __future__ import annotations
 
 from ..intervals import normal_interval, sandwich_covariance
+from .base import OffsetLaw
 from .paper import OutputPerturbation
 
 
@@ -26,6 +27,9 @@ class NaiveInterval(OutputPerturbation):
         "matrices: it leaves the privacy noise out, so it covers less often than its level says (a teaching "
         "baseline, not a method to publish with)."
     )
+
+    def interval_law(self, law):
+        return OffsetLaw(law.sampling_sd, law.noise_weight, None)  # the sandwich alone: no privacy noise
 
     def finish(self, theta, hessian, covariance, n, coef_noise, alpha, n_samples, rng, closed_form):
         sandwich = sandwich_covariance(hessian, covariance, n)  # no sigma^2 I, no beta: the privacy noise left out

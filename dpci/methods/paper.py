@@ -29,7 +29,7 @@ from ..mechanisms import (
     smallest_valid_c,
     warn_if_near_bound,
 )
-from .base import Advice, Method, PrivateRelease
+from .base import Advice, Method, OffsetLaw, PrivateRelease
 
 
 def private_matrices(A, loss, theta, c, alloc, rng, weights=None):
@@ -95,6 +95,25 @@ class PaperMethod(Method):
     def replicate_interval(self, A, loss, theta, c, alloc, law, alpha, n_samples, rng, weights) -> np.ndarray:
         return self.interval_at(A, loss, theta, c, alloc, law, alpha, n_samples, rng, weights).conf_int
 
+    def noise_transform(self, hessian, n: int) -> np.ndarray:
+        """The matrix M by which the coefficient mechanism's noise beta reaches theta~ (to first order)."""
+        raise NotImplementedError
+
+    def offset_law(self, hessian, covariance, n, c, alloc, loss):
+        """Eq. 4.1 (Algorithm 3) and Eq. 5.2 (Algorithm 5): H^-1 G / sqrt(n) with G ~ N(0, Sigma), plus the
+        coefficient noise through :meth:`noise_transform`."""
+        h_inv = np.linalg.inv(hessian)  # also a stack of matrices, (draws, d, d): then each row a draw
+        sampling = np.sqrt(np.clip(np.einsum("...ij,...jk,...ik->...i", h_inv, covariance, h_inv) / n, 0.0, None))
+        weight = np.linalg.norm(self.noise_transform(hessian, n), axis=-1)
+        return OffsetLaw(sampling, weight, self.coefficient_noise_law(alloc, n, c, loss))
+
+    def interval_matrices(self, hessian, covariance, theta, n, c, alloc, loss, rng, draws):
+        """Algorithm 2 applied ``draws`` times to the given matrices, as :func:`private_matrices` does."""
+        return (
+            priv_spd_mat(hessian, loss.hessian_sensitivity(n), alloc.phi[1], c, alloc.privacy, rng, draws),
+            priv_spd_mat(covariance, loss.covariance_sensitivity(n, theta), alloc.phi[2], c, alloc.privacy, rng, draws),
+        )
+
     def replicate_noise(self, alloc, A, loss, c, rngs):
         """Each replicate's coefficient noise, drawn from its own stream after its weights."""
         law = self.coefficient_noise_law(alloc, A.shape[0], c, loss)
@@ -138,6 +157,9 @@ class ObjectivePerturbation(PaperMethod):
     def perturb(self, A, loss, c, alloc, rng):
         return objective_perturbation(A, loss, c, alloc.coef_epsilon, rng)
 
+    def noise_transform(self, hessian, n):
+        return np.linalg.inv(hessian) / n  # Algorithm 3, line 10: H^-1 beta / n
+
     def finish(self, theta, hessian, covariance, n, coef_noise, alpha, n_samples, rng, closed_form):
         offsets = objective_offsets(hessian, covariance, n, coef_noise, int(n_samples), rng)
         return quantile_interval(theta, offsets, alpha), offsets, None
@@ -163,6 +185,9 @@ class OutputPerturbation(PaperMethod):
 
     def perturb(self, A, loss, c, alloc, rng):
         return output_perturbation(A, loss, c, alloc.phi[0], alloc.privacy, rng)
+
+    def noise_transform(self, hessian, n):
+        return np.broadcast_to(np.eye(hessian.shape[-1]), hessian.shape)  # Algorithm 4: theta~ = theta^ + beta
 
     def finish(self, theta, hessian, covariance, n, coef_noise, alpha, n_samples, rng, closed_form):
         if coef_noise.kind == "gaussian" and closed_form:  # zCDP: Algorithm 5, lines 18-23

@@ -91,6 +91,9 @@ class WuOutputPerturbation(OutputPerturbation):
     def estimand_c(self, alloc, n, d, c, loss):
         return self.training_c(alloc, n, d)
 
+    def own_c(self, alloc, n, d):
+        return self.training_c(alloc, n, d)
+
     def coefficient_noise_law(self, alloc, n, c, loss):
         """The noise law when training at ``c`` (callers outside pass their c only to check settings,
         which never fail here; the methods below pass the c it trains at)."""

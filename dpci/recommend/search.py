@@ -1,0 +1,357 @@
+"""The recommendation: the c whose interval is narrowest for its estimand, searched over a grid.
+
+Every interval of the paper covers theta_0(c), the minimiser of the *penalised* population objective
+(Eq. 3.1 with n -> infinity). A larger c shrinks both noises (output perturbation's sensitivity is
+1/(nc), Section 5.1; objective perturbation's noise is divided by H + 2cI, Eq. 4.1) and the
+estimand with them. So there are two questions, and two estimands:
+
+* ``"regularised"``: the interval is for theta_0(c), the coefficients of the model fitted with the
+  penalty c ||theta||^2 (the paper's meaning). Its width falls without end as c grows, because its
+  target shrinks to 0; the recommendation therefore minimises the width plus twice the shrinkage
+  |theta_0(c) - theta_0(0)| it expects on the public reference (a narrow interval of a shrunk
+  target is not a useful one).
+* ``"unregularised"``: the interval is for theta = theta_0(0), the coefficients without penalty (what
+  odds ratios mean). The regularised interval is widened on both sides by a proven bound on the
+  shrinkage bias (:func:`bias_bound`), so it covers theta whenever it covers theta_0(c) and the
+  bound's assumptions hold; the recommendation minimises that widened width.
+
+Predictions use each method's own noise law (``coefficient_noise_law``) and the law of its Monte Carlo
+interval (``offset_laws``: Eq. 4.1 for Algorithm 3, Eq. 5.2 for Algorithm 5) at the population Hessian
+and gradient covariance of a *public reference*: the known-truth synthetic design of
+:mod:`dpci.data.synthetic` (rows on the unit sphere with a constant, labels integrated out exactly)
+with the stand-in's public guess of the coefficients, or a public stand-in the caller passes. Nothing
+here reads private data, so nothing is charged: a recommendation costs no privacy.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import methods
+from ..accounting import Allocation
+from ..exceptions import RegularisationTooSmall, UnderCoverageWarning, WideIntervalWarning
+from ..intervals import check_alpha, hessian_and_covariance
+from ..losses import coerce_loss
+from .estimands import check_estimand, describe_estimand
+from .reference import PUBLIC_SEED, Reference, bias_bound_on, min_curvature, positive, reference, theta_bound_of
+from .widths import coverage, half_widths
+
+C_RANGE = (1e-6, 1.0)  # the c searched (the app's slider ends at 1)
+GRID_PER_DECADE = 4
+COVERAGE_SLACK = 0.01  # predicted coverage may fall this far below the level (the prediction's own error)
+GOLDEN_STEPS = 8  # of the search between grid points (their ratio 10^(1/4) shrinks to ~1.04)
+MATRIX_DRAWS = 32  # draws of the interval's private matrices (Algorithm 2) averaged over
+NO_PRIVACY_COST = "none: computed from public facts only (n, d, the method, the budget and split, the loss, alpha)"
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What an interval at one c is predicted to be, per coefficient and in summary.
+
+    ``widths``: expected widths (for the unregularised estimand: widened by ``bias`` on both sides);
+    ``coverages``: predicted coverage of the estimand; ``shrinkage``: the reference's
+    max_j |theta_0(c)_j - theta_0(0)_j| (an estimate, for both estimands); ``bias``: the proven bound
+    the unregularised interval is widened by (None for the regularised estimand).
+    """
+
+    c: float
+    estimand: str
+    widths: np.ndarray
+    coverages: np.ndarray
+    shrinkage: float
+    bias: float | None
+    noise_share: np.ndarray  # the privacy noise's share of each coefficient's variance
+    honest_half: np.ndarray | None = field(default=None, repr=False)  # a covering interval's, for one that is not
+    bias_is_flat: bool = False  # the bias bound is ||theta|| <= B at every c (the loss gives no curvature)
+
+    @property
+    def width(self) -> float:
+        """The mean expected width over the coefficients."""
+        return float(np.mean(self.widths))
+
+    @property
+    def coverage(self) -> float:
+        """The lowest predicted coverage over the coefficients."""
+        return float(np.min(self.coverages))
+
+    @property
+    def score(self) -> float:
+        """What the recommendation minimises: the width, plus twice the expected shrinkage for the
+        regularised estimand (its target moving away from theta is a cost too)."""
+        width = self.width if self.honest_half is None else max(self.width, 2.0 * float(np.mean(self.honest_half)))
+        return width + (2.0 * self.shrinkage if self.bias is None or self.bias_is_flat else 0.0)
+
+
+@dataclass(frozen=True)
+class Recommendation(Prediction):
+    """:func:`recommend_c`'s answer: the :class:`Prediction` at the recommended ``c``, and
+
+    ``useful``: whether its expected half-width is below a typical coefficient of the reference (so such
+    a coefficient would be told apart from 0); ``advice``: what to change when it is not, or a note (Wu
+    et al.'s method picks its own c); ``curve``: (c, width, score) over the c searched, for a chart;
+    ``privacy_cost``: none.
+    """
+
+    useful: bool = True
+    advice: str = ""
+    curve: tuple[np.ndarray, np.ndarray, np.ndarray] = field(default=(), repr=False)  # type: ignore[assignment]
+    method: str = ""
+    privacy_cost: str = NO_PRIVACY_COST
+
+    @property
+    def estimand_text(self) -> str:
+        return describe_estimand(self.estimand)
+
+
+@dataclass(frozen=True, eq=False)
+class _Problem:
+    method: methods.Method
+    alloc: Allocation
+    n: int
+    loss: object
+    alpha: float
+    estimand: str
+    ref: Reference
+    theta_bound: float | None
+
+    @property
+    def flat_bias(self) -> bool:
+        """No curvature on the ball ||theta|| <= B (a Huber loss flat there): the bias bound is B at every c,
+        so it cannot choose c; the regularised score (width plus the expected shrinkage) does."""
+        B = theta_bound_of(self.ref, self.theta_bound)
+        return min_curvature(self.loss, B) * self.ref.design_min_eigenvalue <= 0.0
+
+    def valid(self, c: float) -> bool:
+        """Whether the method runs at c without its caution (objective perturbation keeps eps' >= eps1/2)."""
+        try:
+            self.method.coefficient_noise_law(self.alloc, self.n, c, self.loss)
+        except RegularisationTooSmall:
+            return False
+        return self.method.advice(self.alloc, self.n, c, self.loss) is None
+
+    def predict(self, c: float, start=None) -> tuple[Prediction, np.ndarray]:
+        """The prediction at c (and theta_0(c) of the reference, a warm start for the next c). The interval's
+        private matrices are drawn MATRIX_DRAWS times with the same public seed at every c."""
+        loss, n, method = self.loss, self.n, self.method
+        theta_c = self.ref.theta0(c, loss, start)
+        hessian, covariance = hessian_and_covariance(self.ref.A, loss, theta_c, c, self.ref.weights)
+        error = method.offset_law(hessian, covariance, n, c, self.alloc, loss)
+        rng = np.random.default_rng(PUBLIC_SEED)
+        drawn = method.interval_matrices(hessian, covariance, theta_c, n, c, self.alloc, loss, rng, MATRIX_DRAWS)
+        halves = half_widths(
+            method.interval_law(method.offset_law(drawn[0], drawn[1], n, c, self.alloc, loss)), self.alpha
+        )
+        shift = theta_c - self.ref.theta
+        shrinkage = float(np.max(np.abs(shift)))
+        bias = None if self.estimand == "regularised" else bias_bound_on(c, loss, self.ref, self.theta_bound)
+        widened = halves + (bias or 0.0)
+        cover = coverage(error, widened, np.zeros_like(shift) if bias is None else shift)
+        honest = half_widths(error, self.alpha) if not method.accounts_for_privacy_noise else None
+        flat = bias is not None and self.flat_bias
+        prediction = Prediction(
+            c, self.estimand, 2.0 * widened.mean(axis=0), cover, shrinkage, bias, error.noise_share, honest, flat
+        )
+        return prediction, theta_c
+
+    def covers(self, prediction: Prediction) -> bool:
+        """Whether the predicted coverage keeps to the level (within COVERAGE_SLACK, the tables' error)."""
+        return prediction.coverage >= 1.0 - self.alpha - COVERAGE_SLACK
+
+    def score(self, c: float) -> float:
+        """What the search minimises at c: the prediction's score, or infinity where it would under-cover."""
+        if not self.valid(c):
+            return math.inf
+        prediction = self.predict(c)[0]
+        return prediction.score if self.covers(prediction) else math.inf
+
+
+def _problem(n, d, method, privacy, budget, loss, split, alpha, estimand, theta_bound, guess, stand_in) -> _Problem:
+    from ..intervals import check_count
+
+    n = check_count("n", n, 2)
+    method = methods.get(method)
+    if not method.uses_c:
+        raise ValueError(
+            f"{method.label} has no regulariser c: its interval is already for the unregularised coefficients."
+        )
+    loss = coerce_loss(loss)
+    alloc = method.allocate(budget, split, privacy)
+    ref = reference(d, loss, guess=guess, stand_in=stand_in)
+    if ref.d != d:
+        raise ValueError(f"the stand-in has {ref.d} columns; d = {d} coefficients were asked for.")
+    theta_bound = None if theta_bound is None else positive("theta_bound", theta_bound)
+    return _Problem(method, alloc, n, loss, check_alpha(alpha), check_estimand(estimand), ref, theta_bound)
+
+
+def predict(
+    n,
+    d,
+    c,
+    *,
+    method,
+    privacy,
+    budget,
+    loss="logistic",
+    split=None,
+    alpha=0.05,
+    estimand="regularised",
+    theta_bound=None,
+    guess=None,
+    stand_in=None,
+) -> Prediction:
+    """The expected width, coverage and shrinkage of the interval at a given c (public facts only; no
+    privacy cost). Parameters as :func:`recommend_c`, plus ``c``. Raises RegularisationTooSmall where
+    the method cannot run at c."""
+    problem = _problem(n, d, method, privacy, budget, loss, split, alpha, estimand, theta_bound, guess, stand_in)
+    c = positive("c", c)
+    problem.method.coefficient_noise_law(problem.alloc, problem.n, c, problem.loss)  # raises below the bound
+    return problem.predict(c)[0]
+
+
+def recommend_c(
+    n,
+    d,
+    *,
+    method,
+    privacy,
+    budget,
+    loss="logistic",
+    split=None,
+    alpha=0.05,
+    estimand="regularised",
+    theta_bound=None,
+    guess=None,
+    stand_in=None,
+) -> Recommendation:
+    """The regulariser c that makes the narrowest useful interval, from public facts only.
+
+    Parameters
+    ----------
+    n : int
+        The number of rows (public in the paper: every noise scale uses it).
+    d : int
+        The number of coefficients, the constant included.
+    method : str
+        A registered method (:func:`dpci.methods.available`) that takes a c.
+    privacy : {"pure", "zcdp"}
+        The privacy notion; ``budget`` is epsilon or rho.
+    budget : float
+        The release's total budget.
+    loss : str or Loss, default "logistic"
+        The loss with its parameters.
+    split : sequence of float, optional
+        One share per step of the method (default: the method's, the paper's Table 2).
+    alpha : float, default 0.05
+        1 - the confidence level.
+    estimand : {"regularised", "unregularised"}
+        What the interval is for: theta_0(c), the coefficients fitted with the penalty (the paper's), or
+        theta, the coefficients without penalty, with the penalty's bias bound added to the interval.
+    theta_bound : float, optional
+        A public bound on ||theta|| for the bias bound (default: the reference's, the stand-in's guess).
+    guess : sequence of float, optional
+        The public guess of the coefficients behind the default reference (d values, the constant last).
+    stand_in : (X, y), optional
+        A public dataset to predict on instead of the default reference (never the private data).
+
+    Returns
+    -------
+    Recommendation
+        ``.c``, the expected ``.width`` (mean over the coefficients) and ``.widths``, the predicted
+        ``.coverage`` (lowest over the coefficients), ``.bias`` (the unregularised estimand's bias bound;
+        None for the regularised), ``.shrinkage``, ``.useful``, ``.advice`` and the ``.curve`` searched.
+        It costs no privacy: nothing here reads private data.
+
+    Raises
+    ------
+    ValueError
+        A method without c (Kulkarni et al.'s), an unknown estimand, invalid settings, or no c in
+        [1e-6, 1] at which the method runs without its under-coverage caution.
+
+    Warns
+    -----
+    WideIntervalWarning
+        No c gives a useful interval (the advice says what to change).
+
+    Examples
+    --------
+    >>> import dpci
+    >>> rec = dpci.recommend_c(5_000, 6, method="output", privacy="pure", budget=0.3, loss="logistic")
+    >>> 1e-3 < rec.c < 1e-1, rec.width < 5.0, rec.bias is None
+    (True, True, True)
+    """
+    problem = _problem(n, d, method, privacy, budget, loss, split, alpha, estimand, theta_bound, guess, stand_in)
+    own = problem.method.own_c(problem.alloc, problem.n, d)
+    if own is not None:
+        best = problem.predict(own)[0]
+        note = f"{problem.method.label} picks its own c (c = {own:.3g}); the c you give is not used."
+        return _finish(problem, best, note, (np.array([own]), np.array([best.width]), np.array([best.score])))
+    grid = np.geomspace(*C_RANGE, round(GRID_PER_DECADE * math.log10(C_RANGE[1] / C_RANGE[0])) + 1)
+    valid = [c for c in grid if problem.valid(c)]
+    if not valid:
+        raise ValueError(
+            f"No c in [{C_RANGE[0]:g}, {C_RANGE[1]:g}] lets {problem.method.label} run with n = {problem.n:,} and "
+            f"this budget without under-covering: {problem.method.remedy}."
+        )
+    predictions, start = [], None
+    for c in valid:
+        prediction, start = problem.predict(c, start)
+        predictions.append(prediction)
+    scores = np.array([p.score if problem.covers(p) else math.inf for p in predictions])
+    curve = (np.array(valid), np.array([p.width for p in predictions]), scores)
+    if not np.isfinite(scores).any():  # e.g. the naive interval where privacy noise dominates at every c
+        best = max(predictions, key=lambda p: p.coverage)
+        note = (
+            f"At no c does {problem.method.label}'s interval keep its level (predicted coverage at most "
+            f"{best.coverage:.2f} at c = {best.c:.2g}, where it is highest)."
+        )
+        warnings.warn(note, UnderCoverageWarning, stacklevel=2)
+        return _finish(problem, best, note, curve)
+    c = _refine(problem, valid, scores, int(np.argmin(scores)))
+    return _finish(problem, problem.predict(c)[0], "", curve)
+
+
+def _refine(problem: _Problem, grid, scores, i) -> float:
+    """Golden-section search in log c between the grid's neighbours of its best point, then c rounded
+    to two significant digits (the grid's point where rounding makes it worse)."""
+    lo, hi = math.log(grid[max(i - 1, 0)]), math.log(grid[min(i + 1, len(grid) - 1)])
+
+    def score(log_c):
+        return problem.score(math.exp(log_c))
+
+    golden = (math.sqrt(5.0) - 1.0) / 2.0
+    a, b = hi - golden * (hi - lo), lo + golden * (hi - lo)
+    fa, fb = score(a), score(b)
+    for _ in range(GOLDEN_STEPS):
+        if fa <= fb:
+            hi, b, fb = b, a, fa
+            a = hi - golden * (hi - lo)
+            fa = score(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + golden * (hi - lo)
+            fb = score(b)
+    rounded = float(f"{math.exp(a if fa <= fb else b):.2g}")
+    return rounded if score(math.log(rounded)) <= scores[i] else float(grid[i])
+
+
+def _finish(problem: _Problem, best: Prediction, note: str, curve) -> Recommendation:
+    typical = float(np.median(np.abs(problem.ref.theta)))
+    useful = best.width / 2.0 < typical
+    advice = note
+    if not useful:
+        advice = (
+            f"No c gives a useful interval here: the narrowest expected width is {best.width:.3g} "
+            f"(for {describe_estimand(best.estimand)}), more than twice a typical coefficient of the reference "
+            f"({typical:.2g}). To narrow it: {problem.method.remedy}." + (f" {note}" if note else "")
+        )
+        warnings.warn(advice, WideIntervalWarning, stacklevel=3)
+    if best.bias is not None and best.width >= 2.0 * theta_bound_of(problem.ref, problem.theta_bound):
+        advice += (
+            " The interval is no narrower than the bound on ||θ|| itself: the bias bound decides it, not the data."
+        )
+    fields = {k: getattr(best, k) for k in Prediction.__dataclass_fields__}
+    return Recommendation(**fields, useful=useful, advice=advice, curve=curve, method=problem.method.name)
