@@ -67,6 +67,15 @@ SETTINGS = {
 }
 
 
+def runs(method, alloc, n, c, loss) -> bool:
+    """Whether the method can run at c (objective perturbation needs c above its bound)."""
+    try:
+        method.coefficient_noise_law(alloc, n, c, loss)
+    except dpci.RegularisationTooSmall:
+        return False
+    return True
+
+
 def cell(setting: Setting, method: str, notion: str, reps: int, seed: int) -> dict:
     """One (setting, method, notion): the releases at every c, and their coverage and widths."""
     loss = coerce_loss(setting.loss)
@@ -89,6 +98,7 @@ def cell(setting: Setting, method: str, notion: str, reps: int, seed: int) -> di
     cs = sorted({PAPER_C, wu, *(r.c for r in recs.values())}) if own is None else [own]
     if not m.uses_c:
         cs = [PAPER_C]  # not used
+    cs = [c for c in cs if runs(m, alloc, n, c, loss)]
     theta_free = theta if loss.name == "logistic" else population_theta0(theta, 1e-7, loss=loss)
     truth = {c: population_theta0(theta, c, loss=loss) for c in cs} if m.uses_c else {}
     bias = {c: dpci.bias_bound(c, d, loss, theta_bound=setting.theta_bound) for c in cs}
@@ -125,7 +135,8 @@ def cell(setting: Setting, method: str, notion: str, reps: int, seed: int) -> di
         ):
             if not m.uses_c:
                 c = PAPER_C if label == "rec" else None
-            if c is None:
+            if c is None or (c, estimand) not in hits:
+                row[label] = None if c is None else dict(c=c, invalid=True)
                 continue
             h = np.array(hits[(c, estimand)])
             row[label] = dict(
@@ -156,6 +167,15 @@ def fmt_c(c):
     return "–" if c is None else f"{c:.2g}"
 
 
+def cell_text(result) -> str:
+    """A comparison cell: median width (coverage), or why there is none."""
+    if not result:
+        return "–"
+    if result.get("invalid"):
+        return "c too small to run"
+    return f"{result['median_width']:.3g} ({result['coverage']:.2f})"
+
+
 def markdown(results, reps) -> str:
     lines = [
         f"{reps} repetitions a cell; coverage pooled over the coefficients, ± one standard error over repetitions; "
@@ -172,6 +192,8 @@ def markdown(results, reps) -> str:
         for estimand in dpci.recommend.ESTIMANDS:
             row = r[estimand]
             rec, paper, wu, pred = row.get("rec"), row.get("paper"), row.get("wu"), row.get("predicted")
+            paper_text = cell_text(paper)
+            wu_text = cell_text(wu)
             ok = "✓" if rec and rec["coverage"] >= 0.95 - 2 * rec["se"] else "✗"
             budget = ("ε = " if r["notion"] == "pure" else "ρ = ") + f"{r['budget']:g}"
             c_text = fmt_c(rec["c"]) if rec and methods.get(r["method"]).uses_c else "no c"
@@ -183,10 +205,10 @@ def markdown(results, reps) -> str:
                 f"{rec['median_width']:.3g}"
                 + (f" ({pred['width']:.3g})" if pred else "")
                 + " | "
-                + (f"{paper['median_width']:.3g} ({paper['coverage']:.2f})" if paper else "–")
+                + paper_text
                 + " | "
                 f"{fmt_c(wu['c']) if wu else '–'} | "
-                + (f"{wu['median_width']:.3g} ({wu['coverage']:.2f})" if wu else "–")
+                + wu_text
                 + " |"
             )
     return "\n".join(lines) + "\n"

@@ -77,13 +77,30 @@ def _default_reference(theta: tuple, loss) -> Reference:
         theta0 = guess  # well specified: the population minimiser at c = 0 is the truth itself
     else:
         theta0 = minimise_erm(A, loss, 1e-9, weights=weights).theta
-    eig = float(np.linalg.eigvalsh(X.T @ X / len(X))[0])
-    return Reference(A, weights, theta0, eig, "the known-truth synthetic design with the stand-in's public guess")
+    return Reference(
+        A,
+        weights,
+        theta0,
+        design_min_eigenvalue(len(guess)),
+        "the known-truth synthetic design with the stand-in's public guess",
+    )
+
+
+def design_min_eigenvalue(d: int) -> float:
+    """lambda_min(E[x x']) of the synthetic design, exactly: x = (u, 1) / sqrt(1 + r^2) with u uniform
+    in the unit ball of R^m (m = d - 1, r = ||u||, density m r^(m-1)). By symmetry E[x x'] is diagonal,
+    with E[r^2 / (1 + r^2)] / m for each feature and E[1 / (1 + r^2)] for the constant."""
+    from scipy.integrate import quad
+
+    m = d - 1
+    feature = quad(lambda r: m * r ** (m - 1) * r * r / (1 + r * r), 0.0, 1.0)[0] / m
+    constant = quad(lambda r: m * r ** (m - 1) / (1 + r * r), 0.0, 1.0)[0]
+    return min(feature, constant)
 
 
 def _stand_in_reference(stand_in, loss) -> Reference:
-    from .solver import margin_rows
-    from .validation import check_signed_data
+    from ..solver import margin_rows
+    from ..validation import check_signed_data
 
     X, y = stand_in
     X, signs = check_signed_data(X, y)

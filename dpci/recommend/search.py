@@ -67,6 +67,7 @@ class Prediction:
     noise_share: np.ndarray  # the privacy noise's share of each coefficient's variance
     honest_half: np.ndarray | None = field(default=None, repr=False)  # a covering interval's, for one that is not
     bias_is_flat: bool = False  # the bias bound is ||theta|| <= B at every c (the loss gives no curvature)
+    typical: float = math.nan  # the median |coefficient| of the estimand on the reference
 
     @property
     def width(self) -> float:
@@ -90,7 +91,7 @@ class Prediction:
 class Recommendation(Prediction):
     """:func:`recommend_c`'s answer: the :class:`Prediction` at the recommended ``c``, and
 
-    ``useful``: whether its expected half-width is below a typical coefficient of the reference (so such
+    ``useful``: whether its expected half-width is below a typical coefficient of its estimand (so such
     a coefficient would be told apart from 0); ``advice``: what to change when it is not, or a note (Wu
     et al.'s method picks its own c); ``curve``: (c, width, score) over the c searched, for a chart;
     ``privacy_cost``: none.
@@ -149,11 +150,21 @@ class _Problem:
         shrinkage = float(np.max(np.abs(shift)))
         bias = None if self.estimand == "regularised" else bias_bound_on(c, loss, self.ref, self.theta_bound)
         widened = halves + (bias or 0.0)
+        target = theta_c if bias is None else self.ref.theta
         cover = coverage(error, widened, np.zeros_like(shift) if bias is None else shift)
         honest = half_widths(error, self.alpha) if not method.accounts_for_privacy_noise else None
         flat = bias is not None and self.flat_bias
         prediction = Prediction(
-            c, self.estimand, 2.0 * widened.mean(axis=0), cover, shrinkage, bias, error.noise_share, honest, flat
+            c,
+            self.estimand,
+            2.0 * widened.mean(axis=0),
+            cover,
+            shrinkage,
+            bias,
+            error.noise_share,
+            honest,
+            flat,
+            float(np.median(np.abs(target))),
         )
         return prediction, theta_c
 
@@ -339,14 +350,15 @@ def _refine(problem: _Problem, grid, scores, i) -> float:
 
 
 def _finish(problem: _Problem, best: Prediction, note: str, curve) -> Recommendation:
-    typical = float(np.median(np.abs(problem.ref.theta)))
+    typical = best.typical
     useful = best.width / 2.0 < typical
     advice = note
     if not useful:
         advice = (
             f"No c gives a useful interval here: the narrowest expected width is {best.width:.3g} "
-            f"(for {describe_estimand(best.estimand)}), more than twice a typical coefficient of the reference "
-            f"({typical:.2g}). To narrow it: {problem.method.remedy}." + (f" {note}" if note else "")
+            f"(for {describe_estimand(best.estimand)}), more than twice a typical coefficient of what it "
+            f"estimates ({typical:.2g}, on the public reference): it could not tell such a coefficient from 0. To narrow it: {problem.method.remedy}."
+            + (f" {note}" if note else "")
         )
         warnings.warn(advice, WideIntervalWarning, stacklevel=3)
     if best.bias is not None and best.width >= 2.0 * theta_bound_of(problem.ref, problem.theta_bound):
