@@ -62,15 +62,17 @@ def explorer():
         ui.explain_error(err)
         halt()
 
+    recommended = ui.recommended_slider_c(settings, *X.shape)  # from public facts: costs no privacy
     problem = ui.c_problem(settings, len(X))
     if problem is not None:
         message, suggestion = problem
         st.error(message)
-        if suggestion is not None:
+        if recommended is not None or suggestion is not None:
+            use = recommended if recommended is not None else suggestion
             st.button(
-                f"Use the smallest safe c ({ui.fmt_c(suggestion)})",
+                f"Use the recommended c ({ui.fmt_c(use)})" if recommended is not None else f"Use c = {ui.fmt_c(use)}",
                 on_click=ui.set_setting,
-                args=("c", suggestion),
+                args=("c", use),
                 type="primary",
             )
         last_chart("until c is valid again")
@@ -78,8 +80,9 @@ def explorer():
     caution = ui.c_caution(settings, len(X))
     if caution is not None:
         st.warning(caution[0])
-        if caution[1] is not None:
-            st.button(f"Use c = {ui.fmt_c(caution[1])}", on_click=ui.set_setting, args=("c", caution[1]))
+        use = recommended if recommended is not None else caution[1]
+        if use is not None:
+            st.button(f"Use the recommended c = {ui.fmt_c(use)}", on_click=ui.set_setting, args=("c", use))
     if not ui.chosen_method(settings).accounts_for_privacy_noise:
         st.warning(
             "The **naive interval** leaves the privacy noise out: it uses the private coefficients with a textbook "
@@ -167,15 +170,24 @@ def explorer():
         ui.controls_follow()  # after a first paint, the tick that started the job brings the whole page
         state = ui.first_preview(job)
         vi, stale = ui.variability_or_last(state, settings.alpha, names)
-        table = interval_table(names, release, nonprivate, vi, truth, settings.alpha)
+        bias = ui.estimand_bias(settings, release.c, len(names))
+        table = interval_table(names, release, nonprivate, vi, truth, settings.alpha, bias=bias)
         title = (
-            f"{100 * settings.level:g}% intervals: {settings.label('mechanism').lower()}, {settings.label('privacy')}"
+            f"{100 * settings.level:g}% intervals for {ui.estimand_symbol(settings)}: "
+            f"{settings.label('mechanism').lower()}, {settings.label('privacy')}"
         )
         if preview:
             title = "Preview on a stand-in, not your data: " + title
-        chart = forest_plot(table, title=title, level=settings.level, stale=("variability",) if stale else ())
+        chart = forest_plot(
+            table,
+            title=title,
+            level=settings.level,
+            stale=("variability",) if stale else (),
+            truth_name="truth θ (no penalty)" if settings.estimand == "unregularised" else "truth θ₀(c)",
+        )
         st.session_state["_last_forest"] = chart
         st.plotly_chart(chart, width="stretch", key="forest", config={"displaylogo": False})
+        st.caption(ui.estimand_caption(settings, bias))
         if job.error:
             st.warning(f"Variability intervals stopped: {ui.escape_markdown(job.error)}")
         elif state is None:

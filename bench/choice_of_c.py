@@ -202,14 +202,8 @@ def markdown(results, reps) -> str:
             lines.append(
                 f"| {r['setting']}, {budget} | {methods.describe(r['method'], r['notion'], short=True)} | {estimand} | "
                 f"{c_text} | {rec['coverage']:.3f} ± {rec['se']:.3f} {ok} | "
-                f"{rec['median_width']:.3g}"
-                + (f" ({pred['width']:.3g})" if pred else "")
-                + " | "
-                + paper_text
-                + " | "
-                f"{fmt_c(wu['c']) if wu else '–'} | "
-                + wu_text
-                + " |"
+                f"{rec['median_width']:.3g}" + (f" ({pred['width']:.3g})" if pred else "") + " | " + paper_text + " | "
+                f"{fmt_c(wu['c']) if wu else '–'} | " + wu_text + " |"
             )
     return "\n".join(lines) + "\n"
 

@@ -8,7 +8,7 @@ import streamlit as st
 import ui
 from dpci.experiments.repeat import iter_repeated_releases
 from dpci.presentation.figures import repeat_plot
-from ui.data import SYNTHETIC_THETA
+from ui.datasets import SYNTHETIC_THETA
 
 settings = ui.page(
     "Coverage, seen: repeat a release",

@@ -30,6 +30,7 @@ from ui.background import (
     variability_or_last,
     warm_workers,
 )
+from ui.choice_of_c import estimand_bias, estimand_caption, estimand_symbol, recommended_slider_c
 from ui.data import (
     Refused,
     c_bound,
@@ -89,6 +90,9 @@ __all__ = [
     "dataset_key",
     "draw_odometer",
     "escape_markdown",
+    "estimand_bias",
+    "estimand_caption",
+    "estimand_symbol",
     "existing_variability_job",
     "explain_error",
     "explain_refusal",
@@ -111,6 +115,7 @@ __all__ = [
     "preview_release",
     "privacy",
     "protection_control",
+    "recommended_slider_c",
     "release_button",
     "rerun_once_when_done",
     "results_key",

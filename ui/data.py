@@ -6,37 +6,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
 import streamlit as st
 
 import dpci
 from dpci import methods as registry
-from dpci.data import load_adult, make_synthetic_logistic, population_theta0
+from dpci.data import load_adult
 from dpci.exceptions import DataValidationError, RegularisationTooSmall
-from dpci.experiments.sweeps import subsample
 from dpci.ledger import BudgetExceeded
 from dpci.ledger.records import StoredIntervals, release_payload
 from dpci.presentation.odds import feature_changes
 from dpci.presentation.tables import escape_markdown
 from ui import privacy
+from ui.datasets import dataset_key, load_data
 from ui.settings import C_VALUES, Settings, fmt_c
 from ui.sidebar import draw_odometer
 from ui.upload import upload_dataset
-
-SYNTHETIC_THETA = (1.5, -1.0, 0.5, -0.3, 0.8, 0.2, -0.6, 1.0, -1.2, 0.4)  # the truth, repeated as needed (+ const 0.3)
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def _load_builtin(dataset: str, d: int, c, loss, scaling="unit"):
-    """(X, y, feature names, truth or None) for a built-in dataset (c and the loss: synthetic only;
-    scaling: Adult only)."""
-    if dataset == "adult":
-        ds = load_adult(d=d, normalize=scaling)
-        return ds.X, ds.y, list(ds.feature_names), None
-    theta = np.append(np.resize(SYNTHETIC_THETA, d), 0.3)
-    X, y = make_synthetic_logistic(50_000, theta, random_state=20261122)
-    truth = population_theta0(theta, c, loss=loss)
-    return X, y, [f"x{j + 1}" for j in range(d)] + ["const"], truth
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -53,40 +37,6 @@ def public_changes(s: Settings):
     if s.dataset == "upload" and st.session_state.get("upload_result") is not None:
         return feature_changes(upload_dataset(st.session_state["upload_digest"], s.d, s.scaling).preprocessor)
     return None
-
-
-def dataset_key(s: Settings) -> str:
-    """A short key naming the rows in use (for caches and job keys)."""
-    upload = st.session_state.get("upload_digest", "") if s.dataset == "upload" else ""
-    return f"{s.dataset}|{s.d}|{s.n}|{upload}" + (f"|{s.scaling}" if s.dataset != "synthetic" else "")
-
-
-def load_data(s: Settings):
-    """(X, y, names, truth) for the settings, or raise DataValidationError with a message."""
-    if s.dataset == "upload":
-        upload = st.session_state.get("upload_result")
-        if upload is None:
-            raise DataValidationError("No CSV uploaded yet: upload one above, or pick Adult or Synthetic.")
-        ds = upload_dataset(st.session_state["upload_digest"], s.d, s.scaling)
-        X, y, names, truth = ds.X, ds.y, list(ds.feature_names), None
-    else:
-        try:
-            # Only the synthetic truth depends on c and the loss: Adult's cache entry ignores them.
-            synthetic = s.dataset == "synthetic"
-            X, y, names, truth = _load_builtin(
-                s.dataset,
-                s.d,
-                s.c if synthetic else None,
-                s.loss if synthetic else None,
-                s.scaling,
-            )
-        except FileNotFoundError as err:  # a broken installation: say which file is missing
-            raise DataValidationError(f"{err} Reinstall dpci, or pick another dataset.") from None
-    if s.n and s.n < len(X):
-        if s.n < 100:
-            raise DataValidationError(f"n = {s.n} is too small: use at least 100 rows (or 0 for all).")
-        X, y = subsample(X, y, s.n, seed=0)
-    return X, y, names, truth
 
 
 class Refused(Exception):

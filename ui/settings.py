@@ -42,6 +42,11 @@ VI_REPLICATES = (500, 1_000, 2_000, 5_000, 10_000)
 DELTAS = tuple(10.0**-k for k in range(3, 13))
 # "auto": fresh OS randomness for real data (Adult, an upload), a fixed seed for the synthetic data
 RANDOMNESS = ("auto", "fresh", "teaching")
+# What an interval is for (dpci.recommend): theta_0(c), the paper's; or theta, with the penalty's bias bound added.
+ESTIMANDS = {
+    "regularised": "θ₀(c): the fitted model's, with its penalty",
+    "unregularised": "θ: without penalty (bias included)",
+}
 # How rows of real data are put in the unit ball (dpci.data.preprocessing, step 6): both act row by
 # row with public constants (the same privacy); only one public divisor keeps odds ratios readable.
 SCALINGS = {"global": "One public divisor (odds ratios)", "unit": "Each row to length 1 (the paper)"}
@@ -63,6 +68,7 @@ class Settings:
     phi1: float = 0.65
     phi2_rest: float = 0.5
     c: float = 1e-3
+    estimand: str = "regularised"  # a key of ESTIMANDS (post-processing: the release is the same)
     level: float = 0.95
     m: int = 10_000
     vi_replicates: int = 10_000
@@ -134,6 +140,7 @@ LABELS = {
     "privacy": lambda: PRIVACY,
     "randomness": lambda: {r: r for r in RANDOMNESS},
     "scaling": lambda: SCALINGS,
+    "estimand": lambda: ESTIMANDS,
 }
 
 

@@ -8,11 +8,13 @@ from dpci import methods as registry
 from dpci.losses import loss_parameters
 from dpci.presentation.tables import escape_markdown
 from ui import privacy as ledger_view
+from ui.choice_of_c import c_recommendation
 from ui.settings import (
     C_VALUES,
     DATASETS,
     DELTAS,
     EPSILONS,
+    ESTIMANDS,
     LEVELS,
     MC_SAMPLES,
     PRIVACY,
@@ -179,8 +181,20 @@ def sidebar(show_vi=True, unused=()):
         "c",
         C_VALUES,
         format_func=fmt_c,
-        help="c ||θ||² in the objective (the paper uses 0.001).",
+        help="c ||θ||² in the objective (the paper uses 0.001). A larger c shrinks both noises and the "
+        "coefficients the interval is for; the recommendation below weighs the two from public facts.",
     )
+    settings_widget(
+        sb.radio,
+        "Intervals for",
+        "estimand",
+        list(ESTIMANDS),
+        format_func=ESTIMANDS.get,
+        help="θ₀(c): the coefficients of the model fitted with the penalty, what the paper's intervals cover. "
+        "θ: the coefficients without penalty (what odds ratios mean); the interval is widened by a proven bound "
+        "on the penalty's bias. Changing this draws nothing new: it is post-processing.",
+    )
+    c_recommendation(sb, current_settings())
     settings_widget(sb.select_slider, "Confidence level", "level", LEVELS, format_func=lambda v: f"{100 * v:g}%")
     # Drawn only when opened (a lazy expander): fewer widgets make the first page load faster.
     more = sb.expander("Samples and seed", key="more_settings", on_change="rerun")

@@ -43,12 +43,18 @@ def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def interval_table(names, release, nonprivate=None, variability=None, truth=None, alpha=None) -> pd.DataFrame:
+def interval_table(
+    names, release, nonprivate=None, variability=None, truth=None, alpha=None, bias=None
+) -> pd.DataFrame:
     """One row per coefficient: private, variability and non-private intervals, estimates, truth.
 
     ``variability`` is a (d, 2) array of variability-interval bounds (or None while none is ready).
+    ``bias``: the private interval is for the unregularised coefficients, widened by this bound on the
+    penalty's bias on both sides (:func:`dpci.bias_bound`; post-processing).
     """
     bounds = release.interval(alpha)
+    if bias:
+        bounds = bounds + np.array([-bias, bias])
     table = pd.DataFrame(
         {
             "feature": list(names),

@@ -13,14 +13,15 @@ from .style import (
 )
 
 
-def forest_plot(table: pd.DataFrame, title=None, level=0.95, stale=()):
+def forest_plot(table: pd.DataFrame, title=None, level=0.95, stale=(), truth_name=None):
     """One row per coefficient: the private, variability and non-private intervals, their
     estimates and (optionally) theta_0. ``stale``: kinds drawn faded, named "(updating…)": an earlier
     setting's intervals kept on screen while the new ones compute, instead of a blank.
 
     ``table`` has a ``feature`` column and, for each available kind K in private, variability,
     nonprivate, columns ``K_lower`` and ``K_upper`` (and ``K_estimate`` for private and
-    nonprivate); ``theta0`` is optional. Missing or NaN values are simply not drawn.
+    nonprivate); ``theta0`` is optional. Missing or NaN values are simply not drawn. ``truth_name``:
+    the legend's name for ``theta0`` (default: the truth theta_0 at the interval's c).
     """
     features = [plain(f) for f in table["feature"]]  # shown as text, never read as Plotly's HTML
     y = np.arange(len(features))[::-1].astype(float)
@@ -81,7 +82,7 @@ def forest_plot(table: pd.DataFrame, title=None, level=0.95, stale=()):
                 x=table["theta0"],
                 y=y,
                 mode="markers",
-                name=STYLE["truth"]["name"],
+                name=truth_name or STYLE["truth"]["name"],
                 marker=dict(color=STYLE["truth"]["color"], size=11, symbol="diamond"),
                 customdata=features,
                 hovertemplate="%{customdata}: theta_0 %{x:.4f}<extra></extra>",

@@ -1,0 +1,195 @@
+"""The regulariser's recommendation beside the c control (issue 27; docs/choosing-c.md).
+
+:func:`dpci.recommend_c` chooses c from public facts only -- n, d, the method, the notion, budget and
+split, the loss and the level -- so showing it costs no privacy. Here it is snapped to the slider's
+values (the neighbour with the better predicted score) and offered with one click.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import streamlit as st
+
+from dpci import methods as registry
+from dpci.exceptions import DataValidationError
+from dpci.recommend import Prediction, Recommendation, bias_bound, describe_estimand, predict, recommend_c
+from ui.datasets import load_data
+from ui.settings import C_VALUES, Settings, fmt_c
+from ui.state import set_setting
+
+
+@dataclass(frozen=True)
+class Advice:
+    """What the c control says: the recommendation (None where there is none), the slider's value for
+    it and the prediction there, and a message (why there is none, or a caution)."""
+
+    recommendation: Recommendation | None
+    slider_c: float | None
+    at_slider: Prediction | None
+    message: str = ""
+
+
+def data_shape(s: Settings) -> tuple[int, int] | None:
+    """(n, d) of the rows in use, d counting the constant (None until there are rows, e.g. no upload)."""
+    try:
+        X = load_data(s)[0]
+    except (DataValidationError, ValueError):
+        return None
+    return X.shape
+
+
+def advise(s: Settings, n: int, d: int) -> Advice:
+    """The recommendation for these settings on n rows and d coefficients (cached: the same public facts
+    give the same answer)."""
+    return _advise(n, d, s.mechanism, s.privacy, s.budget, s.loss, tuple(s.split), s.alpha, s.estimand)
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _advise(n, d, method, privacy, budget, loss, split, alpha, estimand) -> Advice:
+    chosen = registry.get(method)
+    if not chosen.uses_c:
+        return Advice(None, None, None, f"{_capital(chosen.label)} has no c: its interval is for θ without a penalty.")
+    facts = dict(method=method, privacy=privacy, budget=budget, loss=loss, split=split, alpha=alpha, estimand=estimand)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # what they warn is in the recommendation's advice
+        try:
+            rec = recommend_c(n, d, **facts)
+        except ValueError as err:
+            return Advice(None, None, None, str(err))
+        if chosen.own_c(chosen.allocate(budget, split, privacy), n, d) is not None:
+            return Advice(rec, None, rec, rec.advice)
+        slider_c, at_slider = _on_slider(rec, n, d, facts)
+    return Advice(rec, slider_c, at_slider, rec.advice)
+
+
+def _on_slider(rec: Recommendation, n, d, facts) -> tuple[float, Prediction]:
+    """The slider value next to the recommended c with the better predicted score (among those the method
+    runs at without its caution and that keep their level); the recommendation itself if none."""
+    below = [v for v in C_VALUES if v <= rec.c][-1:]
+    above = [v for v in C_VALUES if v >= rec.c][:1]
+    best = (math.inf, None, None)
+    for c in dict.fromkeys(below + above):
+        method = registry.get(facts["method"])
+        alloc = method.allocate(facts["budget"], facts["split"], facts["privacy"])
+        try:
+            if method.advice(alloc, n, c, facts["loss"]) is not None:
+                continue
+            at = predict(n, d, c, **facts)
+        except ValueError:
+            continue
+        score = at.score if at.coverage >= rec.coverage - 0.02 else math.inf
+        if score < best[0]:
+            best = (score, c, at)
+    if best[1] is None:
+        return rec.c, rec
+    return best[1], best[2]
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def describe_prediction(at: Prediction) -> str:
+    """The predicted width and what the penalty costs, in few words."""
+    if at.bias is not None:
+        return f"width ≈ {at.width:.2g}, bias bound ±{at.bias:.2g} included"
+    return f"width ≈ {at.width:.2g}; shrinks coefficients by ≤ {at.shrinkage:.2g}"
+
+
+def c_recommendation(sb, s: Settings) -> None:
+    """Under the c control: the recommended c for these settings, its predicted width and bias, and a
+    button that uses it."""
+    shape = data_shape(s)
+    if shape is None:
+        return
+    advice = advise(s, *shape)
+    rec = advice.recommendation
+    if rec is None:
+        sb.caption(advice.message)
+        return
+    if advice.slider_c is None:  # a method that picks its own c
+        sb.caption(f"{advice.message} Predicted: {describe_prediction(rec)}.")
+        return
+    now = _at_current(s, *shape)
+    here = f" At c = {fmt_c(s.c)}: width ≈ {now.width:.2g}." if now is not None and s.c != advice.slider_c else ""
+    wide = (
+        f" ⚠️ Even so too wide to tell a typical coefficient (≈ {rec.typical:.2g}) from 0: more budget or rows help."
+        if not rec.useful
+        else ""
+    )
+    sb.caption(
+        f"**Recommended: c = {fmt_c(advice.slider_c)}** ({describe_prediction(advice.at_slider)}).{here}{wide} "
+        "From public facts only: no privacy cost."
+    )
+    if s.c != advice.slider_c:
+        sb.button(
+            f"Use the recommended c = {fmt_c(advice.slider_c)}",
+            on_click=set_setting,
+            args=("c", advice.slider_c),
+            width="stretch",
+            key="use_recommended_c",
+        )
+
+
+def _at_current(s: Settings, n: int, d: int) -> Prediction | None:
+    return _predict(n, d, s.c, s.mechanism, s.privacy, s.budget, s.loss, tuple(s.split), s.alpha, s.estimand)
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _predict(n, d, c, method, privacy, budget, loss, split, alpha, estimand) -> Prediction | None:
+    if not registry.get(method).uses_c:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return predict(
+                n,
+                d,
+                c,
+                method=method,
+                privacy=privacy,
+                budget=budget,
+                loss=loss,
+                split=split,
+                alpha=alpha,
+                estimand=estimand,
+            )
+        except ValueError:
+            return None
+
+
+def recommended_slider_c(s: Settings, n: int, d: int) -> float | None:
+    """The slider's recommended c for these settings (None where there is none)."""
+    return advise(s, n, d).slider_c
+
+
+def estimand_bias(s: Settings, c: float, d: int) -> float | None:
+    """The bias bound the private interval is widened by (None for the regularised estimand, or a method
+    whose interval is for theta already): post-processing of public facts."""
+    if s.estimand == "regularised" or not registry.get(s.mechanism).uses_c:
+        return None
+    return bias_bound(c, d, s.loss)
+
+
+def estimand_symbol(s: Settings) -> str:
+    return "θ₀(c)" if s.estimand == "regularised" and registry.get(s.mechanism).uses_c else "θ"
+
+
+def estimand_caption(s: Settings, bias: float | None) -> str:
+    """Under a chart of intervals: which estimand they are for, in words."""
+    method = registry.get(s.mechanism)
+    if not method.uses_c:
+        return f"The intervals are for {describe_estimand('unregularised')}: {method.label} has no penalty c."
+    if bias is None:
+        return (
+            f"The private interval is for {describe_estimand('regularised')}, c = {fmt_c(s.c)}: what the paper's "
+            "intervals cover. Choose *θ: without penalty* in the sidebar for the coefficients odds ratios mean."
+        )
+    return (
+        f"The private interval is for {describe_estimand('unregularised')}: it is the interval for θ₀(c) widened "
+        f"by ±{bias:.3g}, a proven bound on the penalty's bias (public facts only; docs/choosing-c.md). The "
+        "variability and non-private intervals are still for θ₀(c)."
+    )
