@@ -39,7 +39,7 @@ class Reference:
         return minimise_erm(self.A, loss, c, weights=self.weights, theta_init=start).theta
 
 
-def reference(d: int, loss="logistic", *, guess=None, stand_in=None) -> Reference:
+def reference(d: int, loss="logistic", *, guess=None, stand_in=None, theta_bound=None) -> Reference:
     """The public reference for d coefficients (the constant included).
 
     Default: ``REFERENCE_ROWS`` rows of the known-truth synthetic design (:func:`make_synthetic_logistic`:
@@ -47,7 +47,8 @@ def reference(d: int, loss="logistic", *, guess=None, stand_in=None) -> Referenc
     the coefficients (:data:`dpci.data.standin.DEFAULT_GUESS`; ``guess`` replaces it, the constant's
     last), each row taken with both labels weighted by the logistic model's probabilities, so the
     reference is a population, not a sample. ``stand_in=(X, y)``: a public dataset instead (rows in the
-    unit ball, labels +/-1 or 0/1), used as it is. Neither reads private data.
+    unit ball, labels +/-1 or 0/1), used as it is. Neither reads private data. With ``theta_bound`` (a
+    stated bound on ||theta||) a default guess longer than it is scaled to that length.
     """
     loss = coerce_loss(loss)
     if stand_in is not None:
@@ -55,6 +56,8 @@ def reference(d: int, loss="logistic", *, guess=None, stand_in=None) -> Referenc
     d = _check_d(d)
     theta = np.append(np.resize(DEFAULT_GUESS, d - 1), DEFAULT_CONSTANT_GUESS) if guess is None else guess
     theta = np.asarray(theta, dtype=float)
+    if theta_bound is not None and np.linalg.norm(theta) > theta_bound and guess is None:
+        theta = theta * (positive("theta_bound", theta_bound) / np.linalg.norm(theta))
     if theta.shape != (d,):
         raise ValueError(f"guess must have d = {d} coefficients (the constant's last), got shape {theta.shape}.")
     return _default_reference(tuple(theta.tolist()), loss)
@@ -139,7 +142,7 @@ def bias_bound(c: float, d: int, loss="logistic", *, theta_bound=None, guess=Non
     only: no data, no privacy cost.
     """
     loss = coerce_loss(loss)
-    ref = reference(d, loss, guess=guess, stand_in=stand_in)
+    ref = reference(d, loss, guess=guess, stand_in=stand_in, theta_bound=theta_bound)
     return bias_bound_on(c, loss, ref, theta_bound)
 
 

@@ -191,7 +191,7 @@ def _problem(n, d, method, privacy, budget, loss, split, alpha, estimand, theta_
         )
     loss = coerce_loss(loss)
     alloc = method.allocate(budget, split, privacy)
-    ref = reference(d, loss, guess=guess, stand_in=stand_in)
+    ref = reference(d, loss, guess=guess, stand_in=stand_in, theta_bound=theta_bound)
     if ref.d != d:
         raise ValueError(f"the stand-in has {ref.d} columns; d = {d} coefficients were asked for.")
     theta_bound = None if theta_bound is None else positive("theta_bound", theta_bound)
