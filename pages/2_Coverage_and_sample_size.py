@@ -11,9 +11,11 @@ from dpci.experiments.sweeps import iter_grid_sweep
 from dpci.presentation.figures import heatmap_grid, sample_size_plot
 from ui import tuning
 
-VIEWS = ["Heatmap: n × d", "Heatmap: n × budget", "Private vs non-private sample size"]
-# a heatmap's own axis replaces the sidebar's d (n × d) or budget (n × budget)
-axis_setting = {VIEWS[0]: ("d",), VIEWS[1]: ("epsilon", "rho")}.get(ui.kept_choice("grid_view", VIEWS), ())
+VIEWS = ["Heatmap: n × d", "Heatmap: n × budget", "Heatmap: n × c", "Private vs non-private sample size"]
+# a heatmap's own axis replaces the sidebar's d (n × d), budget (n × budget) or c (n × c)
+axis_setting = {VIEWS[0]: ("d",), VIEWS[1]: ("epsilon", "rho"), VIEWS[2]: ("c",)}.get(
+    ui.kept_choice("grid_view", VIEWS), ()
+)
 settings = ui.page(
     "Coverage and sample size",
     "A 95% interval should contain the true coefficient at least 95% of the time (**coverage**) while staying "
@@ -43,6 +45,15 @@ if view.startswith("Heatmap"):
     if view.endswith("d"):
         axis = ui.kept_widget(st.multiselect, "Features d", [1, 2, 3, 5, 10], "grid_ds", default=[1, 2, 5, 10])
         grid = dict(ds=axis, epsilon=epsilon)
+    elif view.endswith("c"):
+        axis = ui.kept_widget(
+            st.multiselect,
+            "Regulariser c",
+            [1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1],
+            "grid_cs",
+            default=[1e-4, 1e-3, 1e-2, 1e-1],
+        )
+        grid = dict(cs=axis, d=settings.d, epsilon=epsilon)
     else:
         axis = ui.kept_widget(
             st.multiselect, "Budget ε", [0.2, 0.5, 1.0, 2.0, 4.0], "grid_epsilons", default=[0.5, 1.0, 2.0]
@@ -92,7 +103,10 @@ def results(state):
     if where == "real":
         st.warning("Computed from the real data without privacy: **not private**, not for publishing.")
     if heatmap:
-        x = "d" if view.endswith("d") else "epsilon"
+        x = {VIEWS[0]: "d", VIEWS[1]: "epsilon", VIEWS[2]: "c"}[view]
+        marks = None
+        if x == "c":  # outline each row's cell nearest the recommended c at that n
+            marks = ui.recommended_cs(settings, methods, ns, settings.d + 1, epsilon, grid["delta"])
         st.plotly_chart(
             heatmap_grid(
                 frame,
@@ -102,11 +116,19 @@ def results(state):
                 zmin=0.8,
                 zmax=1.0,
                 level=settings.level,
+                marks=marks,
             ),
             width="stretch",
             key="cov_map",
         )
-        st.plotly_chart(heatmap_grid(frame, x, "length", title="Mean interval length"), width="stretch", key="len_map")
+        st.plotly_chart(
+            heatmap_grid(frame, x, "length", title="Mean interval length", marks=marks), width="stretch", key="len_map"
+        )
+        if marks:
+            st.caption(
+                "Outlined: in each row, the column nearest the recommended c for that n (dpci.recommend_c, public "
+                "facts only). Coverage here is of θ₀(c), which shrinks as c grows."
+            )
         tuning.skipped_note(frame, ["n", x])
     else:
         st.plotly_chart(sample_size_plot(frame), width="stretch", key="size_plot")

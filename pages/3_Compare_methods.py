@@ -12,7 +12,9 @@ from dpci.presentation.tables import method_verdict
 from ui import tuning
 
 # the varied setting's values come from this page, not from the sidebar
-varied = {"d": ("d",), "epsilon": ("epsilon", "rho")}.get(ui.kept_choice("cmp_over", ["n", "d", "epsilon"]), ())
+varied = {"d": ("d",), "epsilon": ("epsilon", "rho"), "c": ("c",)}.get(
+    ui.kept_choice("cmp_over", ["n", "d", "epsilon", "c"]), ()
+)
 settings = ui.page(
     "Compare methods",
     "Objective or output perturbation, pure ε-DP or ρ-zCDP: which gives the shortest honest intervals? Solid "
@@ -26,16 +28,22 @@ c1, c2 = st.columns(2)
 over = ui.kept_widget(
     c1.radio,
     "Vary",
-    ["n", "d", "epsilon"],
+    ["n", "d", "epsilon", "c"],
     "cmp_over",
     horizontal=True,
-    format_func={"n": "rows n", "d": "features d", "epsilon": "budget ε"}.get,
+    format_func={"n": "rows n", "d": "features d", "epsilon": "budget ε", "c": "regulariser c"}.get,
 )
-defaults = {"n": [1000, 2000, 5000, 10000, 20000], "d": [1, 2, 5, 10], "epsilon": [0.2, 0.5, 1.0, 2.0, 4.0]}
+defaults = {
+    "n": [1000, 2000, 5000, 10000, 20000],
+    "d": [1, 2, 5, 10],
+    "epsilon": [0.2, 0.5, 1.0, 2.0, 4.0],
+    "c": [1e-4, 1e-3, 1e-2, 1e-1],
+}
 options = {
     "n": [500, 1000, 2000, 5000, 10000, 20000, 30000],
     "d": [1, 2, 3, 5, 10, 15],
     "epsilon": [0.1, 0.2, 0.5, 1.0, 2.0, 4.0, 8.0],
+    "c": [1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1],
 }
 if over == "n":  # the rows the data have
     options["n"], defaults["n"] = tuning.row_choices(settings, options["n"], defaults["n"])
@@ -88,15 +96,30 @@ if job is not None:
 def results(state):
     if where == "real":
         st.warning("Computed from the real data without privacy: **not private**, not for publishing.")
-    st.plotly_chart(ci_vs_vi_plot(state.frame, over), width="stretch", key="cmp_plot")
+    marks = None
+    if over == "c":  # each method's recommended c (public facts only: n, d, the budget)
+        found = ui.recommended_cs(settings, chosen, [n_fixed], settings.d + 1, epsilon, delta)
+        marks = {(m, p): c for (m, p, _), c in found.items()}
+    st.plotly_chart(ci_vs_vi_plot(state.frame, over, marks=marks), width="stretch", key="cmp_plot")
     st.caption(
         "Dashed: the variability intervals, computed without privacy (not private: for judging the methods only)."
+        + (
+            " Dotted verticals: each method's recommended c for these public facts (dpci.recommend_c). A larger c "
+            "shrinks the coefficients the interval is for, so the shortest interval is not the best one."
+            if marks
+            else ""
+        )
     )
     tuning.skipped_note(state.frame, [over])
     frame = state.frame
     if state.finished:
         lines = method_verdict(frame, over, settings.alpha)
         st.markdown("**Shortest intervals that keep their coverage:**\n" + "\n".join(f"- {x}" for x in lines))
+        if over == "c":
+            st.caption(
+                "Over c the shortest interval is not the most useful: it is for θ₀(c), which a large c shrinks "
+                "towards 0. The dotted lines weigh width against that shrinkage (docs/choosing-c.md)."
+            )
         rows = frame[frame["feature"] == ALL]
         if over in ("n", "epsilon") and rows[over].nunique() >= 3:
             st.subheader("How length scales (Section 7.7)")

@@ -107,16 +107,17 @@ audience = ui.kept_widget(
 internal = audience == INTERNAL and has_data
 if audience == INTERNAL and not has_data:
     st.caption("The non-private comparisons need the data, which is not in this session: the public view is shown.")
+bias = ui.estimand_bias(settings, release.c, len(names))  # the unregularised estimand: widened (post-processing)
 if internal:
     vi_job = ui.existing_variability_job(settings)
     vi = ui.shown_variability(vi_job.latest, settings.alpha) if vi_job is not None else None
-    table = interval_table(names, release, ui.cached_nonprivate(key, settings), vi, truth, settings.alpha)
+    table = interval_table(names, release, ui.cached_nonprivate(key, settings), vi, truth, settings.alpha, bias=bias)
     st.warning(
         "Internal view: the green non-private and blue variability intervals, and the width comparison, "
         "are **not private**. Do not publish them: choose *Public* for material that leaves the team."
     )
 else:
-    table = interval_table(names, release, alpha=settings.alpha)
+    table = interval_table(names, release, alpha=settings.alpha, bias=bias)
 not_private = ui.upload_not_private(settings)
 if not_private:
     st.error(f"Not private: {ui.escape_markdown(not_private)}")
@@ -132,6 +133,7 @@ sentences = plain_summary(
     not_private=not_private,
     accounts_for_privacy_noise=dpci.methods.get(settings.mech).accounts_for_privacy_noise,
 )
+sentences.insert(0, ui.estimand_sentence(settings, release.c, bias))
 sentences += ui.privacy.release_sentences(stored.id if stored is not None else None)
 if internal:
     sentences.insert(0, "Internal: this page shows non-private comparisons; do not publish it.")

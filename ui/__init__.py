@@ -30,7 +30,14 @@ from ui.background import (
     variability_or_last,
     warm_workers,
 )
-from ui.choice_of_c import estimand_bias, estimand_caption, estimand_symbol, recommended_slider_c
+from ui.choice_of_c import (
+    estimand_bias,
+    estimand_caption,
+    estimand_sentence,
+    estimand_symbol,
+    recommended_cs,
+    recommended_slider_c,
+)
 from ui.data import (
     Refused,
     c_bound,
@@ -92,6 +99,7 @@ __all__ = [
     "escape_markdown",
     "estimand_bias",
     "estimand_caption",
+    "estimand_sentence",
     "estimand_symbol",
     "existing_variability_job",
     "explain_error",
@@ -115,6 +123,7 @@ __all__ = [
     "preview_release",
     "privacy",
     "protection_control",
+    "recommended_cs",
     "recommended_slider_c",
     "release_button",
     "rerun_once_when_done",

@@ -18,7 +18,7 @@ from dpci.exceptions import DataValidationError
 from dpci.recommend import Prediction, Recommendation, bias_bound, describe_estimand, predict, recommend_c
 from ui.datasets import load_data
 from ui.settings import C_VALUES, Settings, fmt_c
-from ui.state import set_setting
+from ui.state import UNUSED, set_setting
 
 
 @dataclass(frozen=True)
@@ -102,8 +102,9 @@ def describe_prediction(at: Prediction) -> str:
 def c_recommendation(sb, s: Settings) -> None:
     """Under the c control: the recommended c for these settings, its predicted width and bias, and a
     button that uses it."""
+
     shape = data_shape(s)
-    if shape is None:
+    if shape is None or "c" in st.session_state.get(UNUSED, ()):  # a page that sets c itself (a sweep over c)
         return
     advice = advise(s, *shape)
     rec = advice.recommendation
@@ -193,3 +194,33 @@ def estimand_caption(s: Settings, bias: float | None) -> str:
         f"by ±{bias:.3g}, a proven bound on the penalty's bias (public facts only; docs/choosing-c.md). The "
         "variability and non-private intervals are still for θ₀(c)."
     )
+
+
+def estimand_sentence(s: Settings, c: float, bias: float | None) -> str:
+    """What the intervals are for, in a stakeholder's words (Present, its report and CSV)."""
+    if not registry.get(s.mechanism).uses_c:
+        return "The intervals are for the coefficients without penalty (the method uses none)."
+    if bias is None:
+        return (
+            f"The intervals are for the coefficients of the model fitted with a small penalty (c = {c:.3g}), "
+            "which pulls them slightly towards 0."
+        )
+    return (
+        f"The intervals are for the coefficients without penalty, penalty bias included: each is widened by "
+        f"±{bias:.3g}, a proven bound on how far the penalty c = {c:.3g} can move a coefficient."
+    )
+
+
+def recommended_cs(s: Settings, pairs, ns, d: int, epsilon: float, delta=None) -> dict:
+    """(method, notion, n) -> the recommended c at each n of a sweep (its budget as the sweep gives it:
+    budget_for), for the pages that sweep c to mark it; a method without one is left out."""
+    from dpci.experiments.sweeps import budget_for
+
+    marks = {}
+    for method, notion in pairs:
+        budget = budget_for(notion, epsilon, delta)
+        for n in ns:
+            rec = _advise(int(n), int(d), method, notion, budget, s.loss, None, s.alpha, s.estimand).recommendation
+            if rec is not None:
+                marks[(method, notion, n)] = rec.c
+    return marks

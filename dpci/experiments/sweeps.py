@@ -282,6 +282,7 @@ def iter_grid_sweep(
     ns: Iterable[int],
     ds: Iterable[int] | None = None,
     epsilons: Iterable[float] | None = None,
+    cs: Iterable[float] | None = None,
     d: int = 10,
     epsilon: float = 1.0,
     methods=METHODS,
@@ -290,29 +291,32 @@ def iter_grid_sweep(
     skip_invalid=False,
     delta=None,
 ):
-    """Coverage and length over n x d (``ds``) or n x budget (``epsilons``) for each method
-    (Section 7.4, Figures 9-12). ``load(d)`` returns (X, y, feature_names) with d features
+    """Coverage and length over n x d (``ds``), n x budget (``epsilons``) or n x c (``cs``) for each
+    method (Section 7.4, Figures 9-12). ``load(d)`` returns (X, y, feature_names) with d features
     plus the constant; each n takes the first n rows of a fixed permutation. ``delta``: compare
     zCDP methods at equal (epsilon, delta) instead of the paper's rho = epsilon^2/2."""
-    if (ds is None) == (epsilons is None):
-        raise ValueError("give exactly one of ds (an n x d grid) or epsilons (an n x budget grid).")
-    axis = [("d", v) for v in ds] if ds is not None else [("epsilon", v) for v in epsilons or ()]
-    settings = [
-        setting
-        for name, value in axis
-        for n in ns
-        for setting in _per_method(
-            f"grid-n-{name}", methods, n, value if name == "d" else d, epsilon if name == "d" else value, delta
-        )
-    ]
+    axes = {"d": ds, "epsilon": epsilons, "c": cs}
+    given = [name for name, values in axes.items() if values is not None]
+    if len(given) != 1:
+        raise ValueError("give exactly one of ds (an n x d grid), epsilons (an n x budget grid) or cs (an n x c grid).")
+    name = given[0]
+    settings = []
+    for value in axes[name] or ():
+        base = dict(d=d, epsilon=epsilon, c=None)  # c is a setting's own only on an n x c grid
+        base[name] = value
+        for n in ns:
+            settings += _per_method(f"grid-n-{name}", methods, n, base["d"], base["epsilon"], delta, base["c"])
     common = replication.keywords()
     yield from _run(settings, _subsampled_runner(load, loss, common, seed, variability=0), skip_invalid)
 
 
-def _per_method(sweep: str, methods, n, d, epsilon, delta=None) -> list[dict]:
+def _per_method(sweep: str, methods, n, d, epsilon, delta=None, c=None) -> list[dict]:
     """One setting per (method, notion) at n rows, d features and epsilon (for zCDP rho = epsilon^2/2,
-    or with ``delta`` the rho that is (epsilon, delta)-DP: :func:`budget_for`)."""
+    or with ``delta`` the rho that is (epsilon, delta)-DP: :func:`budget_for`), and at c when given
+    (else the sweep's)."""
     equal = {} if delta is None else {"delta": float(delta)}
+    if c is not None:
+        equal["c"] = float(c)
     return [
         dict(
             sweep=sweep,
@@ -341,12 +345,13 @@ def _subsampled_runner(load, loss, common, seed, variability):
     def run(setting):
         X, y, names = data(setting["d"], setting["n"])
         kw = dict(mechanism=setting["mechanism"], privacy=setting["privacy"], budget=setting["budget"])
+        here = dict(common, c=setting.get("c", common["c"]))  # a sweep over c gives each setting its own
         cov = None
-        for p in iter_coverage(X, y, loss, **kw, **common):
+        for p in iter_coverage(X, y, loss, **kw, **here):
             cov = _coverage_rows(p, setting, names)
             yield cov, p.done, p.total
         if variability:
-            vi_kw = {k: common[k] for k in ("c", "alpha", "random_state", "n_jobs")}
+            vi_kw = {k: here[k] for k in ("c", "alpha", "random_state", "n_jobs")}
             for v in iter_variability(X, y, loss, n_replicates=variability, **kw, **vi_kw):
                 vrows = _variability_rows(v, setting, names)
                 merged = cov.merge(vrows[["feature", "vi_lower", "vi_upper", "vi_length"]], on="feature")
@@ -371,14 +376,14 @@ def iter_interval_vs_variability(
     skip_invalid=False,
     delta=None,
 ):
-    """Mean private-interval length against variability-interval length as n, d or epsilon
-    varies (Section 7.6, Figures 14-16); ``delta`` as in :func:`iter_grid_sweep`."""
-    if over not in ("n", "d", "epsilon"):
-        raise ValueError(f"over must be 'n', 'd' or 'epsilon', got {over!r}.")
+    """Mean private-interval length against variability-interval length as n, d, epsilon or the
+    regulariser c varies (Section 7.6, Figures 14-16; c: issue 27); ``delta`` as in :func:`iter_grid_sweep`."""
+    if over not in ("n", "d", "epsilon", "c"):
+        raise ValueError(f"over must be 'n', 'd', 'epsilon' or 'c', got {over!r}.")
     settings = []
     for value in values:
-        base = dict(n=int(n), d=int(d), epsilon=float(epsilon))
-        base[over] = type(base[over])(value)
+        base = dict(n=int(n), d=int(d), epsilon=float(epsilon), c=None)
+        base[over] = float(value) if over in ("epsilon", "c") else int(value)
         settings += _per_method(f"ci-vs-vi-{over}", methods, **base, delta=delta)
     common = replication.keywords()
     yield from _run(settings, _subsampled_runner(load, loss, common, seed, variability=n_vi), skip_invalid)

@@ -76,9 +76,13 @@ def _cell_text(grp, pivot, x, value, level):
     return np.vectorize(cell)(pivot.values, se)
 
 
-def heatmap_grid(frame: pd.DataFrame, x: str, value: str = "coverage", title=None, zmin=None, zmax=None, level=0.95):
+def heatmap_grid(
+    frame: pd.DataFrame, x: str, value: str = "coverage", title=None, zmin=None, zmax=None, level=0.95, marks=None
+):
     """Heatmaps of ``value`` over n (rows) x ``x`` (columns), one panel per method (Figures 9-12); for
     coverage, each cell also shows its margin and a ✗ where it misses ``level`` by more than 2 SE.
+    ``marks``: (mechanism, privacy, n) -> a value of ``x`` (the recommended c), whose nearest column is
+    outlined in that row.
 
     Two panels per row (a 2 x 2 grid for the four methods), short panel titles and one shared colour
     bar, so titles and axis labels stay readable in a narrow column."""
@@ -123,6 +127,22 @@ def heatmap_grid(frame: pd.DataFrame, x: str, value: str = "coverage", title=Non
             col=c + 1,
         )
         fig.update_yaxes(type="category", title="n" if c == 0 else None, row=r + 1, col=c + 1)
+        axis = "" if i == 0 else str(i + 1)
+        for row_index, n in enumerate(pivot.index):
+            mark = (marks or {}).get((mechanism, privacy, n))
+            if mark is None or not len(pivot.columns):
+                continue
+            col = int(np.argmin([abs(math.log(float(v)) - math.log(mark)) for v in pivot.columns]))
+            fig.add_shape(
+                type="rect",
+                x0=col - 0.5,
+                x1=col + 0.5,
+                y0=row_index - 0.5,
+                y1=row_index + 0.5,
+                xref=f"x{axis}",
+                yref=f"y{axis}",
+                line=dict(color="#FFFFFF", width=3),
+            )
     fig.update_layout(
         coloraxis=dict(
             colorscale="Viridis",
@@ -134,8 +154,10 @@ def heatmap_grid(frame: pd.DataFrame, x: str, value: str = "coverage", title=Non
     return _layout(fig, title, height=90 + 250 * nrows)
 
 
-def ci_vs_vi_plot(frame: pd.DataFrame, over: str, title=None):
-    """Mean private-interval length (solid) and variability-interval length (dashed) per method (Figures 14-16)."""
+def ci_vs_vi_plot(frame: pd.DataFrame, over: str, title=None, marks=None):
+    """Mean private-interval length (solid) and variability-interval length (dashed) per method (Figures 14-16).
+    ``marks``: over c, each method's recommended c ((mechanism, privacy) -> c, :func:`dpci.recommend_c`),
+    drawn as a dotted vertical line in its colour."""
     rows = frame[frame["feature"] == "(all)"]
     fig = go.Figure()
     symbols = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "pentagon")
@@ -154,9 +176,22 @@ def ci_vs_vi_plot(frame: pd.DataFrame, over: str, title=None):
                     marker=dict(symbol=f"{symbol}-open", size=8),
                 )
             )
-    titles = {"n": "rows n", "d": "features d", "epsilon": "budget ε"}
-    fig.update_xaxes(title=titles.get(over, over), **(_log_axis(rows[over]) if over in ("n", "epsilon") else {}))
-    ys = list(rows["length"]) + (list(rows["vi_length"]) if "vi_length" in rows else [])
+    titles = {"n": "rows n", "d": "features d", "epsilon": "budget ε", "c": "regulariser c"}
+    ys = [y for y in list(rows["length"]) + (list(rows["vi_length"]) if "vi_length" in rows else []) if y > 0]
+    xs = list(rows[over]) + list((marks or {}).values())
+    for (mechanism, privacy), c in (marks or {}).items():
+        if ys and c is not None:  # a line in data coordinates: right on a log axis too
+            fig.add_trace(
+                go.Scatter(
+                    x=[c, c],
+                    y=[min(ys), max(ys)],
+                    mode="lines",
+                    line=dict(color=methods.color(mechanism, privacy), dash="dot", width=2),
+                    name=f"recommended c: {method_label(mechanism, privacy)} ({c:.2g})",
+                    hovertemplate=f"recommended c = {c:.2g}<extra></extra>",
+                )
+            )
+    fig.update_xaxes(title=titles.get(over, over), **(_log_axis(xs) if over in ("n", "epsilon", "c") else {}))
     fig.update_yaxes(title="mean length", **_log_axis(ys))
     return _layout(fig, title, height=460)
 
