@@ -8,7 +8,7 @@ it against the estimand it claims: theta_0(c) (exact, :func:`dpci.data.populatio
 regularised interval, and theta = theta_0(0) for the unregularised one (the regularised interval
 widened by :func:`dpci.bias_bound`). Releases run without a ledger (simulated data, public seeds).
 
-    python bench/choice_of_c.py                       # 200 repetitions a cell, docs/choosing-c-table.md
+    python bench/choice_of_c.py                       # 200 repetitions a cell, docs/figures/choosing-c-table.md
     python bench/choice_of_c.py --reps 20 --settings small --out /tmp/t.md
 """
 
@@ -178,6 +178,10 @@ def cell_text(result) -> str:
 
 def markdown(results, reps) -> str:
     lines = [
+        "# The choice of c, measured",
+        "",
+        "Written by `python bench/choice_of_c.py` (docs/choosing-c.md explains the columns and the method).",
+        "",
         f"{reps} repetitions a cell; coverage pooled over the coefficients, ± one standard error over repetitions; "
         "widths are medians over repetitions and coefficients. *pred.* is recommend_c's prediction (mean "
         "expected width). ✓: coverage ≥ 0.95 − 2 SE.",
@@ -214,7 +218,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--settings", nargs="*", default=list(SETTINGS))
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--out", type=Path, default=Path("docs/choosing-c-table.md"))
+    parser.add_argument("--out", type=Path, default=Path("docs/figures/choosing-c-table.md"))
     args = parser.parse_args(argv)
     start = time.perf_counter()
     results = run(args.settings, args.reps, args.seed, args.workers)

@@ -17,7 +17,7 @@ from .ledger import Budget, BudgetExceeded
 from .losses import HuberLoss, LogisticLoss, get_loss, register_loss
 from .mechanisms import smallest_valid_c
 from .methods import allocate, default_split
-from .recommend import Recommendation, bias_bound, recommend_c
+from .recommend import bias_bound, recommend_c
 from .release import nonprivate_confidence_intervals, private_confidence_intervals
 from .solver import ConvergenceError
 from .spec import ReleaseSpec
@@ -36,7 +36,6 @@ __all__ = [
     "PrivateERMClassifier",
     "PrivateHuberSVM",
     "PrivateLogisticRegression",
-    "Recommendation",
     "RegularisationTooSmall",
     "ReleaseSpec",
     "Split",

@@ -140,6 +140,39 @@ def bias_bound(c: float, d: int, loss="logistic", *, theta_bound=None, guess=Non
     coefficients, i.e. the stand-in's public guess); lambda_min(E[x x']) is the reference design's, an
     assumption stated with the result (a flatter real design needs a stand-in like it). Public facts
     only: no data, no privacy cost.
+
+    Parameters
+    ----------
+    c : float
+        The regulariser of Eq. 3.1.
+    d : int
+        The number of coefficients, the constant included.
+    loss : str or Loss, default "logistic"
+        The loss (its curvature on |z| <= B gives mu).
+    theta_bound : float, optional
+        B, a public bound on ||theta||.
+    guess : sequence of float, optional
+        The public guess of the coefficients behind the default reference.
+    stand_in : (X, y), optional
+        A public dataset whose design replaces the default reference's.
+
+    Returns
+    -------
+    float
+        b(c) = min(B, 2cB / (mu + 2c)): widen each interval by it on both sides to cover theta.
+
+    Raises
+    ------
+    ValueError
+        d < 2, a theta_bound that is not positive, or a stand-in that cannot be used.
+
+    Examples
+    --------
+    >>> import dpci
+    >>> round(dpci.bias_bound(1e-3, 3, theta_bound=2.0), 4)  # rows with 2 features and a constant, ||theta|| <= 2
+    0.2209
+    >>> dpci.bias_bound(1e-3, 3, "huber", theta_bound=2.0)  # f'' = 0 off its band: no curvature, the trivial bound
+    2.0
     """
     loss = coerce_loss(loss)
     ref = reference(d, loss, guess=guess, stand_in=stand_in, theta_bound=theta_bound)
