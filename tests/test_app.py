@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 import dpci
 from dpci.data import load_adult
+from ui.settings import C_VALUES
 
 TIMEOUT = 120
 ROOT = Path(__file__).resolve().parents[1]
@@ -177,7 +178,7 @@ def test_too_small_c_is_explained_and_fixable():
     assert not at.exception
     assert "too small for objective perturbation" in at.error[0].value
     assert at.get("plotly_chart") and any("last settings drawn" in c.value for c in at.caption)  # the picture stays
-    fix = [b for b in at.button if b.label.startswith("Use the smallest safe c")]
+    fix = [b for b in at.main.button if b.label.startswith("Use the recommended c")]
     assert fix, [b.label for b in at.button]
     fix[0].click().run()
     _no_errors(at)
@@ -267,7 +268,7 @@ def test_a_c_no_slider_value_can_fix_says_what_else_to_change():
     at.run()
     assert not at.exception
     assert "more budget" in at.error[0].value and "output perturbation" in at.error[0].value
-    assert not [b for b in at.button if b.label.startswith("Use the smallest safe c")]
+    assert not [b for b in at.button if b.label.startswith("Use the recommended c")]
 
 
 def test_settings_survive_a_visit_to_another_page():
@@ -833,7 +834,7 @@ def test_titles_say_labels_not_the_names_the_settings_hold():
     at = _explorer({"mechanism": "output", "privacy": "zcdp", "dataset": "synthetic", "d": "2", "rho": "0.2"})
     _no_errors(at)
     specs = " ".join(chart.proto.spec for chart in at.get("plotly_chart"))
-    assert "intervals: output perturbation, ρ-zCDP" in specs
+    assert "intervals for θ₀(c): output perturbation, ρ-zCDP" in specs
     assert "output, zcdp" not in specs
 
 
@@ -842,3 +843,46 @@ def test_settings_a_method_cannot_take_get_a_message_not_a_traceback():
     at = _explorer({"mechanism": "kulkarni", "privacy": "zcdp", "model": "huber", "dataset": "synthetic", "d": "2"})
     assert not at.exception, [e.value for e in at.exception]
     assert any("cannot run with these settings" in e.value for e in at.error)
+
+
+def test_the_c_control_recommends_a_c_from_public_facts_and_uses_it():
+    """Under the sidebar's c: the recommended c (the library's, snapped to the slider), what it predicts,
+    and a button; the button sets c and the recommendation is then the current c."""
+    from dpci.recommend import recommend_c
+
+    query = {"dataset": "synthetic", "mechanism": "output", "epsilon": "0.3", "d": "5", "n": "5000"}
+    at = _explorer(query)
+    _no_errors(at)
+    said = [c.value for c in at.sidebar.caption if "Recommended: c =" in c.value]
+    assert said and "no privacy cost" in said[0] and "At c = 1e-3: width" in said[0]
+    rec = recommend_c(5_000, 6, method="output", privacy="pure", budget=0.3)
+    use = [b for b in at.sidebar.button if b.label.startswith("Use the recommended c")]
+    assert use
+    use[0].click().run()
+    _no_errors(at)
+    chosen = at.session_state["dpci_settings"]["c"]
+    assert chosen in C_VALUES and rec.c / 2.6 <= chosen <= rec.c * 2.6  # a neighbour on the slider
+    assert not [b for b in at.sidebar.button if b.label.startswith("Use the recommended c")]
+
+
+def test_intervals_for_theta_are_widened_by_the_bias_bound_and_say_so():
+    query = {"dataset": "synthetic", "mechanism": "output", "d": "3", "n": "2000", "c": "0.01"}
+    regular = _explorer(query)
+    free = _explorer({**query, "estimand": "unregularised"})
+    _no_errors(free)
+    a, b = _explorer_numbers(regular), _explorer_numbers(free)
+    bias = dpci.bias_bound(0.01, 4)
+    np.testing.assert_allclose(b["private lower"], a["private lower"] - bias, rtol=1e-9)
+    np.testing.assert_allclose(b["private upper"], a["private upper"] + bias, rtol=1e-9)
+    assert any("widened by" in c.value for c in free.caption)
+    assert any("θ₀(c)" in c.value and "paper's intervals cover" in c.value for c in regular.caption)
+    assert free.get("plotly_chart")[0].proto.spec.count("intervals for θ:") == 1
+
+
+def test_present_states_the_estimand_in_words():
+    at = _app("pages/5_Present.py")
+    at.query_params.update({"dataset": "synthetic", "d": "3", "n": "2000", "estimand": "unregularised"})
+    at.run()
+    _no_errors(at)
+    lines = [_shown(m.value) for m in at.markdown]
+    assert any("coefficients without penalty, penalty bias included" in line for line in lines), lines[:8]

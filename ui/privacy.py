@@ -164,7 +164,10 @@ def legacy_identity(s: Settings, data_key: str) -> str:
     """The name dpci gave these settings' release before release specifications (settings held labels),
     so a release stored then is still shown again for free, not paid a second time."""
     values = asdict(s)
+    values.pop("estimand")  # added since (post-processing: never part of a release's name)
     for name in LABELS:
+        if name not in values:
+            continue
         values[name] = (
             LABELS[name]().get(values[name], values[name]) if name not in ("randomness", "scaling") else values[name]
         )
