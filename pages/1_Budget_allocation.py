@@ -14,7 +14,7 @@ settings = ui.page(
     "The budget pays for three things: **φ1** the coefficients, **φ2** the Hessian and **φ3** the gradient "
     "covariance. Too little for the coefficients makes them noisy; too little for the matrices makes the "
     "interval's width noisy. This page repeats the whole private release many times on resampled data and "
-    "shows, for each split, how often the interval covers the true coefficient (*coverage*) and how long it is "
+    "shows, for each split, how often the interval covers the true coefficient θ₀(c) at the sidebar's c (*coverage*) and how long it is "
     "(Figures 1 to 8 of the paper). The recommended split is the shortest with coverage at least the "
     "confidence level.",
     unused=("m", "phi1", "phi2_rest") if varying_phi1 else ("m", "phi2_rest"),

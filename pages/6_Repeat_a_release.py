@@ -29,7 +29,10 @@ k = ui.kept_widget(c2.select_slider, "Repetitions", [20, 50, 100, 200, 500], "re
 name = ui.kept_widget(c3.selectbox, "Coefficient shown", names, "repeat_coef", default=names[0])
 st.caption(
     f"The sidebar's method, budget, split, c and level apply; the data are always synthetic ({d} features and a "
-    f"constant, true coefficients {', '.join(f'{v:g}' for v in theta)}), drawn with the seed {settings.seed}."
+    f"constant, drawn with the seed {settings.seed}). Two truths: the model's coefficients without penalty, "
+    f"θ = ({', '.join(f'{v:g}' for v in theta)}), and what the intervals here are checked against, θ₀(c): the "
+    f"coefficients of the model fitted with the penalty c = {ui.fmt_c(settings.c)}, shrunk towards 0 (the line "
+    "marked θ₀ in the chart)."
 )
 problem = ui.c_problem(settings, n)
 if problem is not None:

@@ -22,7 +22,8 @@ settings = ui.page(
     "(ex-post privacy), not the sum of all the looks; and the width is computed from private quantities only, "
     "so checking it costs nothing. On the real data the privacy ledger admits a search before it runs, at the "
     "most it can spend (an ex-post loss does not simply add up with other releases). Doubling (fresh releases at ε, 2ε, 4ε, …) pays the sum; a fixed budget "
-    "chosen from the stand-in pays once but may miss the target.",
+    "chosen from the stand-in pays once but may miss the target. The intervals are for θ₀(c), the coefficients "
+    "of the model fitted with the sidebar's penalty c.",
     tab="budget for a target width",
     unused=("mechanism", "m"),
 )

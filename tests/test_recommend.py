@@ -230,3 +230,17 @@ def test_kulkarni_intervals_are_for_the_unregularised_coefficients():
     np.testing.assert_allclose(pd_free["lower"], model.conf_int()["lower"])  # nothing to widen
     with pytest.raises(ValueError, match="has no c"):
         model.conf_int(estimand="regularised")
+
+
+@pytest.mark.parametrize("method, privacy", methods.pairs())
+def test_every_registered_method_gets_a_recommendation_or_a_reason(method, privacy):
+    """The contract: a method with a c gets one from its own noise law (a Wu-style method its own c); a
+    method without c is refused with that reason."""
+    budget = 1.0 if privacy == "pure" else 0.5
+    if not methods.get(method).uses_c:
+        with pytest.raises(ValueError, match="no regulariser c"):
+            recommend_c(5_000, 4, method=method, privacy=privacy, budget=budget)
+        return
+    rec = quiet(recommend_c, 5_000, 4, method=method, privacy=privacy, budget=budget)
+    assert 1e-6 <= rec.c <= 1.0 and rec.width > 0 and np.all(np.isfinite(rec.widths))
+    assert rec.coverage >= 0.94  # the recommendation keeps the level (the naive one by choosing c for it)
