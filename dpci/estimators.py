@@ -336,6 +336,8 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
         The private matrices of Algorithm 2.
     release_ : PrivateRelease
         Everything released, including the Monte Carlo draws.
+    recommendation_ : dpci.recommend.Recommendation
+        With ``c="recommended"``: what :func:`dpci.recommend_c` chose and predicted (public facts only).
     classes_ : ndarray of shape (2,)
         The labels; ``classes_[1]`` is the positive class (+1).
 

@@ -1,27 +1,5 @@
-"""The recommendation: the c whose interval is narrowest for its estimand, searched over a grid.
-
-Every interval of the paper covers theta_0(c), the minimiser of the *penalised* population objective
-(Eq. 3.1 with n -> infinity). A larger c shrinks both noises (output perturbation's sensitivity is
-1/(nc), Section 5.1; objective perturbation's noise is divided by H + 2cI, Eq. 4.1) and the
-estimand with them. So there are two questions, and two estimands:
-
-* ``"regularised"``: the interval is for theta_0(c), the coefficients of the model fitted with the
-  penalty c ||theta||^2 (the paper's meaning). Its width falls without end as c grows, because its
-  target shrinks to 0; the recommendation therefore minimises the width plus twice the shrinkage
-  |theta_0(c) - theta_0(0)| it expects on the public reference (a narrow interval of a shrunk
-  target is not a useful one).
-* ``"unregularised"``: the interval is for theta = theta_0(0), the coefficients without penalty (what
-  odds ratios mean). The regularised interval is widened on both sides by a proven bound on the
-  shrinkage bias (:func:`bias_bound`), so it covers theta whenever it covers theta_0(c) and the
-  bound's assumptions hold; the recommendation minimises that widened width.
-
-Predictions use each method's own noise law (``coefficient_noise_law``) and the law of its Monte Carlo
-interval (``offset_laws``: Eq. 4.1 for Algorithm 3, Eq. 5.2 for Algorithm 5) at the population Hessian
-and gradient covariance of a *public reference*: the known-truth synthetic design of
-:mod:`dpci.data.synthetic` (rows on the unit sphere with a constant, labels integrated out exactly)
-with the stand-in's public guess of the coefficients, or a public stand-in the caller passes. Nothing
-here reads private data, so nothing is charged: a recommendation costs no privacy.
-"""
+"""The recommendation: the c whose interval is narrowest for its estimand (the package docstring and
+docs/choosing-c.md say why and how), and the prediction at a given c it is searched with."""
 
 from __future__ import annotations
 
@@ -180,7 +158,21 @@ class _Problem:
         return prediction.score if self.covers(prediction) else math.inf
 
 
-def _problem(n, d, method, privacy, budget, loss, split, alpha, estimand, theta_bound, guess, stand_in) -> _Problem:
+def _problem(
+    n,
+    d,
+    *,
+    method,
+    privacy,
+    budget,
+    loss="logistic",
+    split=None,
+    alpha=0.05,
+    estimand="regularised",
+    theta_bound=None,
+    guess=None,
+    stand_in=None,
+) -> _Problem:
     from ..intervals import check_count
 
     n = check_count("n", n, 2)
@@ -198,26 +190,11 @@ def _problem(n, d, method, privacy, budget, loss, split, alpha, estimand, theta_
     return _Problem(method, alloc, n, loss, check_alpha(alpha), check_estimand(estimand), ref, theta_bound)
 
 
-def predict(
-    n,
-    d,
-    c,
-    *,
-    method,
-    privacy,
-    budget,
-    loss="logistic",
-    split=None,
-    alpha=0.05,
-    estimand="regularised",
-    theta_bound=None,
-    guess=None,
-    stand_in=None,
-) -> Prediction:
+def predict(n, d, c, **facts) -> Prediction:
     """The expected width, coverage and shrinkage of the interval at a given c (public facts only; no
-    privacy cost). Parameters as :func:`recommend_c`, plus ``c``. Raises RegularisationTooSmall where
+    privacy cost). ``facts``: the keywords of :func:`recommend_c`. Raises RegularisationTooSmall where
     the method cannot run at c."""
-    problem = _problem(n, d, method, privacy, budget, loss, split, alpha, estimand, theta_bound, guess, stand_in)
+    problem = _problem(n, d, **facts)
     c = positive("c", c)
     problem.method.coefficient_noise_law(problem.alloc, problem.n, c, problem.loss)  # raises below the bound
     return problem.predict(c)[0]
@@ -297,7 +274,8 @@ def recommend_c(
     >>> free.c < rec.c and free.bias > 0  # for theta: less penalty, and its bias bound added to the interval
     True
     """
-    problem = _problem(n, d, method, privacy, budget, loss, split, alpha, estimand, theta_bound, guess, stand_in)
+    facts = dict(method=method, privacy=privacy, budget=budget, loss=loss, split=split, alpha=alpha)
+    problem = _problem(n, d, **facts, estimand=estimand, theta_bound=theta_bound, guess=guess, stand_in=stand_in)
     own = problem.method.own_c(problem.alloc, problem.n, d)
     if own is not None:
         best = problem.predict(own)[0]
