@@ -19,9 +19,9 @@ from .reference import PUBLIC_SEED, Reference, bias_bound_on, min_curvature, pos
 from .widths import coverage, half_widths
 
 C_RANGE = (1e-6, 1.0)  # the c searched (the app's slider ends at 1)
-GRID_PER_DECADE = 4
+GRID_PER_DECADE = 3
 COVERAGE_SLACK = 0.01  # predicted coverage may fall this far below the level (the prediction's own error)
-GOLDEN_STEPS = 6  # of the search between grid points (their ratio 10^(1/4) shrinks to ~1.07; c keeps 2 digits)
+GOLDEN_STEPS = 7  # of the search between grid points (their ratio 10^(1/3) shrinks to ~1.06; c keeps 2 digits)
 MATRIX_DRAWS = 24  # draws of the interval's private matrices (Algorithm 2) averaged over
 NO_PRIVACY_COST = "none: computed from public facts only (n, d, the method, the budget and split, the loss, alpha)"
 
