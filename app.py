@@ -11,6 +11,7 @@ import streamlit as st
 import ui
 import ui.navigation
 from dpci.presentation.figures import forest_plot
+from dpci.presentation.numbers import rounded_table
 from dpci.presentation.tables import interval_table, markdown_table, narrower_than_variability
 
 # An emoji icon: a Material one is fetched from fonts.gstatic.com, which fails offline.
@@ -211,8 +212,8 @@ def explorer():
                 )
         numbers = st.expander("The numbers", key="explorer_numbers", on_change="rerun")
         if numbers.open:  # drawn only when opened: an interactive grid is slow to load in the browser
-            shown = table.set_index("feature").rename(columns=lambda c: c.replace("_", " "))
-            numbers.dataframe(shown.style.format("{:.4f}"), width="stretch")
+            shown = rounded_table(table).set_index("feature").rename(columns=lambda c: c.replace("_", " "))
+            numbers.dataframe(shown, width="stretch")  # rounded as the CSV and the report are
         if job.done and st.session_state.get("_vi_done_drawn") != job.key:
             st.session_state["_vi_done_drawn"] = job.key
             st.rerun()  # one full rerun so the fragment stops polling

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from dpci.data import ADULT_SCHEMA, load_adult
+from dpci.presentation.numbers import interval_text
 from dpci.presentation.odds import feature_changes, odds_ratio_table, readable_odds
 
 THETA = np.random.default_rng(7).normal(0, 2, size=11)  # any coefficients (10 features and a constant)
@@ -73,7 +74,7 @@ def test_each_feature_gets_a_sentence_saying_the_direction_and_whether_the_inter
     shown = readable_odds(odds, 0.95)
     assert list(shown.columns) == ["Change (public range)", "Odds ratio (95% interval)", "Coefficient", "In words"]
     ratio, low, high = odds.loc[0, ["odds_ratio", "odds_ratio_lower", "odds_ratio_upper"]]
-    assert shown.iloc[0, 1] == f"{ratio:.3g} ({low:.3g} – {high:.3g})"
+    assert shown.iloc[0, 1] == interval_text(ratio, low, high, reference=1.0)  # one rule for every interval
 
 
 def test_rows_scaled_to_length_1_have_no_odds_ratio_per_feature():

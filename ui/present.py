@@ -12,6 +12,7 @@ import dpci
 from dpci import methods as registry
 from dpci.data import ADULT_SCHEMA
 from dpci.losses import loss_params
+from dpci.presentation.numbers import rounded_table
 from dpci.presentation.odds import odds_ratio_table, readable_odds
 from dpci.presentation.tables import csv_safe, escape_markdown, markdown_table
 from dpci.recommend import describe_estimand
@@ -137,5 +138,5 @@ def intervals_csv(
     header["dpci version"] = dpci.__version__
     header["Made"] = f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}"
     lines = [f"# {k}: {v}" for k, v in header.items()]
-    body = csv_safe(table).to_csv(index=False, float_format="%.4g")
+    body = csv_safe(rounded_table(table)).to_csv(index=False)  # a bound never printed as the value it excludes
     return "\n".join(lines) + "\n" + body

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .numbers import interval_text, number_text
+
 
 @dataclass(frozen=True)
 class Change:
@@ -95,13 +97,9 @@ def readable_odds(odds: pd.DataFrame, level: float) -> pd.DataFrame:
         {
             "Change (public range)": odds["change"],
             f"Odds ratio ({100 * level:g}% interval)": [
-                f"{_ratio(v)} ({_ratio(lo)} – {_ratio(hi)})" for v, lo, hi in bounds
+                interval_text(v, lo, hi, reference=1.0) for v, lo, hi in bounds
             ],
-            "Coefficient": odds["coefficient"].map(lambda v: f"{v:.3g}"),
+            "Coefficient": odds["coefficient"].map(number_text),
             "In words": odds["in_words"],
         }
     )
-
-
-def _ratio(v: float) -> str:
-    return f"{v:.3g}" if v < 1e4 else f"{v:.2e}"

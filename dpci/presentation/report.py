@@ -7,6 +7,8 @@ from datetime import datetime, timezone
 
 import pandas as pd
 
+from .numbers import text_table
+
 
 def report_html(
     title: str,
@@ -29,8 +31,10 @@ def report_html(
     if odds is not None and len(odds):
         parts.append("<h2>Odds ratios</h2>" + odds.to_html(index=False, border=0))
     words = {"epsilon": "ε", "rho": "ρ", "theta0": "θ₀ (truth)"}
-    readable = table.rename(columns=lambda c: words.get(c, c.replace("nonprivate", "non-private").replace("_", " ")))
-    parts.append("<h2>Intervals</h2>" + readable.to_html(index=False, float_format=lambda v: f"{v:.4f}", border=0))
+    readable = text_table(table).rename(  # a bound never printed as the value it excludes (numbers.py)
+        columns=lambda c: words.get(c, c.replace("nonprivate", "non-private").replace("_", " "))
+    )
+    parts.append("<h2>Intervals</h2>" + readable.to_html(index=False, border=0))
     parts.append(
         "<h2>Privacy spent, step by step</h2>"
         + ledger.rename(columns=words).to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0)
