@@ -122,7 +122,15 @@ def explorer():
     spend = release.spend
     spent = "if released" if preview else "spent"  # a preview spends nothing
     cols = st.columns(4)
-    if settings.priv == "pure":
+    if settings.teaching:  # a public seed: nothing is private, so no spend and no guarantee is shown as one
+        cols[0].metric(
+            "Privacy",
+            "teaching mode: not private",
+            help="A public seed made these numbers: anyone can recompute the noise, so they carry no privacy "
+            "guarantee and spend nothing. Turn teaching mode off in the sidebar for a private release.",
+        )
+        cols[1].metric("Guarantee", "none (public seed)")
+    elif settings.priv == "pure":
         cols[0].metric(
             f"ε {spent}", f"{spend.epsilon:.3g}", help="The privacy spent: pure ε-DP, composed over the three steps."
         )
@@ -224,7 +232,11 @@ def explorer():
     if first_paint:
         ui.warm_workers()  # while the browser draws the chart, before the bootstrap starts
 
-    st.subheader("What a release would spend, step by step" if preview else "Privacy spent, step by step")
+    if settings.teaching:
+        st.subheader("What a private release of these settings would spend, step by step")
+        st.caption("Teaching mode: not private. These numbers were drawn from a public seed and spent nothing.")
+    else:
+        st.subheader("What a release would spend, step by step" if preview else "Privacy spent, step by step")
     method = ui.chosen_method(settings)  # each step named as the method names it
     steps = {s: f"φ{i + 1}: {method.step_label(s).removeprefix('the ')}" for i, s in enumerate(method.steps)}
     ledger = spend.to_frame().replace({"step": steps}).set_index("step")

@@ -162,7 +162,13 @@ if stored is not None:  # the chart carries the release's id, in the page and in
 st.plotly_chart(chart, width="stretch", config={"displaylogo": False})
 odds = present.odds_ratios(table, settings)
 ledger = release.spend.to_frame()
-ledger_fig = ledger_plot(ledger, unit="epsilon" if settings.priv == "pure" else "rho")
+ledger_fig = ledger_plot(
+    ledger,
+    unit="epsilon" if settings.priv == "pure" else "rho",
+    title="What a private release would spend (teaching mode: not private, nothing spent)"
+    if settings.teaching
+    else "Privacy spent, step by step",
+)
 st.plotly_chart(ledger_fig, width="stretch")
 
 st.subheader("Downloads")
