@@ -248,9 +248,9 @@ def test_bad_url_parameters_are_clipped_or_ignored_not_a_traceback():
     assert not at.exception, [e.value for e in at.exception]
     store = at.session_state["dpci_settings"]
     assert (store["d"], store["phi1"], store["phi2_rest"], store["h"]) == (20, 0.99, 0.05, 2.0)
-    assert store["epsilon"] == 0.05 and store["n"] == 0 and store["c"] == 1e-3  # smallest ε; n, c ignored
+    assert store["epsilon"] == 0.01 and store["n"] == 0 and store["c"] == 1e-3  # smallest ε; n, c ignored
     said = _shown(at.sidebar.warning[0].value)
-    for change in ("n = inf → 0", "c = abc → 0.001", "d = 50 → 20", "epsilon = 0 → 0.05", "h = 5 → 2.0"):
+    for change in ("n = inf → 0", "c = abc → 0.001", "d = 50 → 20", "epsilon = 0 → 0.01", "h = 5 → 2.0"):
         assert change in said
     assert "model" not in said  # a usable value is not mentioned
 
@@ -307,8 +307,9 @@ def test_settings_files_are_read_like_addresses():
 
     raw = {"epsilon": 0.7, "d": 99, "seed": "12", "colour": "red", "m": "x"}
     values, ignored = ui.settings_values(raw)
-    assert (values["epsilon"], values["d"], values["seed"]) == (0.75, 20, 12) and ignored == ["m"]
-    assert ui.changed_settings(raw, values) == ["d = 99 → 20", "epsilon = 0.7 → 0.75", "m = x → 10000"]
+    assert (values["epsilon"], values["d"], values["seed"]) == (0.7, 20, 12) and ignored == ["m"]
+    assert ui.changed_settings(raw, values) == ["d = 99 → 20", "m = x → 10000"]  # any ε in range is kept
+    assert values["epsilon"] == 0.7
 
 
 def test_variability_bounds_follow_the_confidence_level():
@@ -899,3 +900,17 @@ def test_teaching_mode_shows_no_spend_and_no_guarantee():
     assert not any("spent" in m.label for m in at.metric)
     assert any("Teaching mode: not private" in c.value for c in at.caption)
     assert not any(h.value == "Privacy spent, step by step" for h in at.subheader)
+
+
+def test_any_budget_can_be_typed_and_the_slider_says_what_it_means():
+    """Issue 25: a finer ε control that still snaps to readable values, its help in words (e^ε)."""
+    at = _explorer()
+    at.sidebar.number_input(key="w_epsilon_typed").set_value(0.347).run()
+    _no_errors(at)
+    assert at.session_state["dpci_settings"]["epsilon"] == 0.35  # two significant digits
+    slider = at.sidebar.select_slider(key="w_epsilon")
+    assert slider.value == 0.35 and "e^ε = 1.42" in slider.help and "at most 59%" in slider.help
+    assert at.query_params["epsilon"] in ("0.35", ["0.35"])
+    at.sidebar.radio(key="w_privacy").set_value("zcdp").run()
+    rho = at.sidebar.select_slider(key="w_rho")
+    assert "implies (ε =" in rho.help and "δ = 1e-06" in rho.help

@@ -33,8 +33,13 @@ def mechanisms() -> dict[str, str]:
 
 
 PRIVACY = {"pure": "Pure ε-DP", "zcdp": "ρ-zCDP"}
-EPSILONS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
-RHOS = (0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 5.0)
+# The budget sliders' stops: about 1-2-2.5-3-4-5-6-7.5 per decade, values a class can read; the number box
+# beside them takes any budget, kept to two significant digits (BUDGET_DIGITS).
+EPSILONS = (0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0)
+EPSILONS += (6.0, 7.5, 10.0, 15.0, 20.0)
+RHOS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0)
+RHOS += (3.0, 5.0, 10.0)
+BUDGET_DIGITS = 2
 C_VALUES = tuple(float(f"{m}e{e}") for e in range(-7, 0) for m in (1, 2, 5)) + (1.0,)
 LEVELS = (0.8, 0.9, 0.95, 0.99)
 MC_SAMPLES = (1_000, 2_000, 5_000, 10_000, 20_000)
@@ -161,12 +166,12 @@ RANGES = {
     "n": (0, 10**9),
     "h": (0.05, 2.0),
     "phi1": (0.05, 0.99),
+    "epsilon": (EPSILONS[0], EPSILONS[-1]),
+    "rho": (RHOS[0], RHOS[-1]),
     "phi2_rest": (0.05, 0.95),
     "seed": (0, 2**31 - 1),
 }
 CHOICES = {
-    "epsilon": EPSILONS,
-    "rho": RHOS,
     "c": C_VALUES,
     "level": LEVELS,
     "m": MC_SAMPLES,
@@ -189,6 +194,11 @@ def _coerce(name, raw):
     return kind(value)
 
 
+def budget_value(value: float) -> float:
+    """A budget as the app keeps it: clipped to the sliders' range, two significant digits."""
+    return float(f"{float(value):.{BUDGET_DIGITS}g}")
+
+
 def _nearest(value, choices):
     return min(choices, key=lambda v: abs(math.log(v) - math.log(value)) if v > 0 and value > 0 else abs(v - value))
 
@@ -206,6 +216,8 @@ def settings_values(raw) -> tuple[dict, list[str]]:
                 ignored.append(name)
     for name, choices in CHOICES.items():
         values[name] = _nearest(values[name], choices)
+    for name in ("epsilon", "rho"):  # any budget in range, to two significant digits (the number box's)
+        values[name] = budget_value(values[name])
     for name in LABELS:
         values[name] = name_of(name, values[name]) or next(iter(LABELS[name]()))
     return values, ignored

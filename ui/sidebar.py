@@ -23,6 +23,7 @@ from ui.settings import (
     SCALINGS,
     VI_REPLICATES,
     Settings,
+    budget_value,
     fmt_c,
     mechanisms,
     models,
@@ -31,9 +32,11 @@ from ui.settings import (
 from ui.state import (
     CONTROLS_DRAWN,
     UNUSED,
+    WIDGET,
     current_settings,
     load_settings_file,
     restore_table2,
+    set_setting,
     settings_store,
     settings_widget,
     share_settings,
@@ -67,23 +70,7 @@ def sidebar(show_vi=True, unused=()):
         sb.warning(escape_markdown(st.session_state["_url_warning"]))  # quotes the address's own text
     sb.header("Privacy")
     privacy = current_settings().privacy
-    if privacy == "pure":
-        settings_widget(
-            sb.select_slider,
-            "Total budget ε",
-            "epsilon",
-            EPSILONS,
-            help="Smaller ε means stronger privacy and wider intervals.",
-        )
-    else:
-        settings_widget(
-            sb.select_slider,
-            "Total budget ρ",
-            "rho",
-            RHOS,
-            help="ρ-zCDP, a weaker guarantee than ε-DP at the paper's ρ = ε²/2: ρ = 0.5 is only "
-            "(5.76, 10⁻⁶)-DP. The (ε, δ) it implies is shown with the results.",
-        )
+    budget_control(sb, current_settings())
     notions = chosen_notions()
     settings_widget(sb.radio, "Privacy notion", "privacy", list(notions), format_func=PRIVACY.get, horizontal=True)
     if len(notions) < len(PRIVACY):
@@ -231,6 +218,61 @@ def sidebar(show_vi=True, unused=()):
     settings = current_settings()
     share_settings(settings)  # every page's address holds the settings: a reload or a shared link keeps them
     return settings
+
+
+def budget_control(sb, s: Settings) -> None:
+    """The total budget: a slider over readable stops and a number box for any value (two significant
+    digits), with help that says what the value means for one person."""
+    name, symbol, stops = ("epsilon", "ε", EPSILONS) if s.privacy == "pure" else ("rho", "ρ", RHOS)
+    value = getattr(s, name)
+    settings_widget(
+        sb.select_slider,
+        f"Total budget {symbol}",
+        name,
+        sorted({*stops, value}),  # a typed value is a stop too, so the slider can show it
+        format_func=lambda v: f"{v:g}",
+        help=budget_meaning(s),
+    )
+    typed = f"{WIDGET}{name}_typed"
+    st.session_state[typed] = value
+    sb.number_input(
+        f"or type {symbol}",
+        min_value=stops[0],
+        max_value=stops[-1],
+        step=None,
+        format="%g",
+        key=typed,
+        on_change=_store_typed_budget,
+        args=(name,),
+        disabled=name in st.session_state.get(UNUSED, ()),
+        help=f"Any {symbol} from {stops[0]:g} to {stops[-1]:g}, kept to two significant digits.",
+    )
+
+
+def _store_typed_budget(name: str) -> None:
+    set_setting(name, budget_value(st.session_state[f"{WIDGET}{name}_typed"]))
+
+
+def budget_meaning(s: Settings) -> str:
+    """What the budget means for one person, in words (the budget slider's help)."""
+    import math
+
+    if s.privacy == "pure":
+        factor = math.exp(s.epsilon)
+        worst = factor / (1.0 + factor)
+        return (
+            f"ε = {s.epsilon:g}: whatever anyone knew before, the release changes the odds of any conclusion "
+            f"about one person by at most a factor e^ε = {factor:.3g} (a 50% belief becomes at most "
+            f"{100 * worst:.0f}%). Smaller ε: stronger privacy, wider intervals."
+        )
+    from dpci.accounting import zcdp_to_approx_dp
+
+    epsilon = zcdp_to_approx_dp(s.rho, s.delta)
+    return (
+        f"ρ = {s.rho:g} (zero-concentrated DP) implies (ε = {epsilon:.3g}, δ = {s.delta:.0e})-DP: the odds "
+        f"of any conclusion about one person change by at most e^ε = {math.exp(epsilon):.3g}, except with "
+        "probability δ. Smaller ρ: stronger privacy, wider intervals."
+    )
 
 
 ODOMETER_SLOT = "_odometer_slot"  # session_state: this run's sidebar slot of the privacy ledger
