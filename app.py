@@ -9,13 +9,20 @@ import time
 import streamlit as st
 
 import ui
+import ui.layout
 import ui.navigation
 from dpci.presentation.figures import forest_plot
 from dpci.presentation.numbers import rounded_table
 from dpci.presentation.tables import interval_table, markdown_table, narrower_than_variability
 
 # An emoji icon: a Material one is fetched from fonts.gstatic.com, which fails offline.
-st.set_page_config(page_title="dpci: private confidence intervals", page_icon="🔒", layout="wide")
+st.set_page_config(
+    page_title="dpci: private confidence intervals",
+    page_icon="🔒",
+    layout="wide",
+    # the presentation view (issue 25) opens with the sidebar folded: the chart takes the projector's width
+    initial_sidebar_state="collapsed" if st.query_params.get("view") == "presentation" else "auto",
+)
 
 
 def last_chart(until: str):
@@ -41,15 +48,7 @@ def explorer():
             ui.sidebar()
         st.stop()
 
-    st.title("Private confidence intervals, explained")
-    st.markdown(
-        "A model trained with **differential privacy** has two sources of noise: the sample (sampling noise) and "
-        "the privacy mechanism (privacy noise). The **private interval** (orange) accounts for both and is itself "
-        "private. The **variability interval** (blue) is what the estimate really does over resampled data: a private "
-        "interval should be a bit wider. The **non-private interval** (green) ignores privacy. The blue and green "
-        "intervals are computed from the data without any privacy: they are for judging the method, **not for "
-        "publishing**."
-    )
+    ui.layout.explorer_header(settings)  # title, "what am I looking at?" and the presentation toggle, one row
 
     if settings.dataset == "upload":
         if not ui.upload_panel():
@@ -119,6 +118,82 @@ def explorer():
         ui.preview_banner(settings, key)
     st.session_state["last_release_seconds"] = time.perf_counter() - started
 
+    previous = ui.existing_variability_job(settings, source)
+
+    @st.fragment(run_every=ui.poll_interval(previous, first=previous is None, first_paint=first_paint))
+    def results():
+        if st.session_state.get("_explorer_run") is not run:
+            # A tick of this fragment left over from an earlier full run (a later run stopped before
+            # drawing it, e.g. for an upload): drawing now would put a stale chart in that page.
+            st.rerun(scope="app")
+        job = ui.existing_variability_job(settings, source)
+        if job is None:
+            # The private interval is drawn at once; the bootstrap starts at the next tick, once the
+            # browser has the chart, so it never delays the first picture.
+            drawn = st.session_state.get("_vi_first_draw") == ui.variability_key(settings, source)
+            st.session_state["_vi_first_draw"] = ui.variability_key(settings, source)
+            job = ui.variability_job(settings, X, y, source) if drawn else ui.NO_JOB
+        ui.controls_follow()  # after a first paint, the tick that started the job brings the whole page
+        state = ui.first_preview(job)
+        vi, stale = ui.variability_or_last(state, settings.alpha, names)
+        bias = ui.estimand_bias(settings, release.c, len(names))
+        table = interval_table(names, release, nonprivate, vi, truth, settings.alpha, bias=bias)
+        title = (
+            f"{100 * settings.level:g}% intervals for {ui.estimand_symbol(settings)}: "
+            f"{settings.label('mechanism').lower()}, {settings.label('privacy')}"
+        )
+        if preview:
+            title = "Preview on a stand-in, not your data: " + title
+        row_height, font_size = ui.layout.CHART[settings.view]
+        chart = forest_plot(
+            table,
+            title=title,
+            level=settings.level,
+            stale=("variability",) if stale else (),
+            truth_name="truth θ (no penalty)" if settings.estimand == "unregularised" else "truth θ₀(c)",
+            row_height=row_height,
+            font_size=font_size,
+        )
+        st.session_state["_last_forest"] = chart
+        st.plotly_chart(chart, width="stretch", key="forest", config={"displaylogo": False})
+        st.caption(ui.estimand_caption(settings, bias))
+        if job.error:
+            st.warning(f"Variability intervals stopped: {ui.escape_markdown(job.error)}")
+        elif state is None:
+            st.progress(0.0, text="Variability interval: starting the bootstrap…")
+        else:
+            label = "done" if state.finished else "computing"
+            st.progress(
+                state.done / state.total,
+                text=f"Variability interval ({label}): {state.done:,} / {state.total:,} bootstrap replicates, "
+                f"{job.elapsed:.1f} s",
+            )
+            narrower = narrower_than_variability(table) if state.finished else []
+            if narrower:
+                st.info(
+                    f"The private interval is narrower than the variability interval for {len(narrower)} of "
+                    f"{len(table)} coefficients ({ui.escape_markdown(', '.join(narrower[:4]))}{', …' if len(narrower) > 4 else ''}). "
+                    "It should be wider: here it seems to claim less uncertainty than the private estimate has, "
+                    "which suggests it misses the truth more often than its level says. This happens with few "
+                    "rows or a small budget, when the noisy Hessian and covariance are poor; the *Coverage and "
+                    "sample size* page measures it."
+                )
+        numbers = st.expander("The numbers", key="explorer_numbers", on_change="rerun")
+        if numbers.open:  # drawn only when opened: an interactive grid is slow to load in the browser
+            shown = rounded_table(table).set_index("feature").rename(columns=lambda c: c.replace("_", " "))
+            numbers.dataframe(shown, width="stretch")  # rounded as the CSV and the report are
+        if job.done and st.session_state.get("_vi_done_drawn") != job.key:
+            st.session_state["_vi_done_drawn"] = job.key
+            st.rerun()  # one full rerun so the fragment stops polling
+
+    results()
+    ui.privacy.write_visitor_cookie()  # at once, not only with the sidebar: a quick reload keeps the visitor
+    ui.chart_sent()
+    if first_paint:
+        ui.warm_workers()  # while the browser draws the chart, before the bootstrap starts
+
+    if settings.view == "presentation":  # a projector: the chart and its caption only
+        return
     spend = release.spend
     spent = "if released" if preview else "spent"  # a preview spends nothing
     cols = st.columns(4)
@@ -160,77 +235,6 @@ def explorer():
             f"Objective perturbation needs c > {bound:.3g} here (Algorithm 1, for n = {len(X):,} and this "
             f"budget); c = {ui.fmt_c(settings.c)} is valid."
         )
-
-    previous = ui.existing_variability_job(settings, source)
-
-    @st.fragment(run_every=ui.poll_interval(previous, first=previous is None, first_paint=first_paint))
-    def results():
-        if st.session_state.get("_explorer_run") is not run:
-            # A tick of this fragment left over from an earlier full run (a later run stopped before
-            # drawing it, e.g. for an upload): drawing now would put a stale chart in that page.
-            st.rerun(scope="app")
-        job = ui.existing_variability_job(settings, source)
-        if job is None:
-            # The private interval is drawn at once; the bootstrap starts at the next tick, once the
-            # browser has the chart, so it never delays the first picture.
-            drawn = st.session_state.get("_vi_first_draw") == ui.variability_key(settings, source)
-            st.session_state["_vi_first_draw"] = ui.variability_key(settings, source)
-            job = ui.variability_job(settings, X, y, source) if drawn else ui.NO_JOB
-        ui.controls_follow()  # after a first paint, the tick that started the job brings the whole page
-        state = ui.first_preview(job)
-        vi, stale = ui.variability_or_last(state, settings.alpha, names)
-        bias = ui.estimand_bias(settings, release.c, len(names))
-        table = interval_table(names, release, nonprivate, vi, truth, settings.alpha, bias=bias)
-        title = (
-            f"{100 * settings.level:g}% intervals for {ui.estimand_symbol(settings)}: "
-            f"{settings.label('mechanism').lower()}, {settings.label('privacy')}"
-        )
-        if preview:
-            title = "Preview on a stand-in, not your data: " + title
-        chart = forest_plot(
-            table,
-            title=title,
-            level=settings.level,
-            stale=("variability",) if stale else (),
-            truth_name="truth θ (no penalty)" if settings.estimand == "unregularised" else "truth θ₀(c)",
-        )
-        st.session_state["_last_forest"] = chart
-        st.plotly_chart(chart, width="stretch", key="forest", config={"displaylogo": False})
-        st.caption(ui.estimand_caption(settings, bias))
-        if job.error:
-            st.warning(f"Variability intervals stopped: {ui.escape_markdown(job.error)}")
-        elif state is None:
-            st.progress(0.0, text="Variability interval: starting the bootstrap…")
-        else:
-            label = "done" if state.finished else "computing"
-            st.progress(
-                state.done / state.total,
-                text=f"Variability interval ({label}): {state.done:,} / {state.total:,} bootstrap replicates, "
-                f"{job.elapsed:.1f} s",
-            )
-            narrower = narrower_than_variability(table) if state.finished else []
-            if narrower:
-                st.info(
-                    f"The private interval is narrower than the variability interval for {len(narrower)} of "
-                    f"{len(table)} coefficients ({ui.escape_markdown(', '.join(narrower[:4]))}{', …' if len(narrower) > 4 else ''}). "
-                    "It should be wider: here it seems to claim less uncertainty than the private estimate has, "
-                    "which suggests it misses the truth more often than its level says. This happens with few "
-                    "rows or a small budget, when the noisy Hessian and covariance are poor; the *Coverage and "
-                    "sample size* page measures it."
-                )
-        numbers = st.expander("The numbers", key="explorer_numbers", on_change="rerun")
-        if numbers.open:  # drawn only when opened: an interactive grid is slow to load in the browser
-            shown = rounded_table(table).set_index("feature").rename(columns=lambda c: c.replace("_", " "))
-            numbers.dataframe(shown, width="stretch")  # rounded as the CSV and the report are
-        if job.done and st.session_state.get("_vi_done_drawn") != job.key:
-            st.session_state["_vi_done_drawn"] = job.key
-            st.rerun()  # one full rerun so the fragment stops polling
-
-    results()
-    ui.privacy.write_visitor_cookie()  # at once, not only with the sidebar: a quick reload keeps the visitor
-    ui.chart_sent()
-    if first_paint:
-        ui.warm_workers()  # while the browser draws the chart, before the bootstrap starts
 
     if settings.teaching:
         st.subheader("What a private release of these settings would spend, step by step")

@@ -6,6 +6,7 @@ import streamlit as st
 
 import dpci
 import ui
+import ui.layout
 from dpci.ledger.records import StoredIntervals
 from dpci.presentation.figures import forest_plot, ledger_plot, plain
 from dpci.presentation.odds import readable_odds
@@ -80,7 +81,8 @@ else:
     n, d = X.shape
 
 title = f"What the private model says about {present.outcome(settings)}, with {100 * settings.level:g}% confidence"
-st.title(ui.escape_markdown(title))  # the outcome may name an upload's columns
+st.html(ui.layout.COMPACT)  # the headline and the first odds ratio on a projector's first screen
+st.markdown("## " + ui.escape_markdown(title))  # the outcome may name an upload's columns
 if stored is None:
     st.warning("Teaching mode: a preview of the sidebar's settings drawn with a public seed; nothing is released.")
 else:
@@ -94,6 +96,7 @@ else:
         f"Release `{stored.id}`, made {when} ({ui.escape_markdown(ui.privacy.describe(settings))}): the stored "
         f"numbers, the same in any browser and after a restart.{differ}"
     )
+headline = st.container()  # the odds ratios, drawn here once the audience has chosen the table
 PUBLIC, INTERNAL = "Public: private numbers only", "Internal: with non-private comparisons"
 audience = ui.kept_widget(
     st.radio,
@@ -160,7 +163,8 @@ if stored is not None:  # the chart carries the release's id, in the page and in
         font=dict(size=12, color="#666"),
     )
 st.plotly_chart(chart, width="stretch", config={"displaylogo": False})
-odds = present.odds_ratios(table, settings)
+with headline:
+    odds = present.odds_ratios(table, settings)
 ledger = release.spend.to_frame()
 ledger_fig = ledger_plot(
     ledger,

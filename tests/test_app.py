@@ -914,3 +914,14 @@ def test_any_budget_can_be_typed_and_the_slider_says_what_it_means():
     at.sidebar.radio(key="w_privacy").set_value("zcdp").run()
     rho = at.sidebar.select_slider(key="w_rho")
     assert "implies (ε =" in rho.help and "δ = 1e-06" in rho.help
+
+
+def test_the_presentation_view_is_kept_in_the_address_and_shows_the_chart_alone():
+    at = _explorer({"dataset": "synthetic", "d": "3"})
+    assert at.metric  # the standard view: metrics (below the chart), the ledger table
+    at.toggle(key="explorer_presentation").set_value(True).run()
+    _no_errors(at)
+    assert at.session_state["dpci_settings"]["view"] == "presentation"
+    assert at.query_params["view"] in ("presentation", ["presentation"])
+    assert at.get("plotly_chart") and not at.metric  # the chart, without the numbers a class does not need
+    assert json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["font"]["size"] == 17

@@ -52,6 +52,8 @@ ESTIMANDS = {
     "regularised": "θ₀(c): the fitted model's, with its penalty",
     "unregularised": "θ: without penalty (bias included)",
 }
+# How the Explorer is laid out: everything, or large and uncluttered for a projector
+VIEWS = {"standard": "Standard", "presentation": "Presentation (large, for a projector)"}
 # How rows of real data are put in the unit ball (dpci.data.preprocessing, step 6): both act row by
 # row with public constants (the same privacy); only one public divisor keeps odds ratios readable.
 SCALINGS = {"global": "One public divisor (odds ratios)", "unit": "Each row to length 1 (the paper)"}
@@ -81,6 +83,7 @@ class Settings:
     delta: float = 1e-6
     randomness: str = "auto"
     scaling: str = "global"
+    view: str = "standard"  # a key of VIEWS: "presentation" enlarges the Explorer for a projector
 
     @property
     def teaching(self) -> bool:
@@ -146,6 +149,7 @@ LABELS = {
     "randomness": lambda: {r: r for r in RANDOMNESS},
     "scaling": lambda: SCALINGS,
     "estimand": lambda: ESTIMANDS,
+    "view": lambda: VIEWS,
 }
 
 

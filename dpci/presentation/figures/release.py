@@ -13,7 +13,7 @@ from .style import (
 )
 
 
-def forest_plot(table: pd.DataFrame, title=None, level=0.95, stale=(), truth_name=None):
+def forest_plot(table: pd.DataFrame, title=None, level=0.95, stale=(), truth_name=None, row_height=46, font_size=None):
     """One row per coefficient: the private, variability and non-private intervals, their
     estimates and (optionally) theta_0. ``stale``: kinds drawn faded, named "(updating…)": an earlier
     setting's intervals kept on screen while the new ones compute, instead of a blank.
@@ -21,7 +21,9 @@ def forest_plot(table: pd.DataFrame, title=None, level=0.95, stale=(), truth_nam
     ``table`` has a ``feature`` column and, for each available kind K in private, variability,
     nonprivate, columns ``K_lower`` and ``K_upper`` (and ``K_estimate`` for private and
     nonprivate); ``theta0`` is optional. Missing or NaN values are simply not drawn. ``truth_name``:
-    the legend's name for ``theta0`` (default: the truth theta_0 at the interval's c).
+    the legend's name for ``theta0`` (default: the truth theta_0 at the interval's c). ``row_height``
+    (pixels per coefficient) and ``font_size``: a compact chart for a first screen, or a large one for a
+    projector.
     """
     features = [plain(f) for f in table["feature"]]  # shown as text, never read as Plotly's HTML
     y = np.arange(len(features))[::-1].astype(float)
@@ -91,7 +93,10 @@ def forest_plot(table: pd.DataFrame, title=None, level=0.95, stale=(), truth_nam
     fig.add_vline(x=0, line=dict(color="#999999", width=1, dash="dot"))
     fig.update_yaxes(tickvals=y, ticktext=features, showgrid=False, range=[-0.7, len(features) - 0.3])
     fig.update_xaxes(title="coefficient", zeroline=False)
-    return _layout(fig, title, height=max(320, 120 + 46 * len(features)))  # rows, axis and the legend below
+    fig = _layout(fig, title, height=max(320, 120 + row_height * len(features)))  # rows, axis and the legend below
+    if font_size is not None:
+        fig.update_layout(font=dict(size=font_size), legend_font=dict(size=font_size))
+    return fig
 
 
 def ledger_plot(ledger: pd.DataFrame, unit="rho", title="Privacy spent, step by step"):

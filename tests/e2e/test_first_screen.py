@@ -1,0 +1,90 @@
+"""What the first screen shows, on a projector (1280 x 720) and a desktop (1920 x 1080): the Explorer's
+chart with every coefficient of Adult, Present's headline and first odds ratio, every page's title
+(issue 25). Each screen is written to test-artifacts/first-screen/ (CI keeps them).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ui import navigation
+
+from .conftest import ARTIFACTS, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+SIZES = [(1280, 720), (1920, 1080)]
+SCREENS = ARTIFACTS / "first-screen"
+ADULT_ROWS = 11  # d = 10 features and the constant
+
+
+def _open(browser, url, size):
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    page = context.new_page()
+    page.set_default_timeout(90_000)
+    page.goto(url)
+    wait_for_app(page)
+    return context, page
+
+
+def _inside(page, locator) -> bool:
+    box = locator.bounding_box()
+    size = page.viewport_size
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= size["height"] + 1
+
+
+def _shot(page, name, size):
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / f"{name}-{size[0]}x{size[1]}.png"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("view", ["standard", "presentation"])
+def test_the_explorers_chart_with_every_coefficient_is_on_the_first_screen(app_url, browser, size, view):
+    context, page = _open(browser, f"{app_url}/?randomness=teaching&view={view}", size)
+    try:
+        chart = page.locator(".js-plotly-plot").first
+        chart.wait_for()
+        page.wait_for_function("() => document.querySelector('.js-plotly-plot')._fullLayout !== undefined")
+        ticks = page.locator(".js-plotly-plot .ytick text")
+        assert ticks.count() == ADULT_ROWS
+        assert all(_inside(page, ticks.nth(i)) for i in range(ADULT_ROWS)), "a coefficient's row is below the fold"
+        assert _inside(page, page.locator(".js-plotly-plot .xtitle").first)  # the axis under them too
+        assert page.get_by_text("What am I looking at?").first.is_visible()
+        if view == "presentation":  # the page keeps the chart alone: no metrics, no ledger table
+            assert page.locator('[data-testid="stMetric"]').count() == 0
+        _shot(page, f"explorer-{view}", size)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_presents_headline_and_first_odds_ratio_are_on_the_first_screen(app_url, browser, size):
+    context, page = _open(browser, f"{app_url}/Present?randomness=teaching", size)
+    try:
+        headline = page.get_by_text("What the private model says about income >50K").first
+        first_odds = page.locator("table tbody tr").first
+        first_odds.wait_for()
+        assert _inside(page, headline) and _inside(page, first_odds)
+        assert "age 17 → 90" in first_odds.inner_text()
+        _shot(page, "present", size)
+    finally:
+        context.close()
+
+
+@pytest.mark.slow  # 14 page loads
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_page_opens_with_its_title_on_the_first_screen(app_url, browser, size):
+    context, page = _open(browser, f"{app_url}/?randomness=teaching", size)
+    try:
+        for p in navigation.PAGES:
+            if p.url_path == "" or p.title == "Present":
+                continue  # the Explorer's and Present's first screens are tested above
+            page.goto(f"{app_url}/{p.url_path}?randomness=teaching")
+            wait_for_app(page)
+            heading = page.locator("h1").first
+            assert _inside(page, heading), p.title
+            assert "Traceback" not in page.content()
+            _shot(page, p.url_path.lower(), size)
+    finally:
+        context.close()

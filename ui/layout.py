@@ -1,0 +1,42 @@
+"""The Explorer's first screen: one row of title, "what am I looking at?" and the presentation toggle,
+so the chart with every coefficient is on the first screen of a 1280 x 720 projector (issue 25)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.settings import Settings
+from ui.state import set_setting
+
+EXPLANATION = (
+    "A model trained with **differential privacy** has two sources of noise: the sample (sampling noise) and "
+    "the privacy mechanism (privacy noise). The **private interval** (orange) accounts for both and is itself "
+    "private. The **variability interval** (blue) is what the estimate really does over resampled data: a private "
+    "interval should be a bit wider. The **non-private interval** (green) ignores privacy. The blue and green "
+    "intervals are computed from the data without any privacy: they are for judging the method, **not for "
+    "publishing**."
+)
+# Streamlit leaves 6rem above a page's first element; a projector's first screen needs it for the chart.
+COMPACT = "<style>[data-testid='stMainBlockContainer']{padding-top:2.25rem}</style>"
+#: The forest plot's size per view: (pixels per coefficient, font size or None for the shared look).
+CHART = {"standard": (36, None), "presentation": (44, 17)}
+
+
+def explorer_header(s: Settings) -> None:
+    """Title, the explanation one click away, and the presentation toggle (kept in the address)."""
+    st.html(COMPACT)
+    title, about, toggle = st.columns([5, 3, 2], vertical_alignment="center")
+    title.markdown("### Private confidence intervals")
+    with about.popover("What am I looking at?", width="stretch"):
+        st.markdown(EXPLANATION)
+    toggle.toggle(
+        "Presentation",
+        value=s.view == "presentation",
+        key="explorer_presentation",
+        on_change=_switch_view,
+        help="Large type and the chart alone, for a projector (the sidebar starts folded). Kept in the address.",
+    )
+
+
+def _switch_view() -> None:
+    set_setting("view", "presentation" if st.session_state["explorer_presentation"] else "standard")
