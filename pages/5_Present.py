@@ -82,7 +82,7 @@ else:
 
 title = f"What the private model says about {present.outcome(settings)}, with {100 * settings.level:g}% confidence"
 st.html(ui.layout.COMPACT)  # the headline and the first odds ratio on a projector's first screen
-st.markdown("## " + ui.escape_markdown(title))  # the outcome may name an upload's columns
+st.markdown("# " + ui.escape_markdown(title))  # the outcome may name an upload's columns
 if stored is None:
     st.warning("Teaching mode: a preview of the sidebar's settings drawn with a public seed; nothing is released.")
 else:

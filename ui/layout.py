@@ -17,7 +17,10 @@ EXPLANATION = (
     "publishing**."
 )
 # Streamlit leaves 6rem above a page's first element; a projector's first screen needs it for the chart.
-COMPACT = "<style>[data-testid='stMainBlockContainer']{padding-top:2.25rem}</style>"
+COMPACT = (
+    "<style>[data-testid='stMainBlockContainer']{padding-top:2.25rem}"
+    "[data-testid='stMainBlockContainer'] h1{font-size:1.9rem;padding:0.25rem 0}</style>"
+)
 #: The forest plot's size per view: (pixels per coefficient, font size or None for the shared look).
 CHART = {"standard": (36, None), "presentation": (44, 17)}
 
@@ -25,8 +28,8 @@ CHART = {"standard": (36, None), "presentation": (44, 17)}
 def explorer_header(s: Settings) -> None:
     """Title, the explanation one click away, and the presentation toggle (kept in the address)."""
     st.html(COMPACT)
-    title, about, toggle = st.columns([5, 3, 2], vertical_alignment="center")
-    title.markdown("### Private confidence intervals")
+    title, about, toggle = st.columns([6, 3, 2], vertical_alignment="center")
+    title.markdown("# Private confidence intervals")
     with about.popover("What am I looking at?", width="stretch"):
         st.markdown(EXPLANATION)
     toggle.toggle(

@@ -199,8 +199,12 @@ def _coerce(name, raw):
 
 
 def budget_value(value: float) -> float:
-    """A budget as the app keeps it: clipped to the sliders' range, two significant digits."""
-    return float(f"{float(value):.{BUDGET_DIGITS}g}")
+    """A budget as the app keeps it: a slider's stop as it is (1.25), any other value to two significant
+    digits (the number box's)."""
+    value = float(value)
+    if any(math.isclose(value, stop, rel_tol=1e-9) for stop in (*EPSILONS, *RHOS)):
+        return value
+    return float(f"{value:.{BUDGET_DIGITS}g}")
 
 
 def _nearest(value, choices):

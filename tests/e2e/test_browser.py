@@ -40,9 +40,9 @@ def test_explorer_draws_and_follows_a_slider(app_url, page):
     slider = page.locator('[data-testid="stSlider"]', has_text="Total budget ε").get_by_role("slider")
     slider.focus()
     start = time.perf_counter()
-    page.keyboard.press("ArrowRight")  # epsilon 1 -> 1.5
+    page.keyboard.press("ArrowRight")  # epsilon 1 -> 1.25, the slider's next stop
     page.wait_for_function(
-        "() => { const m = document.querySelector('[data-testid=\"stMetricValue\"]'); return m && m.innerText === '1.5'; }"
+        "() => { const m = document.querySelector('[data-testid=\"stMetricValue\"]'); return m && m.innerText === '1.25'; }"
     )
     page.wait_for_function(
         "before => { const p = document.querySelector('.js-plotly-plot'); if (!p || !p.data) return false;"

@@ -94,13 +94,13 @@ def test_a_reload_keeps_the_settings(app_url, page, title, path):
     page.goto(f"{app_url}/{path}?randomness=teaching")
     wait_for_app(page)
     _slider(page, "Total budget ε").wait_for()
-    _press(page, "Total budget ε", "ArrowRight")  # 1.0 -> 1.5
-    page.wait_for_url(re.compile(r"epsilon=1\.5"))
+    _press(page, "Total budget ε", "ArrowRight")  # 1.0 -> 1.25, the slider's next stop
+    page.wait_for_url(re.compile(r"epsilon=1\.25"))
     page.reload()
     wait_for_app(page)
     _slider(page, "Total budget ε").wait_for()
-    assert _slider_value(page, "Total budget ε") == "1.5", title
-    assert "epsilon=1.5" in page.url
+    assert _slider_value(page, "Total budget ε") == "1.25", title
+    assert "epsilon=1.25" in page.url
 
 
 @pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
@@ -155,11 +155,11 @@ def test_the_repeat_demo_finishes_with_a_coverage_count_and_replays_at_another_b
     assert 50 <= private <= 100 and 0 <= se <= 12, first  # 20 x 11 intervals at 95%
     assert page.get_by_text("20 of 20 repetitions").count() == 1
 
-    _press(page, "Total budget ε", "ArrowRight")  # replay at ε = 1.5
+    _press(page, "Total budget ε", "ArrowRight")  # replay at ε = 1.25, the slider's next stop
     page.get_by_role("button", name="Repeat 20 times").click()
     page.wait_for_function(  # the new run's chart, with the ε = 1 run kept in grey underneath
         "() => { const p = document.querySelector('.js-plotly-plot'); return !!(p && p.data && p.layout)"
-        " && p.data.some(t => t.name === 'earlier run') && (p.layout.title.text || '').includes('ε = 1.5'); }",
+        " && p.data.some(t => t.name === 'earlier run') && (p.layout.title.text || '').includes('ε = 1.25'); }",
         timeout=120_000,
     )
     page.get_by_text(count).first.wait_for(timeout=120_000)
