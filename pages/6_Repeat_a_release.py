@@ -80,7 +80,7 @@ seed = s2.number_input(
     step=1,
     key=SEED,
     on_change=_seed_typed,
-    placeholder="drawn at the first press",
+    placeholder="none yet",
     help="The seed of the run shown. Type one to repeat that run exactly: the same seed, the same picture.",
 )
 if seed is not None:
