@@ -1,5 +1,6 @@
 """Confidence intervals: Algorithm 3 (objective perturbation), Algorithm 5 (output
-perturbation, Monte Carlo and zCDP closed form) and the non-private sandwich.
+perturbation, Monte Carlo and zCDP closed form) and the non-private sandwich; and the Wilson
+score interval of a count of hits (the Monte Carlo error of a coverage measured by repetition).
 
 The matrices follow Section 4.3: the Hessian of Eq. 4.2 and the gradient
 covariance of Eq. 4.3, both at a given theta. With a_i = y_i x_i, the gradient
@@ -8,6 +9,7 @@ of row i is f'(z_i) a_i, so grad f_i grad f_i^T = f'(z_i)^2 a_i a_i^T.
 
 from __future__ import annotations
 
+import math
 from statistics import NormalDist
 
 import numpy as np
@@ -133,3 +135,24 @@ def sandwich_covariance(hessian, covariance, n):
     """H^{-1} Sigma H^{-1} / n, the non-private asymptotic covariance of theta-hat."""
     h_inv = np.linalg.inv(hessian)
     return h_inv @ covariance @ h_inv.T / n
+
+
+def wilson_interval(hits: int, total: int, level: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval for a proportion: ``hits`` successes in ``total`` independent trials
+    (Wilson 1927; Brown, Cai and DasGupta 2001, Eq. 4). Unlike p -/+ z SE it never collapses to a
+    point at 0 or all hits (50 of 50 at 95% gives (0.929, 1)) and it stays inside [0, 1].
+
+    >>> [round(v, 3) for v in wilson_interval(47, 50)]
+    [0.838, 0.979]
+    """
+    total = check_count("total", total, 1)
+    hits = check_count("hits", hits, 0)
+    if hits > total:
+        raise ValueError(f"hits must be at most total ({total:,}), got {hits:,}.")
+    level = 1.0 - check_alpha(1.0 - level)
+    z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    p, z2n = hits / total, z * z / total
+    centre = (p + z2n / 2.0) / (1.0 + z2n)
+    half = z / (1.0 + z2n) * math.sqrt(p * (1.0 - p) / total + z2n / (4.0 * total))
+    # at 0 or all hits one end is exactly 0 or 1; rounding must not leave it a hair inside
+    return (0.0 if hits == 0 else centre - half, 1.0 if hits == total else centre + half)

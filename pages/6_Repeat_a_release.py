@@ -6,19 +6,51 @@ import numpy as np
 import streamlit as st
 
 import ui
-from dpci.experiments.repeat import iter_repeated_releases
+from dpci.experiments.repeat import SEEDS, fresh_seed, iter_repeated_releases
 from dpci.presentation.figures import repeat_plot
+from dpci.presentation.figures.repeat import coverage_count_text
 from ui.datasets import SYNTHETIC_THETA
+
+SEED = "repeat_seed"  # the seed box; Streamlit drops a widget's state on another page, so it is also kept:
+KEPT_SEED = "_repeat_seed"
+CHOICE = "repeat_seed_choice"
+NEW, SAME = "new", "same"
+SEED_CHOICES = {NEW: "a new seed at each press", SAME: "the seed in the box (repeats a run exactly)"}
+
+
+def _seed_for_the_press():
+    """The Repeat button's callback, before the page reruns: a new public seed, unless the seed in the
+    box is asked for (and there is one)."""
+    if st.session_state.get(CHOICE) != SAME or st.session_state.get(SEED) is None:
+        st.session_state[SEED] = fresh_seed()
+    st.session_state[KEPT_SEED] = st.session_state[SEED]
+
+
+def _seed_typed():
+    """A seed typed in the box is the one the next press uses."""
+    st.session_state[KEPT_SEED] = st.session_state[SEED]
+    st.session_state["kept_" + CHOICE] = SAME
+
+
+def _seed_from_address():
+    try:
+        seed = int(st.query_params.get(SEED, ""))
+    except ValueError:
+        return None
+    return seed if 0 <= seed < SEEDS else None
+
 
 settings = ui.page(
     "Coverage, seen: repeat a release",
     "A 95% confidence interval is a *procedure*: repeated on new data, it catches the truth about 95% of the "
-    "time. Here the truth is known (synthetic data from a logistic model), and each repetition draws **a new "
-    "sample and new privacy noise**, then checks whether the private interval (left) and the non-private "
-    "interval (right) contain it. Watch the misses (orange) pile up, then change ε in the sidebar and run "
-    "again: the earlier run stays in grey for comparison.",
+    "time. Here the truth is known (synthetic data from a logistic model). Each press of **Repeat** draws a "
+    "new public seed (shown with the result), and from it, for every repetition, **a new sample and new "
+    "privacy noise**; each repetition then checks whether the private interval (left) and the non-private "
+    "interval (right) contain the truth. Watch the misses (black) pile up, and press again: a new seed, a new "
+    "picture. To repeat a run exactly, type its seed in the box (or choose the seed in the box). Change ε in "
+    "the sidebar and run again: the earlier run stays in grey for comparison.",
     tab="repeat a release",
-    unused=("dataset", "n", "m"),
+    unused=("dataset", "n", "m", "seed"),
 )
 d = settings.d
 theta = np.append(np.resize(SYNTHETIC_THETA, d), 0.3)
@@ -27,10 +59,36 @@ c1, c2, c3 = st.columns(3)
 n = ui.kept_widget(c1.select_slider, "Rows per sample n", [500, 1000, 2000, 5000, 10000], "repeat_n", default=2000)
 k = ui.kept_widget(c2.select_slider, "Repetitions", [20, 50, 100, 200, 500], "repeat_k", default=50)
 name = ui.kept_widget(c3.selectbox, "Coefficient shown", names, "repeat_coef", default=names[0])
+s1, s2 = st.columns([2, 1])
+ui.kept_widget(
+    s1.radio,
+    "Seed of each run",
+    list(SEED_CHOICES),
+    CHOICE,
+    default=NEW,
+    format_func=SEED_CHOICES.get,
+    horizontal=True,
+    help="The seed is public: the data are synthetic and nothing on this page is a private release.",
+)
+if KEPT_SEED not in st.session_state:
+    st.session_state[KEPT_SEED] = _seed_from_address()
+st.session_state[SEED] = st.session_state[KEPT_SEED]
+seed = s2.number_input(
+    "Seed (public)",
+    min_value=0,
+    max_value=SEEDS - 1,
+    step=1,
+    key=SEED,
+    on_change=_seed_typed,
+    placeholder="none yet",
+    help="The seed of the run shown. Type one to repeat that run exactly: the same seed, the same picture.",
+)
+if seed is not None:
+    st.query_params[SEED] = str(seed)
 st.caption(
     f"The sidebar's method, budget, split, c and level apply; the data are always synthetic ({d} features and a "
-    f"constant, drawn with the seed {settings.seed}). Two truths: the model's coefficients without penalty, "
-    f"θ = ({', '.join(f'{v:g}' for v in theta)}), and what the intervals here are checked against, θ₀(c): the "
+    "constant, drawn from the seed above, with the privacy noise). Two truths: the model's coefficients without "
+    f"penalty, θ = ({', '.join(f'{v:g}' for v in theta)}), and what the intervals here are checked against, θ₀(c): the "
     f"coefficients of the model fitted with the penalty c = {ui.fmt_c(settings.c)}, shrunk towards 0 (the line "
     "marked θ₀ in the chart)."
 )
@@ -38,7 +96,7 @@ problem = ui.c_problem(settings, n)
 if problem is not None:
     st.error(problem[0])
     st.stop()
-key = ui.results_key(settings, "repeat", d, n, k)
+key = ui.results_key(settings, "repeat", d, n, k, seed)
 make = partial(
     iter_repeated_releases,
     theta,
@@ -52,9 +110,11 @@ make = partial(
     settings.alpha,
     2_000,
     k,
-    settings.seed,
+    seed,
 )
-job = ui.sweep_job("repeat", key, make, f"Repeat {k} times", "Press the button to start the repetitions.")
+job = ui.sweep_job(
+    "repeat", key, make, f"Repeat {k} times", "Press the button to start the repetitions.", on_click=_seed_for_the_press
+)
 
 
 def results():
@@ -66,15 +126,22 @@ def results():
     runs = st.session_state.setdefault("_repeat_runs", [])  # finished runs (key, frame), the latest last
     ghost = next((frame for run_key, frame in reversed(runs) if run_key != key), None)
     budget = f"ε = {settings.epsilon:g}" if settings.priv == "pure" else f"ρ = {settings.rho:g}"
-    title = f"{settings.label('mechanism')}, {budget}, n = {n:,}: {100 * settings.level:g}% intervals for {name}"
+    title = (
+        f"{settings.label('mechanism')}, {budget}, n = {n:,}, seed {seed}: {100 * settings.level:g}% intervals "
+        f"for {name}"
+    )
     chart = repeat_plot(state.frame, state.theta0, names.index(name), name, settings.level, ghost=ghost, title=title)
     st.plotly_chart(chart, width="stretch", key="repeat_plot")
     if state.finished:
-        private, se = state.coverage("private")
+        j, goal = names.index(name), f"{100 * settings.level:g}%"
+        shares = {kind: state.hits(kind) for kind in ("private", "nonprivate")}
         st.markdown(
-            f"Over all {len(names)} coefficients, **{100 * private:.1f}% ± {100 * se:.1f}%** of the private "
-            f"intervals contain the truth (goal: {100 * settings.level:g}%); non-private: "
-            f"{100 * state.coverage('nonprivate')[0]:.1f}%. "
+            f"**Seed {seed}.** {name}: **{coverage_count_text(*state.hits('private', j), what=' private intervals')}"
+            f"** contain θ₀ (goal: {goal}); non-private: {coverage_count_text(*state.hits('nonprivate', j))}. "
+            f"Over all {len(names)} coefficients: {100 * shares['private'][0] / shares['private'][1]:.0f}% of the "
+            f"private intervals and {100 * shares['nonprivate'][0] / shares['nonprivate'][1]:.0f}% of the "
+            "non-private ones contain θ₀ (no interval: the coefficients of one repetition share its sample, so "
+            "they are not independent trials). "
             + (
                 ""
                 if ui.chosen_method(settings).accounts_for_privacy_noise

@@ -594,9 +594,10 @@ def test_repeat_a_release_stacks_hits_and_misses_and_keeps_the_last_run_in_grey(
     _wait(at, "slot_repeat")
     at.run()
     _no_errors(at)
-    assert any("of the private intervals contain the truth" in m.value for m in at.markdown)
+    assert any("private intervals (" in m.value and "Wilson interval" in m.value for m in at.markdown)
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert {t["name"] for t in spec["data"]} <= {"contains θ₀", "misses θ₀"}
+    named = {"private interval: contains θ₀ (hit)", "non-private interval: contains θ₀ (hit)", "misses θ₀"}
+    assert {t["name"] for t in spec["data"]} <= named | {"θ₀, the truth (the line)"}
     at.sidebar.select_slider(key="w_epsilon").set_value(0.3).run()  # a replay: the first run in grey
     at.button[0].click().run()
     _wait(at, "slot_repeat")

@@ -207,10 +207,11 @@ def column_bounds(estimates, alpha):
     return column_quantiles(estimates, [alpha / 2, 1 - alpha / 2]).T
 
 
-def sweep_job(name: str, key, make, label: str = "Run", hint: str = "", disabled: bool = False):
+def sweep_job(name: str, key, make, label: str = "Run", hint: str = "", disabled: bool = False, on_click=None):
     """A sweep page's Run button and its background job: pressing it starts ``make()``; returns the
-    job started for exactly these inputs, else None (and shows ``hint``)."""
-    if st.button(label, type="primary", disabled=disabled):
+    job started for exactly these inputs, else None (and shows ``hint``). ``on_click`` runs before the
+    page's rerun, so it may change what the page then computes ``key`` and ``make`` from (a new seed)."""
+    if st.button(label, type="primary", disabled=disabled, on_click=on_click):
         job_slot(name).ensure(key, make)
     job = current_job(name, key)
     if job is None and hint:

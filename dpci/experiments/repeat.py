@@ -5,12 +5,16 @@ synthetic data drawn from a logistic model with known coefficients (:mod:`dpci.d
 every repetition draws a new sample of n rows and new privacy noise, releases the private interval
 and computes the non-private one, and checks whether each contains the population's theta_0 at the
 same c (Eq. 3.1 with n -> infinity, :func:`dpci.data.population_theta0`): for a teaching page the
-hits and misses stack up one repetition at a time, with the running coverage and its standard error.
+hits and misses stack up one repetition at a time, with the running count of hits and its Wilson
+interval (:func:`dpci.intervals.wilson_interval`). The seed is public: the data are synthetic and
+nothing here is a private release, so a run is repeated exactly from its seed (:func:`fresh_seed`
+draws a new one for each run of the demonstration).
 """
 
 from __future__ import annotations
 
 import math
+import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -19,11 +23,17 @@ import pandas as pd
 
 from .. import methods
 from ..data.synthetic import make_synthetic_logistic, population_theta0
-from ..intervals import check_count
+from ..intervals import check_count, wilson_interval
 from ..noise import check_random_state
 from ..release import nonprivate_confidence_intervals, private_confidence_intervals
 
 KINDS = ("private", "nonprivate")
+SEEDS = 2**31  # a public seed is an integer in [0, SEEDS): short enough to read out and type
+
+
+def fresh_seed() -> int:
+    """A new public seed from the operating system, for one run of the demonstration."""
+    return secrets.randbelow(SEEDS)
 
 
 @dataclass(frozen=True)
@@ -39,15 +49,29 @@ class RepeatProgress:
     def finished(self) -> bool:
         return self.done >= self.total
 
-    def coverage(self, kind: str, coefficient: int | None = None) -> tuple[float, float]:
-        """(share of intervals that cover theta_0, its standard error) for a kind, one coefficient or all."""
+    def _rows(self, kind: str, coefficient: int | None) -> pd.DataFrame:
         rows = self.frame[self.frame["kind"] == kind]
-        if coefficient is not None:
-            rows = rows[rows["coefficient"] == coefficient]
-        if rows.empty:
+        return rows if coefficient is None else rows[rows["coefficient"] == coefficient]
+
+    def hits(self, kind: str, coefficient: int | None = None) -> tuple[int, int]:
+        """(intervals that cover theta_0, intervals) for a kind, one coefficient or all."""
+        rows = self._rows(kind, coefficient)
+        return int(rows["covers"].sum()), len(rows)
+
+    def coverage_interval(self, kind: str, coefficient: int | None = None, level: float = 0.95):
+        """The Wilson interval of the coverage so far (the Monte Carlo error of :meth:`hits`); NaNs before
+        the first repetition."""
+        hits, total = self.hits(kind, coefficient)
+        return wilson_interval(hits, total, level) if total else (math.nan, math.nan)
+
+    def coverage(self, kind: str, coefficient: int | None = None) -> tuple[float, float]:
+        """(share of intervals that cover theta_0, its standard error) for a kind, one coefficient or all.
+        The standard error is 0 at no or all hits: :meth:`coverage_interval` is the one to show."""
+        hits, total = self.hits(kind, coefficient)
+        if not total:
             return math.nan, math.nan
-        share = float(rows["covers"].mean())
-        return share, math.sqrt(share * (1 - share) / len(rows))
+        share = hits / total
+        return share, math.sqrt(share * (1 - share) / total)
 
 
 def iter_repeated_releases(

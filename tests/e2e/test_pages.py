@@ -148,11 +148,11 @@ def test_the_repeat_demo_finishes_with_a_coverage_count_and_replays_at_another_b
     _press(page, "Repetitions", "Home")  # 20 repetitions
     _press(page, "Rows per sample n", "Home")  # of 500 rows
     page.get_by_role("button", name="Repeat 20 times").click()
-    count = re.compile(r"(\d+\.\d)% ± (\d+\.\d)%")
+    count = re.compile(r"(\d+) of 20 private intervals \((\d+)%; 95% Wilson interval ([\d.]+)%–([\d.]+)%\)")
     page.get_by_text(count).first.wait_for(timeout=120_000)
     first = page.get_by_text(count).first.inner_text()
-    private, se = map(float, count.search(first).groups())
-    assert 50 <= private <= 100 and 0 <= se <= 12, first  # 20 x 11 intervals at 95%
+    hits, share, low, high = map(float, count.search(first).groups())
+    assert 10 <= hits <= 20 and low <= share <= high, first  # x1's 20 intervals at 95%
     assert page.get_by_text("20 of 20 repetitions").count() == 1
 
     _press(page, "Total budget ε", "ArrowRight")  # replay at ε = 1.25, the slider's next stop
