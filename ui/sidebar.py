@@ -211,7 +211,13 @@ def sidebar(show_vi=True, unused=()):
         more.caption(
             f"m = {s.m:,}"
             + (f", {s.vi_replicates:,} bootstrap replicates" if show_vi else "")
-            + (f", seed {s.seed}" if s.teaching else ", fresh randomness")
+            + (
+                ", this page's own seed"
+                if "seed" in st.session_state.get(UNUSED, ())
+                else f", seed {s.seed}"
+                if s.teaching
+                else ", fresh randomness"
+            )
         )
     _ledger_panel(sb)
     ledger_view.write_visitor_cookie()
