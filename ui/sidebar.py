@@ -301,7 +301,8 @@ def _teaching_toggle(sb):
         "operating system, and every new setting is a new private release, admitted by the privacy ledger.",
     )
     if s.teaching:
-        sb.caption(f"Teaching mode, seed {s.seed}: the numbers are reproducible and **not private**.")
+        seed = "this page's own public seed" if "seed" in st.session_state.get(UNUSED, ()) else f"seed {s.seed}"
+        sb.caption(f"Teaching mode, {seed}: the numbers are reproducible and **not private**.")
 
 
 def draw_odometer(s: Settings):
