@@ -104,6 +104,22 @@ def test_ci_vs_vi_and_curve_fit_use_clean_log_ticks():
     assert list(fig.layout.xaxis.ticktext) == ["1,000", "2,000", "5,000", "10,000", "20,000"]
 
 
+def test_the_length_curves_stay_above_zero_and_name_their_r2():
+    """Section 7.7's curves on lengths an unconstrained c0/n + c1/sqrt(n) takes below 0 (issue 25)."""
+    from dpci.experiments.curves import fit_length_vs_n
+
+    n = np.array([1000, 2000, 5000, 10000, 20000])
+    length = 3e6 * n**-1.5 + 0.05
+    fits = fit_length_vs_n(n, length)
+    fig = figures.curve_fit_plot(n, length, fits)
+    curves = [t for t in fig.data if t.mode == "lines"]
+    assert len(curves) == 2 and all(min(t.y) >= 0 for t in curves)
+    assert [t.x[0] for t in curves] == [1000, 1000] and [t.x[-1] for t in curves] == pytest.approx([20000, 20000])
+    for trace, fit in zip(curves, fits.values()):
+        assert trace.name.endswith(f"(R² = {fit.r2:.3f})")
+        assert all(f"{k} = {v:.3g}" in trace.name for k, v in fit.coefficients.items())
+
+
 def test_eigenvalue_plot_log_axis_marks_negative_eigenvalues():
     noisy = np.diag([-0.01, 0.0005, 0.15])
     c = 1e-3

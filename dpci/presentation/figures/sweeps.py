@@ -267,8 +267,16 @@ def sample_size_plot(frame: pd.DataFrame, title=None):
     return _layout(fig, title, height=440)
 
 
+def _fit_name(fit) -> str:
+    """A fit's legend entry: its formula, its coefficients and its R^2 on the observed lengths."""
+    formula = fit.formula.replace("sqrt", "√").replace("epsilon", "ε").replace("rho", "ρ")
+    coefficients = ", ".join(f"{k} = {float(v):.3g}" for k, v in fit.coefficients.items())
+    return f"{formula}: {coefficients} (R² = {fit.r2:.3f})"
+
+
 def curve_fit_plot(x, length, fits: dict, x_title="n", title=None, log_x=True):
-    """Observed mean lengths and fitted curves of Section 7.7 (``fits``: name -> CurveFit)."""
+    """Observed mean lengths and fitted curves of Section 7.7 (``fits``: name -> CurveFit), each named
+    in the legend with its coefficients and R^2."""
     x = np.asarray(x, dtype=float)
     grid = np.geomspace(x.min(), x.max(), 200) if log_x else np.linspace(x.min(), x.max(), 200)
     fig = go.Figure(go.Scatter(x=x, y=length, mode="markers", name="observed", marker=dict(size=9, color="#222222")))
@@ -279,14 +287,14 @@ def curve_fit_plot(x, length, fits: dict, x_title="n", title=None, log_x=True):
                 y=fit.predict(grid),
                 mode="lines",
                 line=dict(dash=dash),
-                name=f"{fit.formula} (R² = {fit.r2:.3f})",
+                name=_fit_name(fit),
             )
         )
     if log_x:
         fig.update_xaxes(title=x_title, **_log_axis(x))
     else:
         fig.update_xaxes(title=x_title, type="linear")
-    fig.update_yaxes(title="mean interval length")
+    fig.update_yaxes(title="mean interval length", rangemode="tozero")
     return _layout(fig, title, height=420)
 
 
