@@ -243,6 +243,36 @@ def test_stale_intervals_are_drawn_faded_and_named_so():
     assert all(t.opacity in (None, 1.0) for t in fig.data if (t.name or "").startswith("private"))
 
 
+def test_length_heatmaps_colour_a_tenfold_difference_apart_beside_a_thousandfold_outlier():
+    """Lengths 0.15 to 161 in one sweep (issue 25): on a linear scale 0.15 and 1.5 were the same colour.
+    Coloured by log10, a factor of ten is a third of this scale; the cells and the bar say lengths."""
+    lengths = {(1000, 1): 1.5, (1000, 5): 161.0, (2000, 1): 0.15, (2000, 5): 0.4}
+    rows = [
+        dict(feature="(all)", mechanism=m, privacy=p, n=n, d=d, length=v)
+        for m, p in METHODS[:2]
+        for (n, d), v in lengths.items()
+    ]
+    marks = {(m, p, 1000): 5 for m, p in METHODS[:2]}
+    fig = figures.heatmap_grid(pd.DataFrame(rows), "d", "length", marks=marks)
+    axis = fig.layout.coloraxis
+
+    def position(n, d, panel=0):  # where on the colour scale the cell falls, 0 to 1
+        trace = fig.data[panel]
+        z = trace.z[list(trace.y).index(f"{n:,}")][list(trace.x).index(str(d))]
+        return (z - axis.cmin) / (axis.cmax - axis.cmin)
+
+    assert position(1000, 1) - position(2000, 1) > 0.3  # 1.5 against 0.15
+    assert position(2000, 1) == pytest.approx(0) and position(1000, 5) == pytest.approx(1)
+    assert position(2000, 5) - position(2000, 1) > 0.1  # 0.4 against 0.15
+    assert fig.data[0].text[0][0] == "1.5" and fig.data[0].customdata[0][1] == 161.0  # cells and hover: lengths
+    assert "log" in axis.colorbar.title.text and "100" in axis.colorbar.ticktext
+    np.testing.assert_allclose(10 ** np.array(axis.colorbar.tickvals), [float(t) for t in axis.colorbar.ticktext])
+    # the outlined cells are still drawn: d = 5 (column 1) at n = 1,000 (row 0) in both panels
+    assert [(b.x0, b.y0, b.xref) for b in fig.layout.shapes] == [(0.5, -0.5, "x"), (0.5, -0.5, "x2")]
+    coverage = figures.heatmap_grid(pd.DataFrame(rows).assign(coverage=0.9), "d", zmin=0.8, zmax=1.0)
+    assert coverage.layout.coloraxis.cmin == 0.8 and coverage.data[0].z[0][0] == 0.9  # coverage stays linear
+
+
 def test_the_noise_matrix_is_drawn_on_its_own_scale():
     from dpci.presentation.figures import noise_matrix_plot
 
