@@ -223,6 +223,48 @@ def test_the_target_path_marks_each_strategys_stop_and_the_target():
     assert any(s.y0 == 0.5 for s in fig.layout.shapes)  # the target line
 
 
+def _shown_range(fig, axis):
+    """The log10 range a log axis shows: its own, else Plotly's autorange (the extent of every trace)."""
+    if fig.layout[f"{axis}axis"].range is not None:
+        return list(fig.layout[f"{axis}axis"].range)
+    values = np.array([v for t in fig.data if t[axis] is not None for v in t[axis] if v is not None], dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    return [np.log10(values.min()), np.log10(values.max())]
+
+
+def test_the_target_path_zooms_on_the_checked_steps_so_the_strategies_stand_apart():
+    """Issue 25: the grid runs from max/1000 = 0.005, but every check is at 3.5 or 5 (the stand-in at
+    the page's defaults; here 20,000 synthetic rows): the axes must show those, not the whole grid."""
+    from dpci import LogisticLoss
+    from dpci.accuracy_first import STRATEGIES, accuracy_first
+    from dpci.presentation.figures import target_path_plot
+
+    X, y = make_synthetic_logistic(20_000, [1.0, -0.5, 0.3], random_state=1)
+    results = [
+        accuracy_first(X, y, LogisticLoss(), 0.2, [0], max_budget=5.0, random_state=2, strategy=s) for s in STRATEGIES
+    ]
+    assert min(r.path_frame()["budget"].min() for r in results) == pytest.approx(0.005)
+    assert min(r.path_frame().query("checked")["budget"].min() for r in results) > 3  # the case
+    fig = target_path_plot(results, 0.2)
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    x, y = _shown_range(fig, "x"), _shown_range(fig, "y")
+    stops = {r.strategy: (np.log10(r.budget), np.log10(np.max(r.widths))) for r in results}
+    checked = [
+        (np.log10(b), np.log10(w))
+        for r in results
+        for b, w in r.path_frame().query("checked")[["budget", "width"]].values
+    ]
+    # doubling stopped a step before the others: apart by over a quarter of each axis
+    assert stops["noise_reduction"][0] - stops["doubling"][0] > 0.25 * (x[1] - x[0])
+    assert stops["doubling"][1] - stops["noise_reduction"][1] > 0.15 * (y[1] - y[0])
+    for bx, wy in [*stops.values(), *checked, (np.log10(5.0), np.log10(0.2))]:  # every mark and the target shown
+        assert x[0] < bx < x[1] and y[0] <= wy < y[1]
+    # stops at one point (noise reduction and the fixed budget both at 5) stay visible: one inside the other
+    sizes = [t.marker.size for t in fig.data if t.showlegend is False]
+    assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == len(sizes)
+    assert fig.layout.xaxis.tickmode == "array" and "5" in fig.layout.xaxis.ticktext
+
+
 def test_stale_intervals_are_drawn_faded_and_named_so():
     import pandas as pd
 
