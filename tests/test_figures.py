@@ -263,6 +263,8 @@ def test_the_target_path_zooms_on_the_checked_steps_so_the_strategies_stand_apar
     sizes = [t.marker.size for t in fig.data if t.showlegend is False]
     assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == len(sizes)
     assert fig.layout.xaxis.tickmode == "array" and "5" in fig.layout.xaxis.ticktext
+    label = next(a for a in fig.layout.annotations if a.text == "target width 0.2")
+    assert label.y == pytest.approx(np.log10(0.2))  # on the target line (a log axis takes log10 positions)
 
 
 def test_stale_intervals_are_drawn_faded_and_named_so():

@@ -101,7 +101,18 @@ def target_path_plot(results, target, symbol="ε", title=None):
                 hoverinfo="skip",
             )
         )
-    fig.add_hline(y=target, line=dict(color="#222222", dash="dash"), annotation_text=f"target width {target:g}")
+    fig.add_hline(y=target, line=dict(color="#222222", dash="dash"))
+    # its label by hand: on a log axis an annotation's y is log10 of the value (add_hline's would sit at 10^target)
+    fig.add_annotation(
+        text=f"target width {target:g}",
+        x=1,
+        xref="x domain",
+        xanchor="right",
+        y=float(np.log10(target)),
+        yref="y",
+        yanchor="bottom",
+        showarrow=False,
+    )
     if results:
         budgets, widths = _zoom(results, target)
         _ticked(fig.update_xaxes, budgets, f"budget of the step ({symbol})")
