@@ -124,6 +124,11 @@ def results(state):
         st.plotly_chart(
             heatmap_grid(frame, x, "length", title="Mean interval length", marks=marks), width="stretch", key="len_map"
         )
+        st.caption(
+            "Lengths are coloured on a log scale (each colour step is the same factor, the bar ticked in lengths), "
+            "so cells that differ tenfold differ in colour even beside one very long interval; each cell gives "
+            "its length."
+        )
         if marks:
             st.caption(
                 "Outlined: in each row, the column nearest the recommended c for that n (dpci.recommend_c, public "

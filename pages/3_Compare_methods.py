@@ -120,11 +120,17 @@ def results(state):
                 "Over c the shortest interval is not the most useful: it is for θ₀(c), which a large c shrinks "
                 "towards 0. The dotted lines weigh width against that shrinkage (docs/choosing-c.md)."
             )
-        rows = frame[frame["feature"] == ALL]
-        if over in ("n", "epsilon") and rows[over].nunique() >= 3:
+        measured = frame[frame["feature"] == ALL].dropna(subset=["length"])  # a skipped setting has no length
+        groups = [(k, g) for k, g in measured.groupby(["mechanism", "privacy"], sort=False) if g[over].nunique() >= 3]
+        if over in ("n", "epsilon") and groups:
             st.subheader("How length scales (Section 7.7)")
+            st.caption(
+                "Least-squares fits with every coefficient ≥ 0 (c0 is the cost of privacy, c1 the sampling or data "
+                "term: a negative one has no reading and would draw a negative length). Each legend gives the "
+                "coefficients and R² on the measured lengths."
+            )
             cols = st.columns(2)
-            for i, ((mech, priv), grp) in enumerate(rows.groupby(["mechanism", "privacy"], sort=False)):
+            for i, ((mech, priv), grp) in enumerate(groups):
                 grp = grp.sort_values(over)
                 if over == "n":
                     fits = fit_length_vs_n(grp["n"], grp["length"])

@@ -139,6 +139,11 @@ def results():
             "most it could spend (the *charged* column); what the outcome alone realised is beside it."
         )
     st.plotly_chart(target_path_plot(done, target, symbol), width="stretch", key="af_path")
+    st.caption(
+        f"Log axes, showing the steps that were checked and the one before: at a smaller {symbol} noise alone "
+        "leaves every interval wider than the target (dotted: the narrowest any interval can be), so the searches "
+        "skip it. Large marks: where each strategy stopped; stops at one point are drawn one inside another."
+    )
     rows = []
     for result in done:
         approx = result.approx_dp(settings.delta)

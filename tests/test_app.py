@@ -780,6 +780,38 @@ def test_a_coverage_heatmap_leaves_a_cell_where_c_is_too_small_empty_and_names_i
     assert len(at.get("plotly_chart")) == 2  # both heatmaps, with the cell that ran
 
 
+@pytest.mark.slow  # about 4 s: a sweep of three settings
+def test_a_sweep_shows_what_dpci_warned_of_on_its_page():
+    """At ε = 0.2 (n = 1,000, c = 1e-3) objective perturbation keeps ε' < ε₁/2 and warns that its intervals
+    may under-cover (UnderCoverageWarning, raised in the sweep's background thread): the page says so,
+    once, escaped, not only the server's log (issue 25)."""
+    at = _app("pages/3_Compare_methods.py")
+    at.query_params.update(
+        {
+            "cmp_over": '"epsilon"',
+            "cmp_values_epsilon": "[0.2, 0.5, 1.0]",
+            "cmp_methods": '[["objective", "pure"]]',
+            "cmp_k": "20",
+            "cmp_vi": "200",
+            "cmp_m": "500",
+            "cmp_n": "1000",
+            "d": "2",
+            "c": "0.001",
+        }
+    )
+    at.run()
+    _no_errors(at)
+    [b for b in at.button if b.label == "Run"][0].click().run()
+    job = _wait(at, "slot_cmp")
+    at.run()
+    _no_errors(at)
+    said = [w.value for w in at.warning if "c = 0.001 leaves objective perturbation" in _shown(w.value)]
+    assert len(said) == 1 and "epsilon1 = 0.13 (n = 1000)" in _shown(said[0])  # once, at ε = 0.2 only
+    assert "\\(n" in said[0]  # escaped Markdown
+    assert job.warnings == [_shown(said[0]).removeprefix("**dpci warns:** ")]
+    assert any("How length scales" in h.value for h in at.subheader)  # the fits drew
+
+
 def test_stored_releases_of_older_records_still_open():
     """Records written before release specifications (flat fields, labels in app settings) are read."""
     import ui.settings as app_settings

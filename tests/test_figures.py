@@ -104,6 +104,22 @@ def test_ci_vs_vi_and_curve_fit_use_clean_log_ticks():
     assert list(fig.layout.xaxis.ticktext) == ["1,000", "2,000", "5,000", "10,000", "20,000"]
 
 
+def test_the_length_curves_stay_above_zero_and_name_their_r2():
+    """Section 7.7's curves on lengths an unconstrained c0/n + c1/sqrt(n) takes below 0 (issue 25)."""
+    from dpci.experiments.curves import fit_length_vs_n
+
+    n = np.array([1000, 2000, 5000, 10000, 20000])
+    length = 3e6 * n**-1.5 + 0.05
+    fits = fit_length_vs_n(n, length)
+    fig = figures.curve_fit_plot(n, length, fits)
+    curves = [t for t in fig.data if t.mode == "lines"]
+    assert len(curves) == 2 and all(min(t.y) >= 0 for t in curves)
+    assert [t.x[0] for t in curves] == [1000, 1000] and [t.x[-1] for t in curves] == pytest.approx([20000, 20000])
+    for trace, fit in zip(curves, fits.values()):
+        assert trace.name.endswith(f"(R² = {fit.r2:.3f})")
+        assert all(f"{k} = {v:.3g}" in trace.name for k, v in fit.coefficients.items())
+
+
 def test_eigenvalue_plot_log_axis_marks_negative_eigenvalues():
     noisy = np.diag([-0.01, 0.0005, 0.15])
     c = 1e-3
@@ -207,6 +223,50 @@ def test_the_target_path_marks_each_strategys_stop_and_the_target():
     assert any(s.y0 == 0.5 for s in fig.layout.shapes)  # the target line
 
 
+def _shown_range(fig, axis):
+    """The log10 range a log axis shows: its own, else Plotly's autorange (the extent of every trace)."""
+    if fig.layout[f"{axis}axis"].range is not None:
+        return list(fig.layout[f"{axis}axis"].range)
+    values = np.array([v for t in fig.data if t[axis] is not None for v in t[axis] if v is not None], dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    return [np.log10(values.min()), np.log10(values.max())]
+
+
+def test_the_target_path_zooms_on_the_checked_steps_so_the_strategies_stand_apart():
+    """Issue 25: the grid runs from max/1000 = 0.005, but every check is at 3.5 or 5 (the stand-in at
+    the page's defaults; here 20,000 synthetic rows): the axes must show those, not the whole grid."""
+    from dpci import LogisticLoss
+    from dpci.accuracy_first import STRATEGIES, accuracy_first
+    from dpci.presentation.figures import target_path_plot
+
+    X, y = make_synthetic_logistic(20_000, [1.0, -0.5, 0.3], random_state=1)
+    results = [
+        accuracy_first(X, y, LogisticLoss(), 0.2, [0], max_budget=5.0, random_state=2, strategy=s) for s in STRATEGIES
+    ]
+    assert min(r.path_frame()["budget"].min() for r in results) == pytest.approx(0.005)
+    assert min(r.path_frame().query("checked")["budget"].min() for r in results) > 3  # the case
+    fig = target_path_plot(results, 0.2)
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    x, y = _shown_range(fig, "x"), _shown_range(fig, "y")
+    stops = {r.strategy: (np.log10(r.budget), np.log10(np.max(r.widths))) for r in results}
+    checked = [
+        (np.log10(b), np.log10(w))
+        for r in results
+        for b, w in r.path_frame().query("checked")[["budget", "width"]].values
+    ]
+    # doubling stopped a step before the others: apart by over a quarter of each axis
+    assert stops["noise_reduction"][0] - stops["doubling"][0] > 0.25 * (x[1] - x[0])
+    assert stops["doubling"][1] - stops["noise_reduction"][1] > 0.15 * (y[1] - y[0])
+    for bx, wy in [*stops.values(), *checked, (np.log10(5.0), np.log10(0.2))]:  # every mark and the target shown
+        assert x[0] < bx < x[1] and y[0] <= wy < y[1]
+    # stops at one point (noise reduction and the fixed budget both at 5) stay visible: one inside the other
+    sizes = [t.marker.size for t in fig.data if t.showlegend is False]
+    assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == len(sizes)
+    assert fig.layout.xaxis.tickmode == "array" and "5" in fig.layout.xaxis.ticktext
+    label = next(a for a in fig.layout.annotations if a.text == "target width 0.2")
+    assert label.y == pytest.approx(np.log10(0.2))  # on the target line (a log axis takes log10 positions)
+
+
 def test_stale_intervals_are_drawn_faded_and_named_so():
     import pandas as pd
 
@@ -225,6 +285,36 @@ def test_stale_intervals_are_drawn_faded_and_named_so():
     faded = [t for t in fig.data if (t.name or "").endswith("(updating…)")]
     assert len(faded) == 1 and faded[0].opacity == 0.3
     assert all(t.opacity in (None, 1.0) for t in fig.data if (t.name or "").startswith("private"))
+
+
+def test_length_heatmaps_colour_a_tenfold_difference_apart_beside_a_thousandfold_outlier():
+    """Lengths 0.15 to 161 in one sweep (issue 25): on a linear scale 0.15 and 1.5 were the same colour.
+    Coloured by log10, a factor of ten is a third of this scale; the cells and the bar say lengths."""
+    lengths = {(1000, 1): 1.5, (1000, 5): 161.0, (2000, 1): 0.15, (2000, 5): 0.4}
+    rows = [
+        dict(feature="(all)", mechanism=m, privacy=p, n=n, d=d, length=v)
+        for m, p in METHODS[:2]
+        for (n, d), v in lengths.items()
+    ]
+    marks = {(m, p, 1000): 5 for m, p in METHODS[:2]}
+    fig = figures.heatmap_grid(pd.DataFrame(rows), "d", "length", marks=marks)
+    axis = fig.layout.coloraxis
+
+    def position(n, d, panel=0):  # where on the colour scale the cell falls, 0 to 1
+        trace = fig.data[panel]
+        z = trace.z[list(trace.y).index(f"{n:,}")][list(trace.x).index(str(d))]
+        return (z - axis.cmin) / (axis.cmax - axis.cmin)
+
+    assert position(1000, 1) - position(2000, 1) > 0.3  # 1.5 against 0.15
+    assert position(2000, 1) == pytest.approx(0) and position(1000, 5) == pytest.approx(1)
+    assert position(2000, 5) - position(2000, 1) > 0.1  # 0.4 against 0.15
+    assert fig.data[0].text[0][0] == "1.5" and fig.data[0].customdata[0][1] == 161.0  # cells and hover: lengths
+    assert "log" in axis.colorbar.title.text and "100" in axis.colorbar.ticktext
+    np.testing.assert_allclose(10 ** np.array(axis.colorbar.tickvals), [float(t) for t in axis.colorbar.ticktext])
+    # the outlined cells are still drawn: d = 5 (column 1) at n = 1,000 (row 0) in both panels
+    assert [(b.x0, b.y0, b.xref) for b in fig.layout.shapes] == [(0.5, -0.5, "x"), (0.5, -0.5, "x2")]
+    coverage = figures.heatmap_grid(pd.DataFrame(rows).assign(coverage=0.9), "d", zmin=0.8, zmax=1.0)
+    assert coverage.layout.coloraxis.cmin == 0.8 and coverage.data[0].z[0][0] == 0.9  # coverage stays linear
 
 
 def test_the_noise_matrix_is_drawn_on_its_own_scale():

@@ -1,7 +1,11 @@
-"""Background jobs keep the latest state, finish, cancel between steps and report errors as text."""
+"""Background jobs keep the latest state, finish, cancel between steps, report errors as text and keep
+what dpci warned of for their page."""
 
+import threading
 import time
+import warnings
 
+from dpci import UnderCoverageWarning, WideIntervalWarning
 from ui.jobs import Job, JobSlot
 
 
@@ -50,3 +54,48 @@ def test_a_job_stops_when_its_user_has_gone():
     connected["yes"] = True
     again = slot.ensure("a", _counter(3))
     assert again is not job and again.wait(5) and again.latest == 2
+
+
+def _warning(*pairs):
+    """A job's generator that raises the warnings (category, message) given, one per step."""
+
+    def make():
+        for category, message in pairs:
+            warnings.warn(message, category, stacklevel=1)
+            yield message
+
+    return make
+
+
+def test_a_jobs_warnings_are_kept_on_the_job_each_message_once(recwarn):
+    """What dpci warns of inside a job reaches the job (for its page), once per message, and again in the
+    next job; a numerical warning goes to the log as before, and so does one raised outside any job."""
+    first = Job("k", _warning((UnderCoverageWarning, "c too small"), (UnderCoverageWarning, "c too small")))
+    assert first.wait(5)
+    shown = (UnderCoverageWarning, "c too small"), (WideIntervalWarning, "no useful c"), (RuntimeWarning, "overflow")
+    second = Job("k", _warning(*shown))
+    assert second.wait(5)
+    assert first.warnings == ["c too small"]
+    assert second.warnings == ["c too small", "no useful c"]  # said again in a later job, numerical one not kept
+    warnings.warn("outside a job", UnderCoverageWarning, stacklevel=1)
+    logged = [str(w.message) for w in recwarn]
+    assert "overflow" in logged and "outside a job" in logged and "c too small" not in logged
+
+
+def test_warnings_raised_in_other_threads_stay_out_of_a_running_job(recwarn):
+    started, release = threading.Event(), threading.Event()
+
+    def make():
+        started.set()
+        release.wait(5)
+        warnings.warn("mine", UnderCoverageWarning, stacklevel=1)
+        yield 1
+
+    job = Job("k", make)
+    started.wait(5)
+    other = threading.Thread(target=lambda: warnings.warn("another user's", UnderCoverageWarning, stacklevel=1))
+    other.start()
+    other.join()
+    release.set()
+    assert job.wait(5) and job.warnings == ["mine"]
+    assert [str(w.message) for w in recwarn] == ["another user's"]  # logged, as before

@@ -184,6 +184,56 @@ def test_curve_fits_recover_known_coefficients():
     assert fit.coefficients["c1"] == pytest.approx(0.05, rel=1e-4)
 
 
+def _rss(y, fitted):
+    return float(np.sum((np.asarray(y) - fitted) ** 2))
+
+
+def _r2(y, fitted):
+    return 1 - _rss(y, fitted) / _rss(y, np.mean(y))
+
+
+def test_length_fits_never_draw_a_negative_length_and_report_their_r2():
+    """Lengths falling faster than 1/n (as objective perturbation's under zCDP did, issue 25): the
+    unconstrained c0/n + c1/sqrt(n) has c1 < 0 and goes below 0 inside the plotted range; the fit with
+    c0, c1 >= 0 stays >= 0 there, is the best such fit, and its R^2 is the one on the lengths."""
+    n = np.array([1000, 2000, 5000, 10000, 20000], dtype=float)
+    length = 3e6 * n**-1.5 + 0.05
+    design = np.column_stack([1 / n, 1 / np.sqrt(n)])
+    free, *_ = np.linalg.lstsq(design, length, rcond=None)
+    grid = np.geomspace(n.min(), n.max(), 200)  # what curve_fit_plot draws
+    assert (free[0] / grid + free[1] / np.sqrt(grid)).min() < 0  # the case: a negative length drawn
+    fits = fit_length_vs_n(n, length)
+    for fit in fits.values():
+        assert all(v >= 0 for v in fit.coefficients.values())
+        assert fit.predict(grid).min() >= 0
+        assert fit.r2 == pytest.approx(_r2(length, fit.predict(n)), abs=1e-12)
+    two = fits["privacy"]
+    # among c0, c1 >= 0 none fits better: not the one-term fits, not a grid around the optimum
+    best = _rss(length, two.predict(n))
+    assert best <= _rss(length, fits["sampling only"].predict(n)) + 1e-12
+    c0 = (design[:, 0] @ length) / (design[:, 0] @ design[:, 0])  # the best c0/n alone
+    assert best <= _rss(length, c0 / n) + 1e-12
+    for a in np.linspace(0.5, 1.5, 11) * two.coefficients["c0"]:
+        for b in np.linspace(0, 0.2, 11):
+            assert best <= _rss(length, a / n + b / np.sqrt(n)) + 1e-12
+    assert two.r2 > 0.9
+
+
+def test_a_budget_fit_skips_a_setting_without_a_length_and_stays_non_negative():
+    """A sweep leaves NaN where c was too small at the smallest budget: the fit is of the rest."""
+    eps = np.array([0.1, 0.2, 0.5, 1.0, 2.0, 4.0])
+    length = np.sqrt(0.3 / eps**2 + 0.02)
+    fit = fit_length_vs_budget(eps, np.where(eps == 0.1, np.nan, length), "pure")
+    assert fit.coefficients["c0"] == pytest.approx(0.3, rel=1e-4)
+    assert fit.r2 == pytest.approx(_r2(length[1:], fit.predict(eps[1:])), abs=1e-12)
+    # lengths that grow with the budget fit no sqrt(c0/rho + c1) with c0, c1 >= 0: the best one is flat, >= 0
+    rho = np.array([0.05, 0.1, 0.5, 1.0])
+    flat = fit_length_vs_budget(rho, [1.0, 1.5, 2.0, 2.5], "zcdp")
+    assert flat.coefficients["c0"] == pytest.approx(0, abs=1e-6) and flat.predict(rho).min() >= 0
+    with pytest.raises(ValueError, match="at least two"):
+        fit_length_vs_n([1000, 2000], [np.nan, 0.1])
+
+
 def test_subsample_is_a_fixed_prefix_of_a_permutation():
     X, y, _ = _load(1)
     a, _ = subsample(X, y, 100, seed=3)

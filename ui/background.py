@@ -233,6 +233,7 @@ def sweep_fragment(job, show):
     def results():
         state = sweep_state(job)
         if state is not None:
+            show_warnings(job)
             show(state)
 
     results()
@@ -249,9 +250,18 @@ def job_fragment(job, show):
         if job.error:
             st.error(escape_markdown(job.error))
             return
+        show_warnings(job)
         show()
 
     results()
+
+
+def show_warnings(job):
+    """What dpci warned of while the job ran (intervals likely to under-cover at some setting, no useful
+    interval, ...), each message once and escaped (it quotes values), above the results it concerns:
+    before, these reached only the server's log."""
+    for message in getattr(job, "warnings", ()):
+        st.warning(f"**dpci warns:** {escape_markdown(message)}")
 
 
 def sweep_progress(job):

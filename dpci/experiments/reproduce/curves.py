@@ -47,10 +47,9 @@ def report_curve_fits(result: ExperimentResult, s: Settings):
         g = g.dropna(subset=["length"]).sort_values("n")
         fits = fit_length_vs_n(g["n"], g["length"])
         two, one = fits["privacy"], fits["sampling only"]
-        # the same two terms with c0, c1 >= 0 (the reading "sampling term + privacy term" needs c1 >= 0),
-        # and the law of independent noises, length ~ sqrt(a/n^2 + b/n)
+        # beside the paper's two terms (fitted with c0, c1 >= 0), the law of independent noises,
+        # length ~ sqrt(a/n^2 + b/n)
         n_, L_ = g["n"].to_numpy(float), g["length"].to_numpy(float)
-        (p0, p1), _ = nnls(np.column_stack([1 / n_, 1 / np.sqrt(n_)]), L_)
         (q0, q1), _ = nnls(np.column_stack([1 / n_**2, 1 / n_]), L_**2)
         fit_rows.append(
             _fit_row(
@@ -60,9 +59,6 @@ def report_curve_fits(result: ExperimentResult, s: Settings):
                 two,
                 r2_sqrt_only=one.r2,
                 c_sqrt_only=float(one.coefficients["c"]),
-                c0_nonneg=p0,
-                c1_nonneg=p1,
-                r2_nonneg=_r2(L_, p0 / n_ + p1 / np.sqrt(n_)),
                 a_quadrature=q0,
                 b_quadrature=q1,
                 r2_quadrature=_r2(L_, np.sqrt(q0 / n_**2 + q1 / n_)),

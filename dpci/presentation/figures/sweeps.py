@@ -15,6 +15,7 @@ from .style import (
     _fmt_number,
     _layout,
     _log_axis,
+    _nice_log_ticks,
     method_label,
     short_method_label,
 )
@@ -76,13 +77,32 @@ def _cell_text(grp, pivot, x, value, level):
     return np.vectorize(cell)(pivot.values, se)
 
 
+def _log_colours(values):
+    """log10 of the positive values (NaN elsewhere): a colour scale on which every factor of ten is the same step."""
+    values = np.asarray(values, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(values > 0, np.log10(np.where(values > 0, values, 1.0)), np.nan)
+
+
 def heatmap_grid(
-    frame: pd.DataFrame, x: str, value: str = "coverage", title=None, zmin=None, zmax=None, level=0.95, marks=None
+    frame: pd.DataFrame,
+    x: str,
+    value: str = "coverage",
+    title=None,
+    zmin=None,
+    zmax=None,
+    level=0.95,
+    marks=None,
+    log_color=None,
 ):
     """Heatmaps of ``value`` over n (rows) x ``x`` (columns), one panel per method (Figures 9-12); for
     coverage, each cell also shows its margin and a ✗ where it misses ``level`` by more than 2 SE.
     ``marks``: (mechanism, privacy, n) -> a value of ``x`` (the recommended c), whose nearest column is
     outlined in that row.
+
+    ``log_color`` (default: for lengths) colours by log10 of the value, the colour bar ticked in the value's
+    own units: lengths span decades across n and the budget (0.15 to 161 in one sweep), and on a linear
+    scale one long interval leaves every other cell the same colour. The cells' numbers stay the values.
 
     Two panels per row (a 2 x 2 grid for the four methods), short panel titles and one shared colour
     bar, so titles and axis labels stay readable in a narrow column."""
@@ -98,15 +118,18 @@ def heatmap_grid(
         horizontal_spacing=0.06,
         vertical_spacing=0.16 if nrows > 1 else 0.1,
     )
-    zmin = rows[value].min() if zmin is None else zmin
-    zmax = rows[value].max() if zmax is None else zmax
+    log = value == "length" if log_color is None else log_color
+    shown = rows[value][rows[value] > 0] if log else rows[value]
+    zmin = shown.min() if zmin is None else zmin
+    zmax = shown.max() if zmax is None else zmax
     for i, (mechanism, privacy) in enumerate(panels):
         r, c = divmod(i, ncols)
         grp = rows[(rows["mechanism"] == mechanism) & (rows["privacy"] == privacy)]
         pivot = grp.pivot_table(index="n", columns=x, values=value)
         fig.add_trace(
             go.Heatmap(
-                z=pivot.values,
+                z=_log_colours(pivot.values) if log else pivot.values,
+                customdata=pivot.values,
                 x=[str(v) for v in pivot.columns],
                 y=[_fmt_number(v) for v in pivot.index],
                 coloraxis="coloraxis",
@@ -114,7 +137,7 @@ def heatmap_grid(
                 text=_cell_text(grp, pivot, x, value, level),
                 texttemplate="%{text}",
                 textfont=dict(size=11),
-                hovertemplate=f"n=%{{y}}, {x}=%{{x}}: {value} %{{z:.3f}}<extra>%{{fullData.name}}</extra>",
+                hovertemplate=f"n=%{{y}}, {x}=%{{x}}: {value} %{{customdata:.3g}}<extra>%{{fullData.name}}</extra>",
             ),
             r + 1,
             c + 1,
@@ -143,14 +166,14 @@ def heatmap_grid(
                 yref=f"y{axis}",
                 line=dict(color="#FFFFFF", width=3),
             )
-    fig.update_layout(
-        coloraxis=dict(
-            colorscale="Viridis",
-            cmin=zmin,
-            cmax=zmax,
-            colorbar=dict(title=dict(text=value, side="right"), thickness=14),
-        )
-    )
+    colorbar = dict(title=dict(text=value, side="right"), thickness=14)
+    if log:
+        ticks, labels = _nice_log_ticks([zmin, zmax])
+        colorbar.update(title=dict(text=f"{value} (log scale)", side="right"))
+        if ticks:
+            colorbar.update(tickmode="array", tickvals=list(np.log10(ticks)), ticktext=labels)
+        zmin, zmax = (math.log10(v) if v > 0 else None for v in (zmin, zmax))
+    fig.update_layout(coloraxis=dict(colorscale="Viridis", cmin=zmin, cmax=zmax, colorbar=colorbar))
     return _layout(fig, title, height=90 + 250 * nrows)
 
 
@@ -267,8 +290,16 @@ def sample_size_plot(frame: pd.DataFrame, title=None):
     return _layout(fig, title, height=440)
 
 
+def _fit_name(fit) -> str:
+    """A fit's legend entry: its formula, its coefficients and its R^2 on the observed lengths."""
+    formula = fit.formula.replace("sqrt", "√").replace("epsilon", "ε").replace("rho", "ρ")
+    coefficients = ", ".join(f"{k} = {float(v):.3g}" for k, v in fit.coefficients.items())
+    return f"{formula}: {coefficients} (R² = {fit.r2:.3f})"
+
+
 def curve_fit_plot(x, length, fits: dict, x_title="n", title=None, log_x=True):
-    """Observed mean lengths and fitted curves of Section 7.7 (``fits``: name -> CurveFit)."""
+    """Observed mean lengths and fitted curves of Section 7.7 (``fits``: name -> CurveFit), each named
+    in the legend with its coefficients and R^2."""
     x = np.asarray(x, dtype=float)
     grid = np.geomspace(x.min(), x.max(), 200) if log_x else np.linspace(x.min(), x.max(), 200)
     fig = go.Figure(go.Scatter(x=x, y=length, mode="markers", name="observed", marker=dict(size=9, color="#222222")))
@@ -279,14 +310,14 @@ def curve_fit_plot(x, length, fits: dict, x_title="n", title=None, log_x=True):
                 y=fit.predict(grid),
                 mode="lines",
                 line=dict(dash=dash),
-                name=f"{fit.formula} (R² = {fit.r2:.3f})",
+                name=_fit_name(fit),
             )
         )
     if log_x:
         fig.update_xaxes(title=x_title, **_log_axis(x))
     else:
         fig.update_xaxes(title=x_title, type="linear")
-    fig.update_yaxes(title="mean interval length")
+    fig.update_yaxes(title="mean interval length", rangemode="tozero")
     return _layout(fig, title, height=420)
 
 
