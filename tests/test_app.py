@@ -812,6 +812,26 @@ def test_a_sweep_shows_what_dpci_warned_of_on_its_page():
     assert any("How length scales" in h.value for h in at.subheader)  # the fits drew
 
 
+def test_several_warnings_of_a_job_are_said_in_one_box_each_once_and_escaped():
+    def page():
+        from types import SimpleNamespace
+
+        from ui.background import show_warnings
+
+        show_warnings(SimpleNamespace(warnings=["c = 1e-3 is *small*", "see [here](http://example.com)"]))
+        show_warnings(SimpleNamespace(warnings=[]))
+
+    at = AppTest.from_function(page).run()
+    _no_errors(at)
+    assert len(at.warning) == 1
+    lines = at.warning[0].value.split("\n")
+    assert lines[0] == "**dpci warns:**" and [_shown(v) for v in lines[1:]] == [
+        "- c = 1e-3 is *small*",
+        "- see [here](http://example.com)",
+    ]
+    assert "\\*small\\*" in lines[1] and "\\[here\\]" in lines[2]  # no emphasis, no link
+
+
 def test_stored_releases_of_older_records_still_open():
     """Records written before release specifications (flat fields, labels in app settings) are read."""
     import ui.settings as app_settings

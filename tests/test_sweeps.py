@@ -229,7 +229,12 @@ def test_a_budget_fit_skips_a_setting_without_a_length_and_stays_non_negative():
     # lengths that grow with the budget fit no sqrt(c0/rho + c1) with c0, c1 >= 0: the best one is flat, >= 0
     rho = np.array([0.05, 0.1, 0.5, 1.0])
     flat = fit_length_vs_budget(rho, [1.0, 1.5, 2.0, 2.5], "zcdp")
-    assert flat.coefficients["c0"] == pytest.approx(0, abs=1e-6) and flat.predict(rho).min() >= 0
+    assert flat.coefficients["c0"] == 0 and flat.predict(rho).min() >= 0
+    # a length that falls faster than 1/epsilon (objective perturbation near its bound on the Compare page):
+    # the best fit has no data term, said as c1 = 0 rather than the 1e-21 where the refinement stopped
+    steep = fit_length_vs_budget([0.2, 0.5, 1.0], [440.0, 10.0, 1.2], "pure")
+    assert steep.coefficients["c1"] == 0 and steep.predict(np.geomspace(0.2, 1, 50)).min() > 0
+    assert steep.r2 == pytest.approx(_r2([440.0, 10.0, 1.2], steep.predict(np.array([0.2, 0.5, 1.0]))))
     with pytest.raises(ValueError, match="at least two"):
         fit_length_vs_n([1000, 2000], [np.nan, 0.1])
 

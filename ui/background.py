@@ -258,10 +258,13 @@ def job_fragment(job, show):
 
 def show_warnings(job):
     """What dpci warned of while the job ran (intervals likely to under-cover at some setting, no useful
-    interval, ...), each message once and escaped (it quotes values), above the results it concerns:
-    before, these reached only the server's log."""
-    for message in getattr(job, "warnings", ()):
-        st.warning(f"**dpci warns:** {escape_markdown(message)}")
+    interval, ...), each message once and escaped (it quotes values), in one box above the results it
+    concerns: before, these reached only the server's log."""
+    said = [escape_markdown(message) for message in getattr(job, "warnings", ())]
+    if len(said) == 1:
+        st.warning(f"**dpci warns:** {said[0]}")
+    elif said:
+        st.warning("**dpci warns:**\n" + "\n".join(f"- {message}" for message in said))
 
 
 def sweep_progress(job):

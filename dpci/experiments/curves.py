@@ -77,6 +77,10 @@ def fit_length_vs_budget(budget, length, privacy: str) -> CurveFit:
         c0, c1 = start
     if np.sum((length - model(budget, c0, c1)) ** 2) > np.sum((length - model(budget, *start)) ** 2):
         c0, c1 = start
+    # a term that adds under 1e-9 of the smallest squared length anywhere in the range is 0 (the bounded
+    # refinement stops at 1e-21 rather than at its bound)
+    tiny = 1e-9 * float(np.min(length)) ** 2
+    c0 = 0.0 if c0 / float(np.min(budget)) ** power < tiny else float(c0)
+    c1 = 0.0 if c1 < tiny else float(c1)
     name = "sqrt(c0/epsilon^2 + c1)" if privacy == "pure" else "sqrt(c0/rho + c1)"
-    c0, c1 = float(c0), float(c1)
     return CurveFit(name, dict(c0=c0, c1=c1), _r2(length, model(budget, c0, c1)), lambda b: model(b, c0, c1))

@@ -105,9 +105,9 @@ def target_path_plot(results, target, symbol="ε", title=None):
     # its label by hand: on a log axis an annotation's y is log10 of the value (add_hline's would sit at 10^target)
     fig.add_annotation(
         text=f"target width {target:g}",
-        x=1,
+        x=0,
         xref="x domain",
-        xanchor="right",
+        xanchor="left",
         y=float(np.log10(target)),
         yref="y",
         yanchor="bottom",
