@@ -5,6 +5,8 @@ chart with every coefficient of Adult, Present's headline and first odds ratio, 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ui import navigation
@@ -53,6 +55,10 @@ def test_the_explorers_chart_with_every_coefficient_is_on_the_first_screen(app_u
         assert page.get_by_text("What am I looking at?").first.is_visible()
         if view == "presentation":  # the page keeps the chart alone: no metrics, no ledger table
             assert page.locator('[data-testid="stMetric"]').count() == 0
+        else:  # teaching mode (a public seed): no spend and no guarantee shown as a number
+            page.get_by_text("teaching mode: not private").first.wait_for()
+            metrics = page.locator('[data-testid="stMetric"]').all_inner_texts()
+            assert not any("spent" in m or "(ε, δ)" in m for m in metrics), metrics
         _shot(page, f"explorer-{view}", size)
     finally:
         context.close()
@@ -67,6 +73,11 @@ def test_presents_headline_and_first_odds_ratio_are_on_the_first_screen(app_url,
         first_odds.wait_for()
         assert _inside(page, headline) and _inside(page, first_odds)
         assert "age 17 → 90" in first_odds.inner_text()
+        # numbers agree with their words: a row that says its interval excludes 1 never prints a bound as 1
+        for row in page.locator("table tbody tr").all_inner_texts():
+            if "excludes 1" in row:
+                low, high = (float(v) for v in re.search(r"\(([\d.e+-]+) – ([\d.e+-]+)\)", row).groups())
+                assert low > 1 or high < 1, row
         _shot(page, "present", size)
     finally:
         context.close()
