@@ -171,6 +171,10 @@ def test_an_upload_costs_nothing_until_it_is_released_and_teaching_mode_is_label
     page.get_by_text("Preview: not your data").first.wait_for(timeout=60_000)
     _wait_for_app(page)
     assert "people.csv" in _odometer(page) and "spent in 0 private releases" in _odometer(page)
+    # the preview's bootstrap ends with a full rerun of the page, which can drop an edit still pending in
+    # the bounds form (a known defect, issue 25): type once it is done
+    page.get_by_text(re.compile(r"Variability interval \(done\)")).first.wait_for(timeout=120_000)
+    _wait_for_app(page)
     # the bounds typed in full (age 0-120, hours 0-100), one cell at a time: every edit stays
     for row, column, value in ((0, 1, 0), (0, 2, 120), (1, 1, 0), (1, 2, 100)):
         _type_cell(page, row, column, value)
