@@ -145,7 +145,8 @@ def explorer():
         if preview:
             title = "Preview on a stand-in, not your data: " + title
         row_height, font_size = ui.layout.CHART[settings.view]
-        chart = forest_plot(
+        chart = ui.memo_chart(  # a tick between milestones draws the same chart: built once
+            forest_plot,
             table,
             title=title,
             level=settings.level,
@@ -162,12 +163,7 @@ def explorer():
         elif state is None:
             st.progress(0.0, text="Variability interval: starting the bootstrap…")
         else:
-            label = "done" if state.finished else "computing"
-            st.progress(
-                state.done / state.total,
-                text=f"Variability interval ({label}): {state.done:,} / {state.total:,} bootstrap replicates, "
-                f"{job.elapsed:.1f} s",
-            )
+            st.progress(1.0 if state.finished else state.done / state.total, text=ui.variability_progress(job, state))
             narrower = narrower_than_variability(table) if state.finished else []
             if narrower:
                 st.info(

@@ -190,12 +190,12 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit privately and compute private (1 - alpha) intervals. Rows of X must have norm <= 1."""
         self._validate_params()
-        X, signs, classes, names = check_data(X, y, self.classes, private_errors=self.private_errors)
+        X, signs, classes, names, divisors = check_data(X, y, self.classes, private_errors=self.private_errors)
         if self.classes is None:
             warnings.warn(LEARNED_CLASSES, PrivacyLeakWarning, stacklevel=2)
         try:
             settings = self._settings(*X.shape)  # c="recommended" reads n and d only (public facts)
-            release = _release(X, signs, self._loss(), settings)  # the data are checked already
+            release = _release(X, signs, self._loss(), settings, divisors=divisors)  # the data are checked already
         except ConvergenceError:
             if not self.private_errors:
                 raise

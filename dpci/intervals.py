@@ -41,12 +41,24 @@ def gaussian_factor(covariance):
         return v * np.sqrt(np.clip(w, 0.0, None))
 
 
+def _times(draws, matrix):
+    """draws @ matrix (square), written over the draws a block of rows at a time: no second m x d
+    array, and each product small enough that OpenBLAS keeps it on one thread (up to about 2^18
+    multiply-adds; a threaded one as small as these waits for a busy core on a shared machine:
+    measured 8-12 ms instead of 0.14 for 10,000 x 11 draws with the other core taken)."""
+    rows = max(1, 2**18 // matrix.size)
+    for start in range(0, draws.shape[0], rows):
+        block = draws[start : start + rows]
+        np.matmul(block, matrix, out=block)  # numpy reads an overlapping input through a copy
+    return draws
+
+
 def _gaussian_part(hessian, covariance, n, m, rng):
     """m draws of H~^{-1} G / sqrt(n) with G ~ N(0, Sigma~), and H~^{-1} itself."""
     d = hessian.shape[0]
     h_inv = np.linalg.inv(hessian)
     factor = h_inv @ gaussian_factor(covariance) / np.sqrt(n)
-    return rng.standard_normal((m, d)) @ factor.T, h_inv
+    return _times(rng.standard_normal((m, d)), factor.T), h_inv
 
 
 def objective_offsets(hessian, covariance, n, noise_law, m, rng):
@@ -56,7 +68,8 @@ def objective_offsets(hessian, covariance, n, noise_law, m, rng):
     The draws approximate theta_0 - theta~ (Eq. 4.1).
     """
     gauss, h_inv = _gaussian_part(hessian, covariance, n, m, rng)
-    return gauss + noise_law.sample(rng, hessian.shape[0], m) @ (h_inv.T / n)
+    gauss += _times(noise_law.sample(rng, hessian.shape[0], m), h_inv.T / n)
+    return gauss
 
 
 def output_offsets(hessian, covariance, n, noise_law, m, rng):
@@ -66,7 +79,8 @@ def output_offsets(hessian, covariance, n, noise_law, m, rng):
     the Gaussian for zCDP, whose closed form is :func:`output_zcdp_covariance`).
     """
     gauss, _ = _gaussian_part(hessian, covariance, n, m, rng)
-    return gauss - noise_law.sample(rng, hessian.shape[0], m)
+    gauss -= noise_law.sample(rng, hessian.shape[0], m)
+    return gauss
 
 
 def output_zcdp_covariance(hessian, covariance, n, sigma):
@@ -104,17 +118,23 @@ def check_alpha(alpha) -> float:
 
 
 def column_quantiles(draws, probs):
-    """Quantiles of each column, as ``np.quantile(draws, probs, axis=0)`` (linear interpolation).
+    """Quantiles of each column with linear interpolation (``np.quantile``'s default, ``axis=0``):
+    q(p) = (1 - g) x_(j) + g x_(j+1), with x_(0) <= ... <= x_(m-1) the column's draws in order (NaN
+    last, as ``np.sort`` puts it), j = floor(p (m - 1)) and g its fractional part.
 
-    Sorting the transposed draws is several times faster than ``np.quantile``'s partition here.
+    Only the two order statistics each p needs are found, not the whole order: a partition at j
+    (one k each: numpy's fast selection) places x_(j), and x_(j+1) is the least of what lies above it.
     """
-    ordered = np.sort(np.ascontiguousarray(np.asarray(draws).T), axis=1)
-    m = ordered.shape[1]
+    lanes = np.array(np.asarray(draws).T, dtype=float, order="C")  # our copy: partitioned in place
+    m = lanes.shape[1]
     pos = np.asarray(probs, dtype=float) * (m - 1)
-    lo = np.floor(pos).astype(int)
-    hi = np.minimum(lo + 1, m - 1)
-    frac = pos - lo
-    return ordered[:, lo].T * (1.0 - frac)[:, None] + ordered[:, hi].T * frac[:, None]
+    out = np.empty((len(pos), lanes.shape[0]))
+    for i, (j, g) in enumerate(zip(np.floor(pos).astype(int), pos - np.floor(pos))):
+        lanes.partition(j, axis=1)
+        below = lanes[:, j]
+        above = np.fmin.reduce(lanes[:, j + 1 :], axis=1) if j + 1 < m else below  # fmin: NaN only if all are
+        out[i] = below * (1.0 - g) + above * g
+    return out
 
 
 def quantile_interval(theta, offsets, alpha):

@@ -109,13 +109,25 @@ class LogisticLoss:
         return self.value_and_derivatives(z)[1:]
 
     def value_and_derivatives(self, z):
-        """Return (f, f', f'') from one exponential, stable for any z."""
+        """Return (f, f', f''), stable for any z: with e = e^{-|z|}, f = log(1 + e) + max(-z, 0),
+        f' = -S(-z) = -e/(1 + e) for z >= 0 and -1/(1 + e) below, f'' = S(z) S(-z) = e/(1 + e)^2.
+
+        Written in place, without a branch per element (the hot path of every solve): f' is
+        -1/(1 + e) times e^{-max(z, 0)}, which is e for z >= 0 and exactly 1 below.
+        """
         z = np.asarray(z, dtype=float)
-        e = np.exp(-np.abs(z))
-        inv = 1.0 / (1.0 + e)
-        value = np.log1p(e) + np.maximum(-z, 0.0)
-        s_minus = np.where(z >= 0.0, e * inv, inv)  # S(-z)
-        return value, -s_minus, e * inv * inv  # S(z) S(-z) = e^{-|z|} / (1 + e^{-|z|})^2
+        e = np.abs(z)
+        np.exp(np.negative(e, out=e), out=e)  # e^{-|z|}
+        inv = np.add(e, 1.0)
+        np.divide(1.0, inv, out=inv)  # 1 / (1 + e)
+        value = np.log1p(e)
+        minus_z = np.negative(z)
+        value += np.maximum(minus_z, 0.0)
+        np.exp(np.minimum(minus_z, 0.0, out=minus_z), out=minus_z)  # e^{-max(z, 0)}
+        d1 = np.negative(np.multiply(inv, minus_z, out=minus_z), out=minus_z)  # -S(-z)
+        d2 = np.multiply(e, inv, out=e)
+        d2 *= inv  # e / (1 + e)^2
+        return value, d1, d2
 
     def first_derivative(self, z, overwrite=False, weights=None):
         """f'(z) = -1 / (1 + e^z), times ``weights`` if given.
@@ -227,11 +239,18 @@ class HuberLoss:
         z = np.asarray(z, dtype=float)
         h = self.h
         # u = clip(1 + h - z, 0, 2h) is the quadratic piece's argument; outside it f is 0 or linear.
-        u = np.clip(1.0 + h - z, 0.0, 2.0 * h)
-        linear = np.maximum(1.0 - h - z, 0.0)  # > 0 only on the linear piece z < 1 - h
-        value = u * u / (4.0 * h) + linear
-        d1 = -u / (2.0 * h)  # 0 above 1 + h, -1 below 1 - h, (z - 1 - h)/(2h) between
-        d2 = np.where(np.abs(1.0 - z) <= h, 1.0 / (2.0 * h), 0.0)
+        u = np.subtract(1.0 + h, z)
+        np.minimum(np.maximum(u, 0.0, out=u), 2.0 * h, out=u)
+        linear = np.subtract(1.0 - h, z)
+        np.maximum(linear, 0.0, out=linear)  # > 0 only on the linear piece z < 1 - h
+        value = np.multiply(u, u)
+        value /= 4.0 * h
+        value += linear
+        d1 = np.negative(u, out=u)
+        d1 /= 2.0 * h  # 0 above 1 + h, -1 below 1 - h, (z - 1 - h)/(2h) between
+        d2 = np.abs(np.subtract(1.0, z, out=linear), out=linear)
+        np.less_equal(d2, h, out=d2)  # 1.0 on the closed middle piece |1 - z| <= h, else 0.0
+        d2 *= 1.0 / (2.0 * h)
         return value, d1, d2
 
     def first_derivative(self, z, overwrite=False, weights=None):

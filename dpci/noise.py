@@ -59,8 +59,8 @@ def _scaled_directions(rng, d, radius, size):
         zero = norm == 0.0
         z[zero] = rng.standard_normal((int(zero.sum()), d))
         norm = np.sqrt(np.einsum("ij,ij->i", z, z))
-    out = z * (radius / norm)[:, None]
-    return out[0] if size is None else out
+    z *= (radius / norm)[:, None]
+    return z[0] if size is None else z
 
 
 def spherical_laplace(rng: np.random.Generator, d: int, gamma: float, size: int | None = None) -> np.ndarray:

@@ -26,7 +26,7 @@ from .methods import PrivateRelease
 from .settings import ReleaseSettings, spread
 from .solver import margin_rows, minimise_erm
 from .spec import ReleaseSpec, release_spec
-from .validation import check_signed_data
+from .validation import check_signed_data, check_signed_parts
 
 __all__ = [
     "NonPrivateFit",
@@ -130,8 +130,8 @@ def private_confidence_intervals(X, y, loss, settings: ReleaseSettings, closed_f
     >>> bool((release.conf_int[:, 0] < release.theta).all() and (release.theta < release.conf_int[:, 1]).all())
     True
     """
-    X, y = check_signed_data(X, y)
-    return _release(X, y, loss, settings, closed_form)
+    X, y, divisors = check_signed_parts(X, y)
+    return _release(X, y, loss, settings, closed_form, divisors)
 
 
 def spec_of(loss, settings: ReleaseSettings) -> tuple[ReleaseSpec, object]:
@@ -144,10 +144,11 @@ def spec_of(loss, settings: ReleaseSettings) -> tuple[ReleaseSpec, object]:
     return spec, (None if seed is not None else s.random_state)
 
 
-def _release(X, y, loss, settings: ReleaseSettings, closed_form=True):
-    """:func:`private_confidence_intervals` on data already validated (the estimators check theirs)."""
+def _release(X, y, loss, settings: ReleaseSettings, closed_form=True, divisors=None):
+    """:func:`private_confidence_intervals` on data already validated (the estimators check theirs);
+    ``divisors`` project X's rows just outside the unit ball (:func:`~dpci.spec.release_spec`)."""
     spec, random_state = spec_of(loss, settings)
-    return release_spec(X, y, spec, closed_form=closed_form, random_state=random_state)
+    return release_spec(X, y, spec, closed_form=closed_form, random_state=random_state, divisors=divisors)
 
 
 def intervals_at(A, loss, theta, c, alloc, coef_noise, alpha, n_samples, rng, weights=None, closed_form=True):

@@ -50,9 +50,20 @@ class SolverResult:
     n_hessians: int = 0
 
 
-def margin_rows(X, y):
-    """A = diag(y) X in Fortran order, so that A.T (used by every pass below) is C-contiguous."""
-    return np.multiply(np.asarray(X, dtype=float), np.asarray(y, dtype=float)[:, None], order="F")
+def margin_rows(X, y, divisors=None):
+    """A = diag(y) X in Fortran order, so that A.T (used by every pass below) is C-contiguous.
+
+    ``divisors`` (:func:`dpci.validation.unit_ball_divisors`) project the rows just outside the unit
+    ball in the same pass: row i becomes x_i / (y_i s_i), bit for bit y_i (x_i / s_i) as y_i = +-1.
+    Written as A.T, a block of rows at a time: a transposing copy in cache-sized pieces.
+    """
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    op, by = (np.multiply, y) if divisors is None else (np.divide, y * divisors)
+    AT = np.empty((X.shape[1], X.shape[0]))
+    for start in range(0, X.shape[0], _BLOCK):
+        rows = slice(start, start + _BLOCK)
+        op(X[rows].T, by[rows], out=AT[:, rows])
+    return AT.T
 
 
 def row_major_transpose(A):
@@ -117,16 +128,20 @@ def minimise_erm(A, loss, c, linear=None, weights=None, tol=1e-10, max_iter=100,
     # majoriser t A^T diag(w) A / n + 2cI (|f''| <= t): its step cannot overshoot. A Huber row outside
     # the quadratic piece has f'' = 0, so a plain Newton step from theta = 0 would be far too long.
     majorise = theta_init is None
+    majoriser = None  # its factor: the majoriser does not depend on theta, so it is computed once
     for it in range(max_iter + 1):
         if grad_norm <= tol:
             return SolverResult(theta, it, grad_norm, n_hessians)
         if it == max_iter:
             break
-        if refresh or factor is None or majorise:
+        if majorise and majoriser is not None:
+            factor = majoriser
+        elif refresh or factor is None or majorise:
             curv = d2 if not majorise else np.full(n, loss.t) if weights is None else loss.t * weights
             hess = weighted_gram(AT, curv) / n
             hess[np.diag_indices(d)] += 2.0 * c
             factor = np.linalg.cholesky(hess)
+            majoriser = factor if majorise else majoriser
             n_hessians += 1
         step = -_cholesky_solve(factor, grad)
         slope = grad @ step

@@ -38,7 +38,7 @@ from .losses import LOSSES, LogisticLoss, Loss, coerce_loss, get_loss, loss_call
 from .methods import PrivateRelease
 from .noise import check_random_state, check_randomness_kind
 from .solver import margin_rows
-from .validation import check_signed_data
+from .validation import check_signed_parts
 
 __all__ = ["SPEC_VERSION", "ReleaseSpec", "release_spec"]
 
@@ -266,17 +266,19 @@ class ReleaseSpec:
     def release(self, X, y, random_state=None, closed_form: bool = True):
         """The release on (X, y) (rows in the unit ball, labels -1/+1), admitted by the active ledger
         before its noise is drawn. ``random_state`` (a Generator you keep secret) overrides ``seed``."""
-        X, y = check_signed_data(X, y)
-        return release_spec(X, y, self, closed_form=closed_form, random_state=random_state)
+        X, y, divisors = check_signed_parts(X, y)
+        return release_spec(X, y, self, closed_form=closed_form, random_state=random_state, divisors=divisors)
 
 
-def release_spec(X, y, spec: ReleaseSpec, closed_form=True, random_state=None) -> PrivateRelease:
+def release_spec(X, y, spec: ReleaseSpec, closed_form=True, random_state=None, divisors=None) -> PrivateRelease:
     """The release a specification describes, on validated (X, y): measured by its method, admitted by
     the active ledger (charged, or noted as not private for a public seed) and only then drawn.
-    ``random_state`` (None, a Generator or SeedSequence the caller keeps) overrides ``spec.seed``."""
+    ``random_state`` (None, a Generator or SeedSequence the caller keeps) overrides ``spec.seed``.
+    ``divisors``: X's :func:`~dpci.validation.unit_ball_divisors` when its rows just outside the unit
+    ball are not projected yet (they are as the margin rows are built)."""
     measurement = spec.measure()
     measurement.check(X.shape[0])  # an invalid c raises here, before any charge
-    A = margin_rows(X, y)
+    A = margin_rows(X, y, divisors)
     randomness = check_randomness_kind(spec.seed if random_state is None else random_state)  # before the charge
     record = {"function": "private_confidence_intervals", **spec.to_dict()}
     what = f"release: {measurement.method.describe(spec.privacy)}, budget {spec.budget:g}"

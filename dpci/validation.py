@@ -71,8 +71,10 @@ def _is_complex(X):
     return dtype.kind == "c"
 
 
-def check_unit_ball(X, *, private_errors=False):
-    """Refuse rows with ||x|| > 1 + NORM_TOL; project rows just outside (rounding) onto the sphere."""
+def unit_ball_divisors(X, *, private_errors=False):
+    """Refuse rows with ||x|| > 1 + NORM_TOL; return what brings the rows just outside (rounding) onto
+    the sphere: each row's divisor, its norm for those and 1 for the others (dividing by 1 leaves a
+    row exactly as it is), or None when no row is outside."""
     sq = np.einsum("ij,ij->i", X, X)
     worst = int(np.argmax(sq))
     if sq[worst] > (1.0 + NORM_TOL) ** 2:
@@ -82,11 +84,13 @@ def check_unit_ball(X, *, private_errors=False):
             "lies in the unit ball (Section 3): scale features by public bounds and divide each row by its "
             "norm, e.g. with dpci.data.UnitBallPreprocessor."
         )
-    over = sq > 1.0
-    if over.any():
-        X = X.copy()
-        X[over] /= np.sqrt(sq[over])[:, None]
-    return X
+    return np.where(sq > 1.0, np.sqrt(sq), 1.0) if sq[worst] > 1.0 else None
+
+
+def check_unit_ball(X, *, private_errors=False):
+    """Refuse rows with ||x|| > 1 + NORM_TOL; project rows just outside (rounding) onto the sphere."""
+    divisors = unit_ball_divisors(X, private_errors=private_errors)
+    return X if divisors is None else X / divisors[:, None]
 
 
 def check_classes(classes):
@@ -162,6 +166,26 @@ def _signs_by_classes(y, classes, private_errors):
     return np.where(positive, 1.0, -1.0)
 
 
+def _learned_labels(y):
+    """The distinct labels of y in order and where y holds the second, as ``np.unique(y,
+    return_inverse=True)`` gives them; for numbers and strings that are two labels, two comparisons
+    over y instead of a sort."""
+    if y.dtype.kind in "biufUS" and y.size:
+        first = y[0]
+        is_first = y == first
+        second = y[int(np.argmin(is_first))]  # the first label unlike y[0] (y[0] itself if none is)
+        is_second = y == second
+        if second != first and (is_first | is_second).all():
+            if first < second:
+                return np.array([first, second], dtype=y.dtype), is_second
+            return np.array([second, first], dtype=y.dtype), is_first
+    try:
+        learned, codes = np.unique(y, return_inverse=True)
+    except TypeError:
+        raise DataValidationError("y mixes label types that cannot be compared; use two labels of one type.") from None
+    return learned, codes.reshape(-1) == 1
+
+
 def check_labels(y, n_rows, classes=None, *, private_errors=False):
     """Map two labels to -1/+1; return (signs, classes). classes[1] is the positive class.
 
@@ -178,10 +202,7 @@ def check_labels(y, n_rows, classes=None, *, private_errors=False):
     if classes is not None:
         classes = check_classes(classes)
         return _signs_by_classes(y, classes, private_errors), classes
-    try:
-        learned, codes = np.unique(y, return_inverse=True)
-    except TypeError:
-        raise DataValidationError("y mixes label types that cannot be compared; use two labels of one type.") from None
+    learned, positive = _learned_labels(y)
     if len(learned) != 2:
         shown = ", ".join(map(repr, learned[:5].tolist())) + (" ..." if len(learned) > 5 else "")
         found = "" if private_errors else f", found {len(learned)}: {shown}{_continuous(y)}"
@@ -189,7 +210,7 @@ def check_labels(y, n_rows, classes=None, *, private_errors=False):
             f"Only binary classification is supported: y must have exactly two distinct labels{found}. "
             "Pass classes=(negative, positive) to name the public label set (then one class alone is accepted)."
         )
-    return np.where(codes.reshape(-1) == 1, 1.0, -1.0), learned
+    return np.where(positive, 1.0, -1.0), learned
 
 
 def check_signs(y, n_rows, *, private_errors=False):
@@ -212,15 +233,26 @@ def check_signs(y, n_rows, *, private_errors=False):
 
 def check_signed_data(X, y, *, private_errors=False):
     """Validate the input of dpci.release: return (X in the unit ball, y as -1.0/+1.0 floats)."""
+    X, y, divisors = check_signed_parts(X, y, private_errors=private_errors)
+    return (X if divisors is None else X / divisors[:, None]), y
+
+
+def check_signed_parts(X, y, *, private_errors=False):
+    """:func:`check_signed_data` without the projection: (X as a float array, y as -1.0/+1.0 floats, the
+    :func:`unit_ball_divisors` of X), for a release that projects its rows as it builds the margin
+    rows (``dpci.solver.margin_rows(X, y, divisors)``) rather than copy X first."""
     X, _ = check_features(X, private_errors=private_errors)
-    return check_unit_ball(X, private_errors=private_errors), check_signs(y, X.shape[0], private_errors=private_errors)
+    divisors = unit_ball_divisors(X, private_errors=private_errors)
+    return X, check_signs(y, X.shape[0], private_errors=private_errors), divisors
 
 
 def check_data(X, y, classes=None, *, private_errors=False):
-    """Validate a training set; return (X in the unit ball, signs in {-1,+1}, classes, names).
+    """Validate a training set; return (X, signs in {-1,+1}, classes, names, divisors).
 
-    ``classes`` is the public label set (see :func:`check_labels`); None learns it from y.
+    ``classes`` is the public label set (see :func:`check_labels`); None learns it from y. X is the
+    float array as given: ``divisors`` (:func:`unit_ball_divisors`) bring its rows just outside the
+    unit ball onto the sphere, and the release applies them as it builds its margin rows.
     """
     X, names = check_features(X, private_errors=private_errors)
     signs, classes = check_labels(y, X.shape[0], classes, private_errors=private_errors)
-    return check_unit_ball(X, private_errors=private_errors), signs, classes, names
+    return X, signs, classes, names, unit_ball_divisors(X, private_errors=private_errors)

@@ -88,6 +88,37 @@ def test_rounding_just_outside_the_ball_is_projected():
     np.testing.assert_array_equal(X, before)  # the caller's array is not changed by the projection
 
 
+def test_rows_are_projected_as_the_margin_rows_are_built_bit_for_bit():
+    """A release divides the rows just outside the ball by their norm while it builds y_i x_i (no copy
+    of X): the same bits as projecting X first, and the same release by every entry point."""
+    import dpci
+    from dpci.solver import margin_rows
+    from dpci.spec import release_spec
+    from dpci.validation import check_unit_ball, unit_ball_divisors
+
+    rng = np.random.default_rng(1)
+    X = unit_ball_rows(rng, 5_000, 3)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)  # on the sphere: about a fifth end an ulp or so outside
+    X[:7] *= 1.0 + 1e-12
+    y = rng.choice([-1.0, 1.0], size=len(X))
+    divisors = unit_ball_divisors(X)
+    assert divisors is not None and (divisors > 1).sum() > 7
+    fused, projected = margin_rows(X, y, divisors), margin_rows(check_unit_ball(X), y)
+    np.testing.assert_array_equal(fused, projected)
+    assert fused.flags.f_contiguous
+    spec = dpci.ReleaseSpec("output", "pure", 1.0, n_samples=200, seed=3)
+    releases = [
+        dpci.private_confidence_intervals(X, y, dpci.LogisticLoss(), "output", n_samples=200, random_state=3),
+        spec.release(X, y),
+        release_spec(check_unit_ball(X), y, spec),
+        PrivateLogisticRegression(mechanism="output", n_samples=200, random_state=3, classes=(-1, 1))
+        .fit(X, y)
+        .release_,
+    ]
+    for release in releases[1:]:
+        np.testing.assert_array_equal(release.conf_int, releases[0].conf_int)
+
+
 @pytest.mark.parametrize(
     "mutate, message",
     [

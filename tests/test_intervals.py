@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 
 from dpci import LogisticLoss, nonprivate_confidence_intervals, private_confidence_intervals
-from dpci.intervals import hessian_and_covariance, objective_offsets, output_offsets
+from dpci.intervals import column_quantiles, hessian_and_covariance, objective_offsets, output_offsets
 from dpci.mechanisms import NoiseLaw
 
 
@@ -104,3 +104,38 @@ def test_hessian_and_covariance_shapes():
     H, S = hessian_and_covariance(A, LogisticLoss(), np.zeros(3), 0.1)
     assert H.shape == S.shape == (3, 3)
     np.testing.assert_allclose(H, A.T @ A / 4 / 30 + 0.2 * np.eye(3))
+
+
+def _sorted_quantiles(draws, probs):
+    """The definition column_quantiles keeps: (1 - g) x_(j) + g x_(j+1) from a full sort."""
+    ordered = np.sort(draws, axis=0)
+    m = len(ordered)
+    pos = np.asarray(probs) * (m - 1)
+    lo = np.floor(pos).astype(int)
+    hi = np.minimum(lo + 1, m - 1)
+    g = (pos - lo)[:, None]
+    return ordered[lo] * (1.0 - g) + ordered[hi] * g
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 7, 100, 2_001])
+@pytest.mark.parametrize("ties", [False, True])
+def test_column_quantiles_place_the_order_statistics_a_sort_would(m, ties):
+    """The partition-based quantiles: bit for bit those of a full sort, and np.quantile's (linear, the
+    default) to rounding, for any m (a single draw too), ties and levels at the ends of the range."""
+    rng = np.random.default_rng(m)
+    draws = rng.standard_normal((m, 4)) * [1.0, 1e-3, 1e3, 1.0]
+    if ties:
+        draws = np.round(draws, 0)  # most draws tied
+    probs = [0.0, 0.025, 0.3, 0.5, 0.975, 1.0]
+    got = column_quantiles(draws, probs)
+    np.testing.assert_array_equal(got, _sorted_quantiles(draws, probs))
+    np.testing.assert_allclose(got, np.quantile(draws, probs, axis=0), rtol=1e-12, atol=1e-12 * np.abs(draws).max())
+    f_ordered = np.asfortranarray(draws)  # its transpose is C-contiguous: still partitioned in a copy
+    column_quantiles(f_ordered, probs)
+    np.testing.assert_array_equal(f_ordered, draws)
+
+
+def test_column_quantiles_put_nan_last_like_a_sort():
+    draws = np.array([[np.nan, 1.0], [2.0, np.nan], [0.0, 3.0], [np.nan, np.nan]])
+    probs = [0.0, 0.4, 0.5, 1.0]
+    np.testing.assert_array_equal(column_quantiles(draws, probs), _sorted_quantiles(draws, probs))

@@ -89,6 +89,39 @@ def test_a_label_outside_the_classes_is_refused(data):
         PrivateLogisticRegression(classes=(0, 1), random_state=0).fit(X, data[1])
 
 
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([1.0, -1.0, -1.0, 1.0]),
+        np.array([3, 1, 3]),
+        np.array([True, False, False]),
+        np.array(["yes", "no", "no"]),
+        np.array([b"b", b"a"]),
+        np.array([200, 3], dtype=np.uint8),
+        np.array([-0.0, 0.0, 1.0]),  # -0.0 and 0.0 are one label
+        np.array(["b", "b", "b"]),  # one label
+        np.array([1, 2, 3, 1]),  # three
+        np.array([2, "a", 2], dtype=object),  # not comparable: np.unique's TypeError
+    ],
+)
+def test_learned_labels_are_those_of_np_unique(y):
+    """Two labels are found by comparisons, not a sort (a fit's hot path): the same classes, in the
+    same order and dtype, and the same coding, as np.unique gives; everything else as before."""
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError:
+        with pytest.raises(DataValidationError, match="cannot be compared"):
+            check_labels(y, len(y))
+        return
+    if len(classes) != 2:
+        with pytest.raises(DataValidationError, match="exactly two distinct labels"):
+            check_labels(y, len(y))
+        return
+    signs, learned = check_labels(y, len(y))
+    assert learned.dtype == classes.dtype and learned.tolist() == classes.tolist()
+    np.testing.assert_array_equal(signs, np.where(codes == 1, 1.0, -1.0))
+
+
 def test_numeric_classes_code_numeric_labels(data):
     X, y = data
     numeric = np.where(y == "yes", 1, 0)

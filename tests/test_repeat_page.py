@@ -89,7 +89,7 @@ def test_the_seed_in_the_box_chosen_or_typed_repeats_a_run_exactly():
     at.number_input(key="repeat_seed").set_value(first).run()  # typing a seed chooses it for the next press
     assert at.radio(key="repeat_seed_choice").value == "same"
     again = _press(at)
-    assert again is not first_job  # drawn again from the seed, not the first run kept
+    assert again.key == first_job.key  # the same seed names the same run: the server's shared result
     assert _seed(at) == first and _result(at).startswith(f"**Seed {first}.**")
     assert _picture(at) == first_picture
 

@@ -17,6 +17,7 @@ from ui.background import (
     first_preview,
     job_fragment,
     job_slot,
+    memo_chart,
     poll_interval,
     rerun_once_when_done,
     session_alive,
@@ -28,6 +29,7 @@ from ui.background import (
     variability_job,
     variability_key,
     variability_or_last,
+    variability_progress,
     warm_workers,
 )
 from ui.choice_of_c import (
@@ -113,6 +115,7 @@ __all__ = [
     "kept_widget",
     "load_data",
     "loader",
+    "memo_chart",
     "method_chooser",
     "not_private_reason",
     "page",
@@ -145,6 +148,7 @@ __all__ = [
     "variability_job",
     "variability_key",
     "variability_or_last",
+    "variability_progress",
     "waiting_sidebar",
     "warm_workers",
 ]

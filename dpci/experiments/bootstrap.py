@@ -14,10 +14,13 @@ spawn_key=(r,))``, and replicates are solved together in fixed blocks (replicate
 so results are identical, to the last bit, however the work is chunked and however
 many workers run it. A chunk is a run of whole blocks; the ``iter_*`` generators
 yield the state after each chunk, so a user interface can draw partial results and
-stop between chunks.
+stop between chunks. Given a ``precision``, a run stops by itself once its Monte Carlo error is
+below it (:mod:`dpci.experiments.stopping`), at a replicate count that does not depend on the
+chunking either.
 With ``n_jobs != 1``, chunks run in one worker pool shared by every run in the process
 (:mod:`dpci.experiments.engine`); inside ``joblib.parallel_config(backend="dask")`` they go
-through joblib to a Dask cluster instead.
+through joblib to a Dask cluster instead, and inside :func:`dpci.experiments.cluster.on_scheduler`
+every run's chunks do, n_jobs=1 included.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import hashlib
 import os
 import threading
 import time
+from contextlib import closing
 from dataclasses import dataclass
 from functools import partial
 
@@ -42,6 +46,8 @@ from ..methods.paper import solve_replicates
 from ..settings import IntervalSettings, spread
 from ..solver import margin_rows, minimise_erm, row_major_transpose
 from ..validation import check_signed_data
+from . import stopping
+from .cluster import scheduler_here
 from .progress import CoverageProgress, VariabilityProgress
 
 NONPRIVATE = "none"  # mechanism name for the non-private bootstrap (a baseline and a test oracle)
@@ -118,6 +124,11 @@ class _Population:
     alloc: Allocation | None  # its allocation (None for the non-private bootstrap)
     theta0: np.ndarray
     token: str  # identifies the population, so each worker builds its BatchStart once
+
+    def __sizeof__(self) -> int:
+        """Its arrays' bytes: joblib's Dask backend sends an argument this large to the cluster once per
+        run (``client.scatter``), not with every chunk."""
+        return object.__sizeof__(self) + self.A.nbytes + self.theta0.nbytes
 
     @property
     def start(self):
@@ -244,7 +255,7 @@ def _workers(n_jobs) -> int:
 def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=False):
     """Yield chunk results in replicate order: inline for n_jobs=1, else in the process-wide
     worker pool of :mod:`dpci.experiments.engine` (or through joblib under a non-default
-    ``joblib.parallel_config`` backend).
+    ``joblib.parallel_config`` backend; inside :func:`.cluster.on_scheduler`, for any n_jobs).
 
     Chunks are computed in this thread while the workers are still starting, and so is the first
     chunk when they are busy with other runs' chunks, so partial results do not wait for them (with
@@ -255,12 +266,14 @@ def _run_chunks(func, pop, entropy, total, spans, n_jobs, *extra, low_priority=F
     cancels this run's own pending chunks only. The population's rows go to each worker once (a
     memory-mapped file), not with every chunk.
     """
+    if _joblib_backend_active() and (n_jobs != 1 or scheduler_here()):
+        # inside cluster.on_scheduler even n_jobs=1 goes there (the Dask backend spreads over the cluster)
+        jobs = -1 if n_jobs == 1 else n_jobs
+        yield from _run_chunks_joblib(func, pop, entropy, spans, jobs, *extra, low_priority=low_priority)
+        return
     if n_jobs == 1:
         for start, stop in spans:
             yield stop, func(pop, entropy, start, stop, *extra)
-        return
-    if _joblib_backend_active():
-        yield from _run_chunks_joblib(func, pop, entropy, spans, n_jobs, *extra, low_priority=low_priority)
         return
     from dataclasses import replace
 
@@ -344,25 +357,59 @@ def iter_variability(
     chunk_size=None,
     n_jobs=1,
     low_priority=False,
+    precision=None,
 ):
     """Yield :class:`VariabilityProgress` after each chunk of bootstrap replicates (Section 7.2).
 
     Takes the fields of :class:`dpci.settings.IntervalSettings` after ``loss``; ``mechanism="none"``
     gives the non-private bootstrap of theta-hat. ``low_priority`` runs the worker processes
-    (n_jobs != 1) at a lower scheduling priority.
+    (n_jobs != 1) at a lower scheduling priority. With ``precision`` (a fraction in (0, 1)) the run
+    stops before ``n_replicates`` once every endpoint's Monte Carlo standard error is at most
+    ``precision`` times its coordinate's interval width (:mod:`dpci.experiments.stopping`); the
+    last state then has ``converged`` True and ``done`` the replicates the intervals use.
     """
     s = settings
     alpha = check_alpha(s.alpha)
     n_replicates = check_count("n_replicates", n_replicates, 1)
+    target = stopping.check_precision(precision, "the endpoints' Monte Carlo error as a fraction of the width")
     pop = _population(X, y, loss, s.mechanism, s.privacy, s.budget, s.split, s.c)
-    entropy, start, chunks = stream_entropy(random_state), time.perf_counter(), []
+    entropy, start = stream_entropy(random_state), time.perf_counter()
     n = pop.A.shape[0]
     spans = _spans(int(n_replicates), chunk_size or default_chunk_size(n), block_size(n))
-    for done, estimates in _run_chunks(
-        _variability_chunk, pop, entropy, int(n_replicates), spans, n_jobs, low_priority=low_priority
-    ):
-        chunks.append(estimates)
-        yield VariabilityProgress(done, n_replicates, pop.theta0, np.vstack(chunks), alpha, time.perf_counter() - start)
+    rule = None
+    if target is not None:
+        least = stopping.normal_replicates(alpha, target)  # A&B's step 1: no check before it
+        first = stopping.first_checkpoint(stopping.VARIABILITY_FIRST, n_replicates, stopping.VARIABILITY_STEP, least)
+        error_of = partial(stopping.largest_endpoint_error, alpha=alpha)
+        rule = stopping.Rule(target, first, stopping.VARIABILITY_STEP, n_replicates, error_of)
+    runs = _run_chunks(_variability_chunk, pop, entropy, int(n_replicates), spans, n_jobs, low_priority=low_priority)
+    state = partial(VariabilityProgress, total=n_replicates, theta0=pop.theta0, alpha=alpha, precision=target)
+    yield from _states(runs, np.vstack, state, "estimates", start, rule)
+
+
+def _covered(theta0, bounds):
+    """(k, d): whether each of k replicates' intervals (k, d, 2) holds theta0."""
+    return (bounds[..., 0] <= theta0) & (theta0 <= bounds[..., 1])
+
+
+def _states(runs, join, state, field, start, rule, checked=None):
+    """``state(done=..., <field>=rows, elapsed=...)`` after each chunk of ``runs``, whose rows
+    ``join`` puts together. With a stopping ``rule`` (applied to ``checked(rows)``, or the rows),
+    the last state is the first check that passes, made on the rows before its checkpoint only,
+    and this run's chunks still pending are cancelled."""
+    parts: list = []
+    checkpoint = None if rule is None else rule.first
+    with closing(runs):  # closed here, in this thread: a run that stops cancels its pending chunks
+        for done, part in runs:
+            parts.append(part)
+            rows = join(parts)
+            if rule is not None:
+                stop, checkpoint = stopping.run_checks(rows if checked is None else checked(rows), checkpoint, rule)
+                if stop is not None:
+                    elapsed = time.perf_counter() - start
+                    yield state(done=stop, **{field: rows[:stop]}, elapsed=elapsed, converged=True)
+                    return
+            yield state(done=done, **{field: rows}, elapsed=time.perf_counter() - start)
 
 
 @spread(IntervalSettings)
@@ -376,28 +423,34 @@ def iter_coverage(
     random_state=None,
     chunk_size=None,
     n_jobs=1,
+    precision=None,
 ):
     """Yield :class:`CoverageProgress` after each chunk of replicates: the full private interval
     (Algorithm 3 or 5) on each bootstrap replicate, checked against theta_0 (Section 7.2). Takes the
-    fields of :class:`dpci.settings.IntervalSettings` after ``loss``, then ``n_samples``."""
+    fields of :class:`dpci.settings.IntervalSettings` after ``loss``, then ``n_samples``. With
+    ``precision`` the run stops before ``n_replicates`` once the overall coverage's standard error
+    is at most ``precision`` (:func:`dpci.experiments.stopping.coverage_error`)."""
     s = settings
     alpha = check_alpha(s.alpha)
     n_replicates = check_count("n_replicates", n_replicates, 1)
     n_samples = check_count("n_samples", n_samples, MIN_SAMPLES, MAX_SAMPLES, "Monte Carlo draws per interval")
+    target = stopping.check_precision(precision, "the standard error of the coverage to stop at")
     if s.mechanism == NONPRIVATE:
         raise ValueError(f"coverage needs a private method, one of {', '.join(methods.available())}.")
     pop = _population(X, y, loss, s.mechanism, s.privacy, s.budget, s.split, s.c)
-    entropy, start, chunks = stream_entropy(random_state), time.perf_counter(), []
+    entropy, start = stream_entropy(random_state), time.perf_counter()
     # each replicate also runs Monte Carlo: over 10x the work of a variability replicate
     n = pop.A.shape[0]
     spans = _spans(int(n_replicates), chunk_size or default_chunk_size(n) // 16, block_size(n, COVERAGE_BLOCK))
-    for done, bounds in _run_chunks(
-        _coverage_chunk, pop, entropy, int(n_replicates), spans, n_jobs, alpha, int(n_samples)
-    ):
-        chunks.append(bounds)
-        yield CoverageProgress(
-            done, n_replicates, pop.theta0, np.concatenate(chunks), alpha, time.perf_counter() - start
-        )
+    rule = None
+    if target is not None:
+        first = stopping.first_checkpoint(stopping.COVERAGE_FIRST, n_replicates)
+        error_of = partial(stopping.coverage_error, alpha=alpha)
+        rule = stopping.Rule(target, first, stopping.COVERAGE_STEP, n_replicates, error_of)
+    runs = _run_chunks(_coverage_chunk, pop, entropy, int(n_replicates), spans, n_jobs, alpha, int(n_samples))
+    state = partial(CoverageProgress, total=n_replicates, theta0=pop.theta0, alpha=alpha, precision=target)
+    covered = partial(_covered, pop.theta0)
+    yield from _states(runs, np.concatenate, state, "bounds", start, rule, checked=covered)
 
 
 def _last(generator):

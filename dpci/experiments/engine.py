@@ -5,9 +5,13 @@ One :class:`Engine` per process owns one pool of worker processes (a loky
 or replaces that pool, so several runs (the app's users, a job and the job replacing it) share it
 without stepping on each other:
 
-* a run (:meth:`Engine.ordered`) keeps at most ``AHEAD x workers`` of its own calls in the pool,
+* a run (:meth:`Engine.ordered`) asks for at most ``AHEAD x workers`` of its own calls at a time,
   yields their results in order and, when it is closed early (cancelled), cancels its own pending
   calls only; the pool and the other runs' calls are untouched;
+* the calls wait in a :class:`.fair.FairQueue` and a dispatcher thread hands them to the pool as
+  workers free up (at most ``AHEAD x workers`` in the pool at once): round-robin across groups (an
+  app's sessions: :func:`fair_group`), newest run first within a group, so no session holds the
+  workers while others wait;
 * while the workers are starting (a second or two, cold), a run computes in its own thread, and
   so it does its first call while they are busy with other calls, so its first results never
   wait for them;
@@ -42,6 +46,7 @@ from contextlib import contextmanager
 import numpy as np
 from joblib.externals.loky.process_executor import ShutdownExecutorError  # imported before our exit handler
 
+from .fair import Dispatcher
 from .shared_arrays import SharedFiles
 
 AHEAD = 2  # chunks in flight per worker a run asks for: keeps workers busy, cancels promptly, shares fairly
@@ -49,6 +54,7 @@ RETRIES = 3  # times a run resubmits its unfinished chunks after losing the pool
 IDLE_SECONDS = 300.0  # idle workers are stopped after this long without a run (as joblib did)
 EXIT_TIMEOUT = 5.0  # seconds the exit handler waits for the pool's threads after killing its workers
 START_TIMEOUT = 60.0  # seconds a warm-up waits for the workers; after a failed start, runs compute inline this long
+LOCAL_FIRST_RUNS = 2  # runs under way (this one included) up to which a busy pool's caller computes its first call
 POLL = 0.05  # seconds between checks of the caller's cancel scope while it waits for a result
 WORKER_IMPORTS = ("dpci.experiments.bootstrap",)  # imported by each worker as it starts
 
@@ -67,15 +73,27 @@ _SCOPE = threading.local()
 
 
 @contextmanager
-def cancel_scope(should_stop: Callable[[], bool]):
-    """Within this block, runs consumed by this thread stop waiting (raise :class:`Cancelled`)
-    as soon as ``should_stop()`` is true; it is checked every ``POLL`` seconds while they wait."""
-    previous = getattr(_SCOPE, "check", None)
-    _SCOPE.check = should_stop
+def _on_this_thread(name: str, value):
+    """Within this block, this thread's ``_SCOPE.<name>`` is ``value`` (the previous one after it)."""
+    previous = getattr(_SCOPE, name, None)
+    setattr(_SCOPE, name, value)
     try:
         yield
     finally:
-        _SCOPE.check = previous
+        setattr(_SCOPE, name, previous)
+
+
+def cancel_scope(should_stop: Callable[[], bool]):
+    """Within this block, runs consumed by this thread stop waiting (raise :class:`Cancelled`)
+    as soon as ``should_stop()`` is true; it is checked every ``POLL`` seconds while they wait."""
+    return _on_this_thread("check", should_stop)
+
+
+def fair_group(group):
+    """Within this block, runs consumed by this thread take their turns at the worker pool as
+    ``group`` (an app's session): the group served least recently goes first (see :mod:`.fair`).
+    Without one, each run is a group of its own."""
+    return _on_this_thread("group", group)
 
 
 def _wait(future: cf.Future):
@@ -204,6 +222,8 @@ class Engine:
         self._idle_timer: threading.Timer | None = None
         self._files = SharedFiles()  # large arrays shared with the workers through files
         self._retry_start_at = 0.0
+        # calls wait here for a worker and go to the pool in turn (at most AHEAD x workers there at once)
+        self._fair = Dispatcher(self._submit, lambda: AHEAD * max(1, self._size))
 
     # -- the pool (every method below with _locked in its name is called with the lock held) --
 
@@ -301,9 +321,9 @@ class Engine:
             self._retire_locked(self._pool, kill=False)
 
     def _busy(self) -> bool:
-        """True when the pool has calls that have not come back (of any run)."""
+        """True when the pool has calls that have not come back, or calls wait for it (of any run)."""
         pool = self._pool
-        return pool is not None and bool(pool.futures)
+        return (pool is not None and bool(pool.futures)) or self._fair.waiting() > 0
 
     @property
     def generation(self) -> int:
@@ -351,7 +371,10 @@ class Engine:
         ``local(i)``, if given, computes call i in the calling thread: every call while the pool's
         workers are still starting (a cold start takes a second or two), and the first call when
         the workers are busy (another run's calls, or a cancelled run's last ones, which finish
-        first), while the pool starts on the next ones; so results come at once. With idle
+        first), while the pool starts on the next ones; so results come at once. Not when more than
+        ``LOCAL_FIRST_RUNS`` runs are under way (a class on one server): then the caller's process (an
+        app's server, drawing every session's pages) keeps its core, and the first call takes its turn
+        at the pool (:mod:`.fair`: a run whose session was served least recently goes first). With idle
         workers the first call goes to them too: computed here it took a core from them (a third
         process on two cores made the first 200 replicates on Adult 117 ms instead of 101 ms).
 
@@ -360,14 +383,17 @@ class Engine:
         """
         calls = list(calls)
         n, ahead = len(calls), max(1, AHEAD * workers)
-        pending: dict[int, tuple[cf.Future, int]] = {}
+        pending: dict[int, cf.Future] = {}
         nxt = 0  # the first call neither submitted nor computed here
         losses = 0
+        run = object()  # this run, in the fair queue
+        group = getattr(_SCOPE, "group", None)
+        group = run if group is None else group
 
         def top_up(stop):
             nonlocal nxt
             while nxt < min(n, stop):
-                pending[nxt] = self._submit(fn, calls[nxt])
+                pending[nxt] = self._fair.ask(group, run, fn, calls[nxt])
                 nxt += 1
 
         self._enter(workers)
@@ -375,7 +401,7 @@ class Engine:
             for i in range(n):
                 if i == nxt and local is not None:
                     warm = self._warm()
-                    if not warm or (i == 0 and self._busy()):
+                    if not warm or (i == 0 and self._busy() and self._active <= LOCAL_FIRST_RUNS):
                         nxt = i + 1
                         if warm:
                             top_up(i + 1 + ahead)  # the pool works on the next calls meanwhile
@@ -383,7 +409,7 @@ class Engine:
                         continue
                 top_up(i + ahead)
                 while True:
-                    future, generation = pending[i]
+                    future = pending[i]
                     try:
                         result = _wait(future)
                         break
@@ -393,15 +419,16 @@ class Engine:
                         losses += 1
                         if losses > retries:
                             raise
-                        for j, (f, g) in sorted(pending.items()):  # the lost pool's unfinished calls
-                            if g == generation and not _succeeded(f):
-                                f.cancel()
-                                pending[j] = self._submit(fn, calls[j])
+                        lost = future.generation  # type: ignore[attr-defined]
+                        for j, f in sorted(pending.items()):  # the lost pool's unfinished calls, or this one
+                            if not _succeeded(f) and (f is future or (lost is not None and f.generation == lost)):  # type: ignore[attr-defined]
+                                if f.pool_future is not None:  # type: ignore[attr-defined]
+                                    f.pool_future.cancel()  # type: ignore[attr-defined]
+                                pending[j] = self._fair.ask(group, run, fn, calls[j])
                 del pending[i]
                 yield result
         finally:
-            for future, _ in pending.values():
-                future.cancel()
+            self._fair.drop(run, pending.values())
             self._leave()
 
     # -- shutdown --------------------------------------------------------------------------------
@@ -419,6 +446,8 @@ class Engine:
                 self._idle_timer = None
             for pool in pools:
                 pool.stop(kill=True)
+        if close:
+            self._fair.close()  # calls still waiting are cancelled; the dispatcher ends
         deadline = time.monotonic() + timeout
         for pool in pools:
             if pool.manager is not None and pool.manager is not threading.current_thread():

@@ -1,15 +1,18 @@
 """The progress of a bootstrap run (Section 7.2): what iter_variability and iter_coverage yield after
-each chunk, with the intervals, coverage and length computed from the replicates so far."""
+each chunk, with the intervals, coverage and length computed from the replicates so far, their
+Monte Carlo error, and whether a run given a ``precision`` stopped early because it was reached
+(:mod:`dpci.experiments.stopping`)."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..intervals import column_quantiles
+from .stopping import coverage_error, endpoint_errors
 
 if TYPE_CHECKING:
     import pandas as pd  # imported where a frame is made: a worker process never needs it (0.15 s)
@@ -19,17 +22,40 @@ def _feature_names(names, d):
     return list(names) if names is not None else [f"x{j}" for j in range(d)]
 
 
+def _percent(fraction: float) -> str:
+    """A fraction as a percentage with two significant digits: 0.0097 -> "0.97%", 0.01 -> "1%"."""
+    return f"{100 * fraction:.2g}%"
+
+
 @dataclass(frozen=True)
 class _Progress:
-    """What every bootstrap run reports: ``done`` of ``total`` replicates, against theta_0."""
+    """What every bootstrap run reports: ``done`` of at most ``total`` replicates, against theta_0;
+    the run's ``precision`` target (None: it runs all ``total``) and whether a check found it met
+    (``converged``: then the run stopped there, with ``done`` the replicates its results use)."""
 
     done: int
     total: int
     theta0: np.ndarray
+    _: KW_ONLY
+    precision: float | None = None
+    converged: bool = False
 
     @property
     def finished(self) -> bool:
-        return self.done >= self.total
+        """True once the run is over: all ``total`` replicates done, or the precision reached."""
+        return self.converged or self.done >= self.total
+
+    @property
+    def stopped_early(self) -> bool:
+        """True when the precision was reached before ``total`` replicates."""
+        return self.converged and self.done < self.total
+
+    def _count(self) -> str:
+        if self.finished:
+            most = " (the most allowed)" if self.precision is not None and not self.converged else ""
+            return f"done: {self.done:,} replicates{most}"
+        of = "of at most" if self.precision is not None else "of"
+        return f"{self.done:,} {of} {self.total:,} replicates"
 
 
 @dataclass(frozen=True)
@@ -44,6 +70,29 @@ class VariabilityProgress(_Progress):
     def bounds(self) -> np.ndarray:
         """(d, 2): the alpha/2 and 1 - alpha/2 quantiles of the estimates (Section 7.2)."""
         return column_quantiles(self.estimates, [self.alpha / 2, 1 - self.alpha / 2]).T
+
+    @property
+    def endpoint_errors(self) -> np.ndarray:
+        """(d, 2): each endpoint's Monte Carlo standard error as a fraction of its coordinate's width."""
+        return endpoint_errors(self.estimates, self.alpha)
+
+    @property
+    def achieved_precision(self) -> np.ndarray:
+        """(2,): the largest relative Monte Carlo error over coordinates, of the lower and of the
+        upper endpoints (what ``precision`` bounds)."""
+        return self.endpoint_errors.max(axis=0)
+
+    def summary(self) -> str:
+        """One sentence on the run: "done: 1,800 replicates, endpoints ±0.97% of the width"; with
+        the target while it runs, or when the most replicates allowed did not reach it."""
+        text = self._count()
+        if self.done < 2:
+            return text
+        text += f", endpoints ±{_percent(float(self.achieved_precision.max()))} of the width"
+        if self.precision is not None and not self.converged:
+            asked = f"±{_percent(self.precision)}"
+            text += f", short of the {asked} asked" if self.finished else f" so far (target {asked})"
+        return text
 
     def to_frame(self, feature_names=None) -> pd.DataFrame:
         import pandas as pd
@@ -103,6 +152,24 @@ class CoverageProgress(_Progress):
     @property
     def overall_length(self):
         return self._mean_se(self.lengths.mean(axis=1))
+
+    @property
+    def coverage_error(self) -> float:
+        """The overall coverage's standard error as the stopping rule sees it (at least the binomial
+        one at the nominal coverage: :func:`dpci.experiments.stopping.coverage_error`)."""
+        return coverage_error(self.covered, self.alpha)
+
+    def summary(self) -> str:
+        """One sentence on the run: "done: 650 replicates, coverage 0.951 ± 0.0049 (standard error)";
+        with the target while it runs, or when the most replicates allowed did not reach it."""
+        text = self._count()
+        if self.done < 2:
+            return text
+        text += f", coverage {self.overall_coverage[0]:.3f} ± {self.coverage_error:.2g} (standard error)"
+        if self.precision is not None and not self.converged:
+            asked = f"± {self.precision:.2g}"
+            text += f", short of the {asked} asked" if self.finished else f", target {asked}"
+        return text
 
     def to_frame(self, feature_names=None) -> pd.DataFrame:
         import pandas as pd

@@ -190,8 +190,10 @@ def _public(setting: dict) -> dict:
 @dataclass(frozen=True)
 class Replication:
     """How every setting of a sweep is run: c of Eq. 3.1, alpha, the Monte Carlo samples m of each
-    interval, the k bootstrap replicates, the randomness and the worker processes. The sweeps take
-    these fields as keywords (:func:`dpci.settings.spread`)."""
+    interval, the k bootstrap replicates (at most k with ``precision``: each setting's coverage run
+    stops once its standard error is below it, :func:`~dpci.experiments.bootstrap.iter_coverage`),
+    the randomness and the worker processes. The sweeps take these fields as keywords
+    (:func:`dpci.settings.spread`)."""
 
     c: float = 1e-3
     alpha: float = 0.05
@@ -199,6 +201,7 @@ class Replication:
     n_replicates: int = 1_000
     random_state: Any = 0
     n_jobs: int = 1
+    precision: float | None = None
 
     def keywords(self) -> dict:
         """The keywords of :func:`~dpci.experiments.bootstrap.iter_coverage` (alpha checked)."""

@@ -1,6 +1,6 @@
 """The ledger's database: tables, the engine and migrations (SQLAlchemy Core; SQLite or any SQL database).
 
-Three tables and a version:
+Four tables and a version:
 
 * ``datasets``: one row per dataset (its keyed hash, a label, whether it is demo data and its scope, the
   rows one person may contribute, the budget fixed before its first release);
@@ -8,6 +8,8 @@ Three tables and a version:
   ``charge`` in the budget's unit) or a result no guarantee covers (a public seed, a bootstrap, a
   non-private interval, a sweep on the data: listed, never counted);
 * ``releases``: the public outputs of each stored release (never rows, never the secret randomness);
+* ``results``: results computed from public randomness that every session may share (a bootstrap's
+  variability intervals, a sweep), by a hash of what they depend on (:mod:`dpci.ledger.results`);
 * ``meta``: ``schema_version``. :data:`MIGRATIONS` brings an older database up to date on open.
 """
 
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 metadata = sa.MetaData()
 
@@ -74,9 +76,20 @@ releases = sa.Table(
     sa.Column("created", sa.Float, nullable=False),
 )
 
+results = sa.Table(
+    "dpci_results",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),  # hash of the result's key (dpci.ledger.results)
+    sa.Column("kind", sa.String(40), nullable=False, index=True),
+    sa.Column("payload", sa.LargeBinary, nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+)
+
 # version -> function(connection) taking the schema from version - 1 to version. Version 1 is the
 # first; a later change appends its step here (an ALTER TABLE or a data migration), never edits one.
-MIGRATIONS: dict[int, object] = {}
+MIGRATIONS: dict[int, object] = {
+    2: lambda conn: results.create(conn, checkfirst=True),  # the shared results (create_all made it already)
+}
 
 
 def make_engine(url: str) -> sa.Engine:

@@ -23,16 +23,16 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 
 
-def start_server(log_path):
-    """A Streamlit server running app.py on a free port, writing to ``log_path``: (url, process, log).
-    Fails the test if it does not answer within 90 s."""
+def start_server(log_path, env=None):
+    """A Streamlit server running app.py on a free port, writing to ``log_path``: (url, process, log);
+    ``env``: its environment (default: this process's). Fails the test if it does not answer within 90 s."""
     port = free_port()
     ARTIFACTS.mkdir(exist_ok=True)
     log = open(log_path, "w")  # noqa: SIM115 - open for the server's whole life
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
     command += ["--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
     command += ["--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
     while time.time() < deadline:

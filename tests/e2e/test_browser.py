@@ -29,7 +29,8 @@ def test_explorer_draws_and_follows_a_slider(app_url, page):
     page.goto(app_url)
     page.wait_for_selector(".js-plotly-plot")
     first_chart = time.perf_counter() - start
-    page.get_by_text("Variability interval (computing)").first.wait_for(timeout=60_000)
+    # computing, or done already: another session of this server may have computed it (shared results)
+    page.get_by_text(re.compile(r"Variability interval \((computing|done)\)")).first.wait_for(timeout=60_000)
     first_vi = time.perf_counter() - start
     print(f"\nfirst chart {first_chart:.2f} s, first variability preview {first_vi:.2f} s after page load")
     page.screenshot(path=str(ARTIFACTS / "explorer.png"), full_page=True)
@@ -171,19 +172,23 @@ def test_an_upload_costs_nothing_until_it_is_released_and_teaching_mode_is_label
     page.get_by_text("Preview: not your data").first.wait_for(timeout=60_000)
     _wait_for_app(page)
     assert "people.csv" in _odometer(page) and "spent in 0 private releases" in _odometer(page)
-    # the preview's bootstrap ends with a full rerun of the page, which can drop an edit still pending in
-    # the bounds form (a known defect, issue 25): type once it is done
-    page.get_by_text(re.compile(r"Variability interval \(done\)")).first.wait_for(timeout=120_000)
-    _wait_for_app(page)
-    # the bounds typed in full (age 0-120, hours 0-100), one cell at a time: every edit stays
-    for row, column, value in ((0, 1, 0), (0, 2, 120), (1, 1, 0), (1, 2, 100)):
+    # the bounds typed in full (age 0-120, hours 0-100), one cell at a time, while the preview's bootstrap
+    # runs; between the two features a slider moves, so the whole page runs again (as the bootstrap's
+    # end does) with edits still pending in the table: every edit stays (issue 25)
+    for row, column, value in ((0, 1, 0), (0, 2, 120)):
         _type_cell(page, row, column, value)
-    page.get_by_role("button", name="Use these bounds").click()
-    page.wait_for_function("() => !document.body.innerText.includes('Not private: the bounds')", timeout=60_000)
     slider = page.locator('[data-testid="stSlider"]', has_text="Total budget ε").get_by_role("slider")
     slider.focus()
     page.keyboard.press("ArrowLeft")  # epsilon 0.75: still a preview, still free
     page.get_by_text(re.compile(r"Release at ε = 0.75 costs ε = 0.75")).first.wait_for(timeout=60_000)
+    _wait_for_app(page)
+    assert [page.evaluate(CELL, [0, column]) for column in (1, 2)] == ["0", "120"]
+    for row, column, value in ((1, 1, 0), (1, 2, 100)):
+        _type_cell(page, row, column, value)
+    page.get_by_text(re.compile(r"Variability interval \(done\)")).first.wait_for(timeout=120_000)
+    assert [page.evaluate(CELL, [row, column]) for row in (0, 1) for column in (1, 2)] == ["0", "120", "0", "100"]
+    page.get_by_role("button", name="Use these bounds").click()
+    page.wait_for_function("() => !document.body.innerText.includes('Not private: the bounds')", timeout=60_000)
     _wait_for_app(page)
     assert "spent in 0 private releases" in _odometer(page)
     page.screenshot(path=str(ARTIFACTS / "upload-preview.png"), full_page=True)

@@ -21,6 +21,7 @@ QUERY = {
     "d": "2",
     "c": "0.001",
     "randomness": "teaching",
+    "seed": "770013",  # a seed no other test uses: this sweep is computed here, never a result shared by another
 }
 FITS = (
     "() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(p => (p._fullData || [])"
