@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import inspect
 import numbers
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -19,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import methods
 from .accounting import PRIVACY_NOTIONS, Split
-from .exceptions import PrivacyLeakWarning
+from .exceptions import PrivacyLeakWarning, warn
 from .intervals import MAX_SAMPLES, MIN_SAMPLES, check_count
 from .ledger.hooks import is_public_seed
 from .losses import HuberLoss, LogisticLoss, coerce_loss
@@ -192,7 +191,7 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         self._validate_params()
         X, signs, classes, names, divisors = check_data(X, y, self.classes, private_errors=self.private_errors)
         if self.classes is None:
-            warnings.warn(LEARNED_CLASSES, PrivacyLeakWarning, stacklevel=2)
+            warn(LEARNED_CLASSES, PrivacyLeakWarning, stacklevel=2)
         try:
             settings = self._settings(*X.shape)  # c="recommended" reads n and d only (public facts)
             release = _release(X, signs, self._loss(), settings, divisors=divisors)  # the data are checked already

@@ -3,7 +3,57 @@
 Errors subclass ``ValueError`` so that callers who catch the usual scikit-learn
 exception still catch ours; the message always says what was wrong and how to
 fix it.
+
+dpci's own warnings (the classes below) are raised with :func:`warn`: outside a
+:func:`collect_warnings` block they go to Python's ``warnings`` module as usual; inside one they are
+kept for the thread that raised them. Python's warning filters, ``showwarning`` and
+``catch_warnings`` are one per process, so an application that serves several users from threads
+(a web app's background jobs) cannot tell from them which thread a warning came from, and another
+thread's ``catch_warnings`` block takes or drops it meanwhile.
 """
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_SINK = threading.local()  # .warnings: the list of the innermost collect_warnings block of this thread
+
+
+@contextmanager
+def collect_warnings() -> Iterator[list[Warning]]:
+    """Within this block, the warnings dpci raises in this thread (through :func:`warn`) are appended to
+    the list it yields, in order, instead of going to the ``warnings`` module.
+
+    Thread-safe: other threads' warnings, and their ``catch_warnings`` blocks, neither reach nor take
+    these. Blocks nest (the innermost one collects).
+
+    Examples
+    --------
+    >>> with collect_warnings() as said:
+    ...     warn("c is small", UnderCoverageWarning)
+    >>> [(type(w).__name__, str(w)) for w in said]
+    [('UnderCoverageWarning', 'c is small')]
+    """
+    previous = getattr(_SINK, "warnings", None)
+    sink: list[Warning] = []
+    _SINK.warnings = sink
+    try:
+        yield sink
+    finally:
+        _SINK.warnings = previous
+
+
+def warn(message: str, category: type[Warning], stacklevel: int = 1) -> None:
+    """Warn as ``warnings.warn(message, category, stacklevel)`` does, or, inside a :func:`collect_warnings`
+    block of this thread, append the warning to its list."""
+    sink = getattr(_SINK, "warnings", None)
+    if sink is not None:
+        sink.append(category(message))
+    else:
+        warnings.warn(message, category, stacklevel=stacklevel + 1)
 
 
 class PrivacyLeakWarning(UserWarning):

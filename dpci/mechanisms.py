@@ -9,12 +9,11 @@ kept only on the returned object for teaching and tests, never released.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .exceptions import RegularisationTooSmall, UnderCoverageWarning
+from .exceptions import RegularisationTooSmall, UnderCoverageWarning, warn
 from .noise import gaussian, spherical_laplace
 from .sensitivity import objective_gradient_sensitivity, output_sensitivity
 from .solver import minimise_erm
@@ -112,7 +111,7 @@ def warn_if_near_bound(epsilon: float, n: int, c: float, t: float) -> None:
     """UnderCoverageWarning when c is valid but epsilon' < epsilon/2 (see EPSILON_PRIME_SHARE)."""
     eps_prime = objective_epsilon_prime(epsilon, n, c, t)
     if eps_prime < EPSILON_PRIME_SHARE * epsilon:
-        warnings.warn(
+        warn(
             f"c = {c:.3g} leaves objective perturbation only epsilon' = {eps_prime:.3g} of epsilon1 = {epsilon:.3g} "
             f"(n = {n}): its intervals are likely to cover less often than their level says. Use c of at least "
             f"{safe_c(epsilon, n, t):.3g} (then epsilon' >= epsilon1/2), give the coefficients more budget, or use "

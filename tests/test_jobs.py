@@ -6,6 +6,7 @@ import time
 import warnings
 
 from dpci import UnderCoverageWarning, WideIntervalWarning
+from dpci.exceptions import warn
 from ui.jobs import Job, JobSlot
 
 
@@ -60,8 +61,8 @@ def _warning(*pairs):
     """A job's generator that raises the warnings (category, message) given, one per step."""
 
     def make():
-        for category, message in pairs:
-            warnings.warn(message, category, stacklevel=1)
+        for category, message in pairs:  # dpci's own through dpci.exceptions.warn, as the library raises them
+            (warn if category.__module__ == "dpci.exceptions" else warnings.warn)(message, category, stacklevel=1)
             yield message
 
     return make
@@ -88,14 +89,42 @@ def test_warnings_raised_in_other_threads_stay_out_of_a_running_job(recwarn):
     def make():
         started.set()
         release.wait(5)
-        warnings.warn("mine", UnderCoverageWarning, stacklevel=1)
+        warn("mine", UnderCoverageWarning)
         yield 1
 
     job = Job("k", make)
     started.wait(5)
-    other = threading.Thread(target=lambda: warnings.warn("another user's", UnderCoverageWarning, stacklevel=1))
+    other = threading.Thread(target=lambda: warn("another user's", UnderCoverageWarning))
     other.start()
     other.join()
     release.set()
     assert job.wait(5) and job.warnings == ["mine"]
     assert [str(w.message) for w in recwarn] == ["another user's"]  # logged, as before
+
+
+def test_a_jobs_warning_survives_another_threads_catch_warnings_block():
+    """A page's rerun (another thread) that records or silences warnings while a job warns takes nothing
+    from the job: Python's catch_warnings is process-wide, dpci's collection is per thread (the CI failure
+    of issue 26: a sweep's under-coverage warning went into another page's ignore block)."""
+    inside, warned = threading.Event(), threading.Event()
+
+    def page():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("ignore")
+            inside.set()
+            warned.wait(5)
+        page.caught = caught
+
+    def make():
+        inside.wait(5)
+        warn("c leaves objective perturbation little", UnderCoverageWarning)
+        warned.set()
+        yield 1
+
+    other = threading.Thread(target=page)
+    other.start()
+    job = Job("k", make)
+    assert job.wait(5)
+    other.join(5)
+    assert job.warnings == ["c leaves objective perturbation little"]
+    assert page.caught == []

@@ -14,61 +14,19 @@ from __future__ import annotations
 import threading
 import time
 import traceback
-import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from functools import partial
 
-from dpci.exceptions import PrivacyLeakWarning, UnderCoverageWarning, WideIntervalWarning
+from dpci.exceptions import collect_warnings
 from dpci.experiments.engine import Cancelled, cancel_scope, fair_group
-
-#: What dpci says to its user (intervals likely to under-cover, no useful interval, a bound read from the
-#: data): raised in a job, a page shows it. Other warnings (numerical ones) go to the server's log.
-SHOWN_WARNINGS = (UnderCoverageWarning, WideIntervalWarning, PrivacyLeakWarning)
-_THREAD = threading.local()  # .sink: the list of the job running in this thread, if any
-_LOGGED: set = set()  # SHOWN_WARNINGS raised outside any job, logged once each
-_ROUTING = threading.Lock()
-
-
-def route_warnings() -> None:
-    """Send SHOWN_WARNINGS raised in a job's thread to that job rather than to the server's log.
-
-    Up to Python 3.13 the warning filters and ``warnings.showwarning`` are one per process, so a
-    ``catch_warnings`` block in a job's thread would take other threads' warnings too, and, ending while
-    another job's block is open, restore the wrong state. Instead one ``showwarning`` (installed again if
-    anything replaced it) hands each warning to the job of the thread that raised it. SHOWN_WARNINGS are
-    let through every time (an "always" filter: a second sweep with the same settings says it again);
-    outside a job each is logged once, as Python's default filter does."""
-    with _ROUTING:
-        shown = warnings.showwarning
-        if not getattr(shown, "routes_job_warnings", False):
-
-            def showwarning(message, category, filename, lineno, file=None, line=None):
-                sink = getattr(_THREAD, "sink", None)
-                if issubclass(category, SHOWN_WARNINGS):
-                    text = str(message)
-                    if sink is not None:
-                        if text not in sink:
-                            sink.append(text)
-                        return
-                    if (category, text) in _LOGGED:
-                        return
-                    _LOGGED.add((category, text))
-                shown(message, category, filename, lineno, file, line)
-
-            showwarning.routes_job_warnings = True  # type: ignore[attr-defined]
-            warnings.showwarning = showwarning
-        for category in SHOWN_WARNINGS:
-            if not any(f[:3] == ("always", None, category) for f in warnings.filters):
-                warnings.filterwarnings("always", category=category)
-
 
 class Job:
     """Consume ``make()`` (a generator factory) in a daemon thread.
 
     Attributes read by the UI: ``latest`` (the last yielded state, or None), ``done``,
-    ``error`` (a message, or None), ``warnings`` (each distinct message of the SHOWN_WARNINGS raised in
-    the job's thread, in order), ``started`` and ``finished_at`` (perf_counter times).
+    ``error`` (a message, or None), ``warnings`` (each distinct message of dpci's warnings raised in
+    the job's thread, in order: :func:`dpci.exceptions.collect_warnings`), ``started`` and ``finished_at`` (perf_counter times).
     """
 
     def __init__(
@@ -87,6 +45,7 @@ class Job:
         self.latest = None
         self.error = None
         self.warnings: list[str] = []
+        self._said: list[Warning] = []  # dpci's warnings raised in the job's thread (collect_warnings)
         self.done = False
         self.cancelled = False
         self.started = time.perf_counter()
@@ -100,12 +59,13 @@ class Job:
 
     def _run(self, make):
         gen = None
-        route_warnings()
-        _THREAD.sink = self.warnings
         try:
-            with cancel_scope(self._should_stop), fair_group(self.group):  # checked while it waits for workers
+            # dpci's warnings raised in this thread are kept here (Python's warning machinery is one per
+            # process: a page's catch_warnings in another thread would take them); the page shows them
+            with cancel_scope(self._should_stop), fair_group(self.group), collect_warnings() as self._said:
                 gen = make()
                 for state in gen:
+                    self._keep()
                     self.latest = state
                     if self._should_stop():
                         self.cancelled = True
@@ -120,11 +80,17 @@ class Job:
         finally:
             if gen is not None and hasattr(gen, "close"):
                 gen.close()
-            _THREAD.sink = None
+            self._keep()
             self.finished_at = time.perf_counter()
             if self._on_done is not None:
                 self._on_done(self)
             self.done = True
+
+    def _keep(self):
+        """``warnings``: the texts of dpci's warnings raised so far, each once, in order."""
+        for text in map(str, self._said):
+            if text not in self.warnings:
+                self.warnings.append(text)
 
     def cancel(self):
         self._stop.set()

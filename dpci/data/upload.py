@@ -20,7 +20,6 @@ intervals are then not differentially private with respect to those columns.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -39,7 +38,7 @@ from dpci.data.csv_text import DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, _parse, quot
 from dpci.data.dataset import Dataset, make_dataset
 from dpci.data.preprocessing import count_out_of_bounds
 from dpci.data.schema import CATEGORICAL, NUMERIC, Column, Schema
-from dpci.exceptions import DataValidationError, PrivacyLeakWarning
+from dpci.exceptions import DataValidationError, PrivacyLeakWarning, warn
 
 #: Minimum number of usable rows (after dropping incomplete rows).
 MIN_ROWS = 100
@@ -407,7 +406,7 @@ def read_uploaded_csv(
             "private with respect to these columns. Give public bounds (bounds=...) and category lists "
             "(categories=...) from documentation or domain knowledge."
         )
-        warnings.warn(msg, PrivacyLeakWarning, stacklevel=2)
+        warn(msg, PrivacyLeakWarning, stacklevel=2)
         notes.append(msg)
     return UploadResult(frame_out, schema, n_dropped, notes, n_read, derived)
 

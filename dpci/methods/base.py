@@ -122,14 +122,11 @@ class Method:
         """A caution a page shows beside valid settings whose intervals are likely to under-cover (the
         warnings of :meth:`check_settings`), with the smallest c that follows it when there is one; None
         when there is nothing to say. Method-specific advice lives in the method, not in the app."""
-        import warnings
+        from ..exceptions import UnderCoverageWarning, collect_warnings
 
-        from ..exceptions import UnderCoverageWarning
-
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with collect_warnings() as caught:  # this thread's only: a job's warnings in another stay with it
             self.check_settings(alloc, n, c, loss)
-        said = [str(w.message) for w in caught if issubclass(w.category, UnderCoverageWarning)]
+        said = [str(w) for w in caught if isinstance(w, UnderCoverageWarning)]
         return Advice(" ".join(said)) if said else None
 
     #: What to try when no c is large enough for this method (said after RegularisationTooSmall's bound).

@@ -39,14 +39,13 @@ from __future__ import annotations
 
 import math
 import threading
-import warnings
 from collections import OrderedDict
 from functools import lru_cache
 
 import numpy as np
 
 from ..accounting import Allocation
-from ..exceptions import UnderCoverageWarning
+from ..exceptions import UnderCoverageWarning, warn
 from ..intervals import quantile_interval
 from ..mechanisms import NoiseLaw
 from ..solver import row_major_transpose, weighted_gram
@@ -314,7 +313,7 @@ def sample_posterior(z1, ms, Ss, plug_in, n, sigma1, rng, n_draws, prior_sd=PRIO
         w, center, cov = _weighted_moments(draws, logw)
     ess = 1.0 / float(w @ w)
     if ess < MIN_ESS:
-        warnings.warn(
+        warn(
             f"kulkarni: the importance sampler's effective sample size is {ess:.0f} of {IS_DRAWS} draws; the "
             "credible bounds are Monte Carlo noisy (the posterior is far from its Gauss-Newton approximation).",
             UnderCoverageWarning,

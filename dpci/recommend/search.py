@@ -4,14 +4,13 @@ docs/choosing-c.md say why and how), and the prediction at a given c it is searc
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .. import methods
 from ..accounting import Allocation
-from ..exceptions import RegularisationTooSmall, UnderCoverageWarning, WideIntervalWarning
+from ..exceptions import RegularisationTooSmall, UnderCoverageWarning, WideIntervalWarning, warn
 from ..intervals import check_alpha, hessian_and_covariance
 from ..losses import coerce_loss
 from .estimands import check_estimand, describe_estimand
@@ -300,7 +299,7 @@ def recommend_c(
             f"At no c does {problem.method.label}'s interval keep its level (predicted coverage at most "
             f"{best.coverage:.2f} at c = {best.c:.2g}, where it is highest)."
         )
-        warnings.warn(note, UnderCoverageWarning, stacklevel=2)
+        warn(note, UnderCoverageWarning, stacklevel=2)
         return _finish(problem, best, note, curve)
     c = _refine(problem, valid, scores, int(np.argmin(scores)))
     return _finish(problem, problem.predict(c)[0], "", curve)
@@ -341,7 +340,7 @@ def _finish(problem: _Problem, best: Prediction, note: str, curve) -> Recommenda
             f"estimates ({typical:.2g}, on the public reference): it could not tell such a coefficient from 0. To narrow it: {problem.method.remedy}."
             + (f" {note}" if note else "")
         )
-        warnings.warn(advice, WideIntervalWarning, stacklevel=3)
+        warn(advice, WideIntervalWarning, stacklevel=3)
     if best.bias is not None and best.width >= 2.0 * theta_bound_of(problem.ref, problem.theta_bound):
         advice += (
             " The interval is no narrower than the bound on ||θ|| itself: the bias bound decides it, not the data."

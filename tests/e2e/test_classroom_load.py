@@ -15,6 +15,7 @@ import contextlib
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -23,6 +24,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ui.settings import EPSILONS  # the ε slider's stops
 
@@ -106,6 +108,22 @@ def _done(page):
     return page.get_by_text(re.compile(r"Variability interval \(done\)")).first
 
 
+def _wait_done(page, seconds, proc, who):
+    """Wait for the page's variability interval to be done; if it is not, fail with what the page shows, a
+    screenshot and the server's threads' stacks (py-spy, a dev requirement), to tell a stuck job from a slow one."""
+    try:
+        _done(page).wait_for(timeout=seconds * 1000)
+    except PlaywrightTimeout:
+        shown = page.locator('[data-testid="stProgress"], [data-testid="stAlert"]').all_inner_texts()
+        page.screenshot(path=str(ARTIFACTS / "classroom-load-stuck.png"), full_page=True)
+        stacks = ""
+        if shutil.which("py-spy"):
+            dump = subprocess.run(["py-spy", "dump", "--pid", str(proc.pid)], capture_output=True, text=True)
+            stacks = dump.stdout + dump.stderr
+            (ARTIFACTS / "classroom-load-stacks.txt").write_text(stacks)
+        pytest.fail(f"{who}: no variability interval done within {seconds:.0f} s; the page shows {shown}\n{stacks[-6000:]}")
+
+
 @pytest.mark.slow  # over 15 s: -m 'not slow' leaves it out (CI runs it)
 def test_six_sessions_moving_epsilon_for_a_minute(own_server, browser):
     url, proc = own_server
@@ -165,7 +183,7 @@ def test_six_sessions_moving_epsilon_for_a_minute(own_server, browser):
             arg=expected,
             timeout=remaining * 1000,
         )
-        _done(page).wait_for(timeout=max(1.0, finish_within - (time.monotonic() - last_move)) * 1000)
+        _wait_done(page, max(1.0, finish_within - (time.monotonic() - last_move)), proc, f"session {s}")
         finished.append(time.monotonic() - last_move)
         assert page.get_by_text("Variability intervals stopped").count() == 0
         assert "Traceback" not in page.content()
