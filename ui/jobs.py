@@ -21,6 +21,7 @@ from functools import partial
 from dpci.exceptions import collect_warnings
 from dpci.experiments.engine import Cancelled, cancel_scope, fair_group
 
+
 class Job:
     """Consume ``make()`` (a generator factory) in a daemon thread.
 

@@ -121,7 +121,9 @@ def _wait_done(page, seconds, proc, who):
             dump = subprocess.run(["py-spy", "dump", "--pid", str(proc.pid)], capture_output=True, text=True)
             stacks = dump.stdout + dump.stderr
             (ARTIFACTS / "classroom-load-stacks.txt").write_text(stacks)
-        pytest.fail(f"{who}: no variability interval done within {seconds:.0f} s; the page shows {shown}\n{stacks[-6000:]}")
+        pytest.fail(
+            f"{who}: no variability interval done within {seconds:.0f} s; the page shows {shown}\n{stacks[-6000:]}"
+        )
 
 
 @pytest.mark.slow  # over 15 s: -m 'not slow' leaves it out (CI runs it)
