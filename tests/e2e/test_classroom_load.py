@@ -79,6 +79,17 @@ def own_server():
     log.close()
 
 
+@pytest.fixture
+def opened():
+    """The browser contexts a test opens, closed after it whether it passed or not (a failed run left six
+    pages reconnecting to a stopped server, and loading the machine, for the rest of the suite)."""
+    contexts = []
+    yield contexts
+    for ctx in contexts:
+        with contextlib.suppress(Exception):
+            ctx.close()
+
+
 def _open(browser, url, extra=""):
     ctx = browser.new_context(viewport={"width": 1200, "height": 900})
     page = ctx.new_page()
@@ -114,7 +125,7 @@ def _wait_done(page, seconds, proc, who):
     try:
         _done(page).wait_for(timeout=seconds * 1000)
     except PlaywrightTimeout:
-        shown = page.locator('[data-testid="stProgress"], [data-testid="stAlert"]').all_inner_texts()
+        shown = page.locator('[data-testid="stProgress"], [data-testid="stAlert"], [role="dialog"]').all_inner_texts()
         page.screenshot(path=str(ARTIFACTS / "classroom-load-stuck.png"), full_page=True)
         stacks = ""
         if shutil.which("py-spy"):
@@ -127,7 +138,7 @@ def _wait_done(page, seconds, proc, who):
 
 
 @pytest.mark.slow  # over 15 s: -m 'not slow' leaves it out (CI runs it)
-def test_six_sessions_moving_epsilon_for_a_minute(own_server, browser):
+def test_six_sessions_moving_epsilon_for_a_minute(own_server, browser, opened):
     url, proc = own_server
     # One visit first, so that the worker pool (and its threads) exist in the baseline; its time is the
     # machine's speed in this run (a busy machine, e.g. a second test suite beside, is slower for all).
@@ -146,6 +157,7 @@ def test_six_sessions_moving_epsilon_for_a_minute(own_server, browser):
 
     idle_chart = _shared_link(browser, url)  # the same link on an idle server: this machine's floor
     sessions = [_open(browser, url) for _ in range(SESSIONS)]
+    opened += [ctx for ctx, _, _ in sessions]
     index = [EPSILONS.index(1.0)] * SESSIONS
     rng = random.Random(7)
     next_move = [time.monotonic() + rng.uniform(1.5, 2.5) for _ in sessions]
@@ -207,6 +219,7 @@ def test_six_sessions_moving_epsilon_for_a_minute(own_server, browser):
     # SIGTERM with a bootstrap running: a new session, on settings no one has computed yet (another seed for
     # the bootstrap), and the server is told to stop.
     ctx, page, slider = _open(browser, url, "&seed=4242")
+    opened.append(ctx)
     slider.focus()
     page.keyboard.press("ArrowRight")
     page.get_by_text(re.compile(r"Variability interval \(computing\)")).first.wait_for(timeout=60_000)
