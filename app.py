@@ -185,12 +185,7 @@ def explorer():
     results()
     ui.privacy.write_visitor_cookie()  # at once, not only with the sidebar: a quick reload keeps the visitor
     ui.chart_sent()
-    if first_paint and previous is None and ui.workers_ready():
-        # The bootstrap starts now, on the worker processes (at a lower priority than the browser drawing the
-        # chart), so the tick that brings the settings (two seconds on) finds it done or nearly: started at
-        # that tick, the first variability interval was done 3.3-4.1 s after the chart (issue 26: within 3 s).
-        ui.variability_job(settings, X, y, source)
-    elif first_paint:
+    if first_paint:
         ui.warm_workers()  # while the browser draws the chart, before the bootstrap starts
 
     if settings.view == "presentation":  # a projector: the chart and its caption only

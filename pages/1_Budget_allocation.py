@@ -40,6 +40,7 @@ k = ui.kept_widget(
 m = ui.kept_widget(
     c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "split_m", default=1000
 )
+precision = tuning.coverage_precision(c2, "split_precision")
 try:
     where = tuning.source(settings)
     X, y, names = tuning.sweep_arrays(settings, where)
@@ -50,7 +51,7 @@ problem = ui.c_problem(settings, len(X))
 if problem is not None:
     st.error(problem[0])
     st.stop()
-key = ui.results_key(settings, where, which, k, m)
+key = ui.results_key(settings, where, which, k, m, precision)
 job = ui.sweep_job(
     "split",
     key,
@@ -69,6 +70,7 @@ job = ui.sweep_job(
         n_samples=m,
         n_replicates=k,
         random_state=settings.seed,
+        precision=precision,
     ),
     "Run the sweep",
     "Choose what to vary and press **Run the sweep**. The sweep uses the settings of the sidebar.",

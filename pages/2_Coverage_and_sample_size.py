@@ -32,11 +32,14 @@ k = ui.kept_widget(c2.select_slider, "Repetitions per cell", [20, 50, 100, 200, 
 m = ui.kept_widget(
     c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "grid_m", default=1000
 )
-common = dict(c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, random_state=settings.seed)
+precision = tuning.coverage_precision(c2, "grid_precision")
+common = dict(
+    c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, random_state=settings.seed, precision=precision
+)
 where, load = tuning.sweep_source(settings)
 epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
 # what every job of this page depends on (its key also names the view's own choices)
-shared_key = ui.results_key(settings, where, tuple(methods), k, m)
+shared_key = ui.results_key(settings, where, tuple(methods), k, m, precision)
 if view.startswith("Heatmap"):
     n_choices, n_default = tuning.row_choices(
         settings, [500, 1000, 2000, 4500, 8000, 15000, 30000], [1000, 2000, 4500, 8000]

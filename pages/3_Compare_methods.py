@@ -63,7 +63,8 @@ n_fixed = (
 epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
 where, load = tuning.sweep_source(settings)
 delta = tuning.comparison_delta(settings, chosen)
-key = ui.results_key(settings, "cmp", where, delta, tuple(chosen), over, tuple(values), k, n_vi, m, n_fixed)
+precision = tuning.coverage_precision(c3, "cmp_precision")
+key = ui.results_key(settings, "cmp", where, delta, tuple(chosen), over, tuple(values), k, n_vi, m, n_fixed, precision)
 job = ui.sweep_job(
     "cmp",
     key,
@@ -80,6 +81,7 @@ job = ui.sweep_job(
         alpha=settings.alpha,
         n_samples=m,
         n_replicates=k,
+        precision=precision,
         n_vi=n_vi,
         random_state=settings.seed,
         delta=delta,

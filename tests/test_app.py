@@ -363,6 +363,23 @@ def test_budget_allocation_page_recommends_and_sends_a_split():
     assert set(frame["phi1"]) == {0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.8, 0.9}
 
 
+def test_a_sweep_stops_each_setting_once_its_coverage_is_precise_enough():
+    """Issue 26's stopping rule on a sweep page: at ±2% a setting's coverage run stops at a check (every 50
+    repetitions from 100) before the 200 asked for; the rule is part of the result's key."""
+    at = _app("pages/1_Budget_allocation.py").run()
+    at.sidebar.slider(key="w_d").set_value(2).run()
+    at.select_slider(key="split_k").set_value(200).run()
+    at.select_slider(key="split_m").set_value(500).run()
+    at.select_slider(key="split_precision").set_value(0.02).run()
+    at.button[0].click().run()
+    job = _wait(at, "slot_split")
+    at.run()
+    _no_errors(at)
+    done = job.latest.frame["replicates"]
+    assert (done < 200).all() and (done >= 100).all() and (done % 50 == 0).all(), list(done)
+    assert 0.02 in job.key
+
+
 @pytest.mark.parametrize("page", ["pages/2_Coverage_and_sample_size.py", "pages/3_Compare_methods.py"])
 def test_sweep_pages_run(page):
     at = _app(page).run()

@@ -31,7 +31,6 @@ from ui.background import (
     variability_or_last,
     variability_progress,
     warm_workers,
-    workers_ready,
 )
 from ui.choice_of_c import (
     estimand_bias,
@@ -152,5 +151,4 @@ __all__ = [
     "variability_progress",
     "waiting_sidebar",
     "warm_workers",
-    "workers_ready",
 ]

@@ -53,12 +53,6 @@ def warm_workers():
     threading.Thread(target=warm, name="dpci-warm-workers", daemon=True).start()
 
 
-def workers_ready() -> bool:
-    """True when a bootstrap started now computes on running workers (or the class's Dask scheduler), not
-    in this server's process: it can start while the browser draws the first chart."""
-    return bool(cluster.scheduler_address()) or bootstrap.workers_running()
-
-
 def session_alive(grace=15.0):
     """A callable telling a background job whether this browser session is still connected; a job
     whose session has been gone for ``grace`` seconds stops (abandoned tabs must not keep the

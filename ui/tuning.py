@@ -164,3 +164,23 @@ def comparison_delta(s: Settings, pairs) -> float | None:
         "not (1, 0). At equal (ε, δ) both promise the same.",
     )
     return s.delta if choice == EQUAL else None
+
+
+PRECISIONS = (0.0, 0.005, 0.01, 0.02)  # 0: every repetition
+
+
+def coverage_precision(container, key: str) -> float | None:
+    """The sweep's stopping rule (issue 26), chosen beside its repetitions: a setting's coverage run stops
+    once the coverage's standard error is below the chosen value (checked from 100 repetitions on), else
+    it runs every repetition. Returns the ``precision`` for :class:`dpci.experiments.sweeps.Replication`."""
+    chosen = kept_widget(
+        container.select_slider,
+        "Stop a setting early at coverage ±",
+        list(PRECISIONS),
+        key,
+        default=0.01,
+        format_func=lambda p: "never" if not p else f"{100 * p:g}%",
+        help="Each setting stops once its coverage's standard error is below this (checked from 100 repetitions "
+        "on); 'never' runs every repetition. Fewer repetitions, same answer within the error shown.",
+    )
+    return float(chosen) or None
