@@ -118,22 +118,18 @@ def file_loader(path: str, target: str, bounds_path: str | None, positive: str |
 
 @contextlib.contextmanager
 def scheduler(address: str | None):
-    """Send the bootstrap's chunks to a Dask distributed scheduler (joblib's dask backend)."""
+    """Send the bootstrap's chunks to a Dask distributed scheduler (:func:`.cluster.on_scheduler`, which
+    says what to do when Dask is missing or the scheduler cannot be reached); the client goes at the end."""
     if not address:
         yield
         return
-    try:
-        from dask.distributed import Client
-    except ImportError:
-        raise ValueError('--scheduler needs Dask: pip install "dask[distributed]".') from None
-    from joblib import parallel_config
+    from . import cluster
 
     try:
-        client = Client(address, timeout="10s")
-    except OSError as err:
-        raise ValueError(f"cannot reach the Dask scheduler at {address}: {err}.") from None
-    with client, parallel_config(backend="dask"):
-        yield
+        with cluster.on_scheduler(address):
+            yield
+    finally:
+        cluster.close_clients()
 
 
 @contextlib.contextmanager
