@@ -23,6 +23,14 @@ def logistic_labels(rng, X, theta):
     return np.where(rng.uniform(size=len(X)) < p, 1.0, -1.0)
 
 
+def rows_with_constant(seed, n, theta):
+    """n rows of three features in the unit ball and a constant 0.5, scaled back into the ball, with
+    logistic labels drawn from ``theta`` (four coefficients)."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([unit_ball_rows(rng, n, 3), np.full(n, 0.5)]) / np.sqrt(1.25)
+    return X, logistic_labels(rng, X, np.asarray(theta, dtype=float))
+
+
 @pytest.fixture
 def small_problem():
     """A 2,000 x 4 logistic problem with a constant column, rows in the unit ball."""

@@ -3,7 +3,7 @@ coverage with standard errors, Dask."""
 
 import numpy as np
 import pytest
-from conftest import logistic_labels, unit_ball_rows
+from conftest import logistic_labels, rows_with_constant, unit_ball_rows
 from sklearn.linear_model import LogisticRegression
 
 from dpci import LogisticLoss
@@ -21,10 +21,7 @@ from dpci.experiments.bootstrap import (
 
 @pytest.fixture(scope="module")
 def data():
-    rng = np.random.default_rng(12)
-    X = unit_ball_rows(rng, 1500, 3)
-    X = np.column_stack([X, np.full(1500, 0.5)]) / np.sqrt(1.25)
-    return X, logistic_labels(rng, X, np.array([2.0, -1.0, 0.5, 0.5]))
+    return rows_with_constant(12, 1500, [2.0, -1.0, 0.5, 0.5])
 
 
 def test_nonprivate_variability_matches_a_loop_of_sklearn_fits(data):

@@ -8,7 +8,7 @@ from functools import partial
 
 import numpy as np
 import pytest
-from conftest import logistic_labels, unit_ball_rows
+from conftest import rows_with_constant
 
 from dpci import LogisticLoss
 from dpci.experiments import cluster
@@ -20,10 +20,7 @@ distributed = pytest.importorskip("distributed", reason="dask is optional: pip i
 
 @pytest.fixture(scope="module")
 def data():
-    rng = np.random.default_rng(7)
-    X = unit_ball_rows(rng, 1200, 3)
-    X = np.column_stack([X, np.full(1200, 0.5)]) / np.sqrt(1.25)
-    return X, logistic_labels(rng, X, np.array([1.5, -1.0, 0.5, 0.2]))
+    return rows_with_constant(7, 1200, [1.5, -1.0, 0.5, 0.2])
 
 
 @pytest.fixture(scope="module")

@@ -101,20 +101,14 @@ def on_scheduler(address: str, timeout: float | None = None):
 
     Parameters
     ----------
-    address : str
-        The scheduler's address, e.g. ``"tcp://scheduler:8786"``.
-    timeout : float, optional
-        Seconds to wait for the scheduler on first use (default :data:`CONNECT_SECONDS`).
+    address, timeout
+        As for :func:`client_for` (which raises a ValueError saying what to do when Dask is missing or the
+        scheduler cannot be reached).
 
     Yields
     ------
     distributed.Client
         The client the chunks are submitted through.
-
-    Raises
-    ------
-    ValueError
-        When Dask is not installed or the scheduler cannot be reached.
     """
     from joblib import parallel_config
 
@@ -137,12 +131,10 @@ def run_on(address: str, make: Callable[[], Iterator], timeout: float | None = N
 
     Parameters
     ----------
-    address : str
-        The scheduler's address, e.g. ``"tcp://scheduler:8786"``.
+    address, timeout
+        As for :func:`client_for`.
     make : callable
         A generator factory, such as ``functools.partial(iter_variability, X, y, loss, ...)``.
-    timeout : float, optional
-        Seconds to wait for the scheduler on first use (default :data:`CONNECT_SECONDS`).
 
     Yields
     ------

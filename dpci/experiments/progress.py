@@ -50,6 +50,14 @@ class _Progress:
         """True when the precision was reached before ``total`` replicates."""
         return self.converged and self.done < self.total
 
+    def _said(self, achieved: str, asked: str, running: str) -> str:
+        """The summary: the count, what the run achieved, and, when it has a target it has not met, the
+        target (``asked``: short of it once finished, ``running`` while it runs)."""
+        text = self._count() + achieved
+        if self.precision is not None and not self.converged:
+            text += f", short of the {asked} asked" if self.finished else running
+        return text
+
     def _count(self) -> str:
         if self.finished:
             most = " (the most allowed)" if self.precision is not None and not self.converged else ""
@@ -85,14 +93,11 @@ class VariabilityProgress(_Progress):
     def summary(self) -> str:
         """One sentence on the run: "done: 1,800 replicates, endpoints ±0.97% of the width"; with
         the target while it runs, or when the most replicates allowed did not reach it."""
-        text = self._count()
         if self.done < 2:
-            return text
-        text += f", endpoints ±{_percent(float(self.achieved_precision.max()))} of the width"
-        if self.precision is not None and not self.converged:
-            asked = f"±{_percent(self.precision)}"
-            text += f", short of the {asked} asked" if self.finished else f" so far (target {asked})"
-        return text
+            return self._count()
+        achieved = f", endpoints ±{_percent(float(self.achieved_precision.max()))} of the width"
+        asked = f"±{_percent(self.precision)}" if self.precision is not None else ""
+        return self._said(achieved, asked, f" so far (target {asked})")
 
     def to_frame(self, feature_names=None) -> pd.DataFrame:
         import pandas as pd
@@ -162,14 +167,11 @@ class CoverageProgress(_Progress):
     def summary(self) -> str:
         """One sentence on the run: "done: 650 replicates, coverage 0.951 ± 0.0049 (standard error)";
         with the target while it runs, or when the most replicates allowed did not reach it."""
-        text = self._count()
         if self.done < 2:
-            return text
-        text += f", coverage {self.overall_coverage[0]:.3f} ± {self.coverage_error:.2g} (standard error)"
-        if self.precision is not None and not self.converged:
-            asked = f"± {self.precision:.2g}"
-            text += f", short of the {asked} asked" if self.finished else f", target {asked}"
-        return text
+            return self._count()
+        achieved = f", coverage {self.overall_coverage[0]:.3f} ± {self.coverage_error:.2g} (standard error)"
+        asked = f"± {self.precision:.2g}" if self.precision is not None else ""
+        return self._said(achieved, asked, f", target {asked}")
 
     def to_frame(self, feature_names=None) -> pd.DataFrame:
         import pandas as pd

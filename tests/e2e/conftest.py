@@ -46,17 +46,25 @@ def start_server(log_path, env=None):
     pytest.fail("the Streamlit server did not start within 90 s")
 
 
+def stop(proc, timeout=20.0) -> bool:
+    """SIGTERM, then SIGKILL if ``proc`` has not exited within ``timeout`` seconds; True if it stopped
+    by itself."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+        return True
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return False
+
+
 @pytest.fixture(scope="session")
 def server():
     """(url, function returning the server's resident memory in MB, children included)."""
     url, proc, _ = start_server(ARTIFACTS / "streamlit-server.log")
     yield url, lambda: tree_rss_mb(proc.pid)
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:  # reported, not failed: the tests themselves are over
-        proc.kill()
-        proc.wait()
+    if not stop(proc):  # reported, not failed: the tests themselves are over
         warnings.warn(
             "the Streamlit server did not stop within 20 s of SIGTERM and was killed "
             "(see test-artifacts/streamlit-server.log)",

@@ -27,7 +27,7 @@ import pytest
 from bench.browser import free_port
 from tests import postgres
 
-from .conftest import ARTIFACTS, ROOT, wait_for_app
+from .conftest import ARTIFACTS, ROOT, stop, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # about a minute: -m 'not slow' leaves it out
 yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (requirements-dev.txt, with mkdocs)")
@@ -225,9 +225,4 @@ def test_the_compose_services_serve_a_variability_interval(tmp_path, database_ur
         if client is not None:
             client.close()
         for proc in reversed(procs):  # the app, the workers, then the scheduler, as compose stops them
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)

@@ -4,12 +4,11 @@ before it runs, saying whose budget it is and who can change it."""
 
 import json
 import re
-import subprocess
 from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
-from .conftest import ARTIFACTS, start_server, wait_for_app
+from .conftest import ARTIFACTS, start_server, stop, wait_for_app
 
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed").expect
@@ -82,11 +81,7 @@ def test_a_release_survives_reloads_tabs_browsers_and_a_restart(app_url, browser
         assert _bounds(again) == shown
         again.context.close()
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
         log.close()
 
 
