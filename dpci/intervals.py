@@ -24,7 +24,7 @@ def hessian_and_covariance(A, loss, theta, c, weights=None):
     """
     n, d = A.shape
     AT = row_major_transpose(A)
-    _, d1, d2 = loss.value_and_derivatives(theta @ AT)
+    d1, d2 = loss.derivatives(theta @ AT)
     if weights is not None:
         d1, d2 = d1 * np.sqrt(weights), d2 * weights  # d1^2 is weighted once
     hessian = weighted_gram(AT, d2) / n + 2.0 * c * np.eye(d)

@@ -57,6 +57,22 @@ def _work_array(z, overwrite):
     return np.array(z, dtype=float)
 
 
+def _logistic_parts(z):
+    """e = e^{-|z|} and 1 / (1 + e), the two arrays the logistic loss and its derivatives are made of."""
+    e = np.abs(z)
+    np.exp(np.negative(e, out=e), out=e)
+    inv = np.add(e, 1.0)
+    return e, np.divide(1.0, inv, out=inv)
+
+
+def _logistic_slopes(z, e, inv):
+    """(f'(z), f''(z)) from :func:`_logistic_parts` (``e`` is overwritten): f' = -e/(1 + e) where
+    z >= 0 and -1/(1 + e) below (a select, not a second exponential), f'' = e/(1 + e)^2."""
+    ratio = np.multiply(e, inv, out=e)
+    d1 = np.where(z >= 0.0, ratio, inv)
+    return np.negative(d1, out=d1), np.multiply(ratio, inv, out=ratio)
+
+
 @dataclass(frozen=True)
 class LogisticLoss:
     """f(z) = log(1 + exp(-z)); |f'| <= 1, |f''| <= t = 1/4 (Section 6).
@@ -105,29 +121,23 @@ class LogisticLoss:
         return np.log1p(np.exp(-np.abs(z))) + np.maximum(-z, 0.0)
 
     def derivatives(self, z):
-        """Return (f'(z), f''(z)): f' = -S(-z), f'' = S(z) S(-z)."""
-        return self.value_and_derivatives(z)[1:]
+        """Return (f'(z), f''(z)): f' = -S(-z), f'' = S(z) S(-z) (as :meth:`value_and_derivatives`, without f)."""
+        z = np.asarray(z, dtype=float)
+        return _logistic_slopes(z, *_logistic_parts(z))
 
     def value_and_derivatives(self, z):
         """Return (f, f', f''), stable for any z: with e = e^{-|z|}, f = log(1 + e) + max(-z, 0),
         f' = -S(-z) = -e/(1 + e) for z >= 0 and -1/(1 + e) below, f'' = S(z) S(-z) = e/(1 + e)^2.
 
-        Written in place, without a branch per element (the hot path of every solve): f' is
-        -1/(1 + e) times e^{-max(z, 0)}, which is e for z >= 0 and exactly 1 below.
+        Written with one exponential and no branch per element (the hot path of every solve): f' is
+        -e/(1 + e) where z >= 0 and -1/(1 + e) below (a select, not a second exponential).
         """
         z = np.asarray(z, dtype=float)
-        e = np.abs(z)
-        np.exp(np.negative(e, out=e), out=e)  # e^{-|z|}
-        inv = np.add(e, 1.0)
-        np.divide(1.0, inv, out=inv)  # 1 / (1 + e)
+        e, inv = _logistic_parts(z)
         value = np.log1p(e)
         minus_z = np.negative(z)
-        value += np.maximum(minus_z, 0.0)
-        np.exp(np.minimum(minus_z, 0.0, out=minus_z), out=minus_z)  # e^{-max(z, 0)}
-        d1 = np.negative(np.multiply(inv, minus_z, out=minus_z), out=minus_z)  # -S(-z)
-        d2 = np.multiply(e, inv, out=e)
-        d2 *= inv  # e / (1 + e)^2
-        return value, d1, d2
+        value += np.maximum(minus_z, 0.0, out=minus_z)
+        return (value, *_logistic_slopes(z, e, inv))
 
     def first_derivative(self, z, overwrite=False, weights=None):
         """f'(z) = -1 / (1 + e^z), times ``weights`` if given.
