@@ -27,7 +27,7 @@ import pytest
 from bench.browser import free_port
 from tests import postgres
 
-from .conftest import ARTIFACTS, ROOT, stop, wait_for_app
+from .conftest import ARTIFACTS, ROOT, app_errors, stop, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # about a minute: -m 'not slow' leaves it out
 yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (requirements-dev.txt, with mkdocs)")
@@ -219,7 +219,7 @@ def test_the_compose_services_serve_a_variability_interval(tmp_path, database_ur
         )
         assert chunks > 0, "the app's bootstrap did not run on the scheduler"
         assert _ledger_releases(database_url) >= 1  # the Explorer's release, on the recipe's ledger
-        app_log = (LOGS / "app.log").read_text()
+        app_log = app_errors((LOGS / "app.log").read_text())
         assert "Traceback" not in app_log, app_log[-3000:]
     finally:
         if client is not None:
