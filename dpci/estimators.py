@@ -232,18 +232,13 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         cover; "unregularised": for theta, the coefficients without penalty, the same interval widened
         on both sides by :func:`dpci.bias_bound` (with ``theta_bound``, a public bound on ||theta||;
         default the stand-in's guess). The frame's ``attrs["estimand"]`` says which, in words."""
-        from .recommend import bias_bound, check_estimand, describe_estimand
+        from .recommend import describe_estimand, estimand_bias, interval_estimand, widened
 
         self._check_fitted()
         method = self._method()
-        native = "regularised" if method.uses_c else "unregularised"
-        estimand = native if estimand is None else check_estimand(estimand)
-        if estimand == "regularised" and not method.uses_c:
-            raise ValueError(f"{method.label} has no c: its interval is for the unregularised coefficients.")
-        bounds = self.release_.interval(alpha)
-        if estimand != native:
-            bias = bias_bound(self.release_.c, self.n_features_in_, self._loss(), theta_bound=theta_bound)
-            bounds = bounds + np.array([-bias, bias])
+        estimand = interval_estimand(method, estimand)
+        bias = estimand_bias(method, estimand, self.release_.c, self.n_features_in_, self._loss(), theta_bound)
+        bounds = widened(self.release_.interval(alpha), bias)
         table = pd.DataFrame(
             {"estimate": self.coef_, "lower": bounds[:, 0], "upper": bounds[:, 1]},
             index=pd.Index(self._feature_labels(), name="feature"),

@@ -244,3 +244,23 @@ def test_every_registered_method_gets_a_recommendation_or_a_reason(method, priva
     rec = quiet(recommend_c, 5_000, 4, method=method, privacy=privacy, budget=budget)
     assert 1e-6 <= rec.c <= 1.0 and rec.width > 0 and np.all(np.isfinite(rec.widths))
     assert rec.coverage >= 0.94  # the recommendation keeps the level (the naive one by choosing c for it)
+
+
+def test_each_method_says_which_estimand_its_interval_is_for_and_how_much_theta_widens_it():
+    from dpci.recommend import estimand_bias, interval_estimand, widened
+
+    paper, no_c = (
+        methods.get("objective"),
+        next(methods.get(m) for m in methods.available() if not methods.get(m).uses_c),
+    )
+    assert interval_estimand(paper) == "regularised" and interval_estimand(no_c) == "unregularised"
+    with pytest.raises(ValueError, match="has no c"):
+        interval_estimand(no_c, "regularised")  # the estimators refuse it
+    assert interval_estimand(no_c, "regularised", strict=False) == "unregularised"  # a page shows what it is
+    loss = dpci.LogisticLoss()
+    assert estimand_bias(paper, "regularised", 1e-3, 3, loss) is None
+    assert estimand_bias(no_c, "unregularised", 1e-3, 3, loss) is None  # its interval is for theta already
+    bias = estimand_bias(paper, "unregularised", 1e-3, 3, loss, theta_bound=2.0)
+    assert bias == dpci.bias_bound(1e-3, 3, theta_bound=2.0) > 0
+    bounds = np.array([[-1.0, 1.0], [0.5, 2.0]])
+    assert np.array_equal(widened(bounds, bias), bounds + [-bias, bias]) and widened(bounds, None) is bounds

@@ -15,7 +15,8 @@ import streamlit as st
 
 from dpci import methods as registry
 from dpci.exceptions import DataValidationError
-from dpci.recommend import Prediction, Recommendation, bias_bound, describe_estimand, predict, recommend_c
+from dpci.recommend import Prediction, Recommendation, describe_estimand, predict, recommend_c
+from dpci.recommend import estimand_bias as dpci_estimand_bias
 from ui.datasets import load_data
 from ui.settings import C_VALUES, Settings, fmt_c
 from ui.state import UNUSED, set_setting
@@ -170,9 +171,7 @@ def recommended_slider_c(s: Settings, n: int, d: int) -> float | None:
 def estimand_bias(s: Settings, c: float, d: int) -> float | None:
     """The bias bound the private interval is widened by (None for the regularised estimand, or a method
     whose interval is for theta already): post-processing of public facts."""
-    if s.estimand == "regularised" or not registry.get(s.mechanism).uses_c:
-        return None
-    return bias_bound(c, d, s.loss)
+    return dpci_estimand_bias(registry.get(s.mechanism), s.estimand, c, d, s.loss, strict=False)
 
 
 def estimand_symbol(s: Settings) -> str:

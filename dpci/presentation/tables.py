@@ -8,6 +8,8 @@ import re
 import numpy as np
 import pandas as pd
 
+from ..recommend.estimands import widened
+
 # ASCII punctuation that Markdown, GitHub-flavoured autolinks, LaTeX ($) or Streamlit's directives
 # (:red[...], :material/...:) read; CommonMark lets any of it be backslash-escaped.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:/&@])")
@@ -52,9 +54,7 @@ def interval_table(
     ``bias``: the private interval is for the unregularised coefficients, widened by this bound on the
     penalty's bias on both sides (:func:`dpci.bias_bound`; post-processing).
     """
-    bounds = release.interval(alpha)
-    if bias:
-        bounds = bounds + np.array([-bias, bias])
+    bounds = widened(release.interval(alpha), bias)
     table = pd.DataFrame(
         {
             "feature": list(names),

@@ -23,7 +23,15 @@ with the stand-in's public guess of the coefficients, or a public stand-in the c
 here reads private data, so nothing is charged: a recommendation costs no privacy.
 """
 
-from .estimands import ESTIMAND_WORDS, ESTIMANDS, check_estimand, describe_estimand
+from .estimands import (
+    ESTIMAND_WORDS,
+    ESTIMANDS,
+    check_estimand,
+    describe_estimand,
+    estimand_bias,
+    interval_estimand,
+    widened,
+)
 from .reference import Reference, bias_bound, reference
 from .search import Prediction, Recommendation, predict, recommend_c
 
@@ -36,7 +44,10 @@ __all__ = [
     "bias_bound",
     "check_estimand",
     "describe_estimand",
+    "estimand_bias",
+    "interval_estimand",
     "predict",
     "recommend_c",
     "reference",
+    "widened",
 ]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from .reference import bias_bound
+
 ESTIMANDS = ("regularised", "unregularised")
 #: How a page says which estimand an interval is for.
 ESTIMAND_WORDS = {
@@ -22,3 +26,31 @@ def check_estimand(estimand) -> str:
             f"included), got {estimand!r}."
         )
     return estimand
+
+
+def interval_estimand(method, estimand=None, strict=True) -> str:
+    """The estimand a ``method``'s interval is for: ``estimand`` if given (None: the method's own, which
+    is theta_0(c) for a method with a c and theta for one without). "regularised" for a method without a c
+    is an error when ``strict`` (the estimators), else that method's own (a page's setting)."""
+    native = "regularised" if method.uses_c else "unregularised"
+    if estimand is None:
+        return native
+    if check_estimand(estimand) == "regularised" and not method.uses_c:
+        if strict:
+            raise ValueError(f"{method.label} has no c: its interval is for the unregularised coefficients.")
+        return native
+    return estimand
+
+
+def estimand_bias(method, estimand, c, d, loss, theta_bound=None, strict=True) -> float | None:
+    """How much a ``method``'s interval is widened on both sides to be one for ``estimand``: the bias bound
+    (:func:`bias_bound`, post-processing of public facts) when theta is asked of a method whose interval is
+    for theta_0(c); None when the interval already is for the estimand."""
+    if interval_estimand(method, estimand, strict) == "regularised" or not method.uses_c:
+        return None
+    return bias_bound(c, d, loss, theta_bound=theta_bound)
+
+
+def widened(bounds, bias) -> np.ndarray:
+    """(d, 2) interval bounds widened by ``bias`` on both sides (None: as they are)."""
+    return bounds if not bias else bounds + np.array([-bias, bias])
