@@ -3,7 +3,8 @@ dropped, every other traceback is kept whole."""
 
 from .conftest import app_errors
 
-RACE = """Exception in ASGI application
+# how both start: the stream endpoint's receive fails, and its close raises again
+FIRST = """Exception in ASGI application
 Traceback (most recent call last):
   File "starlette_websocket.py", line 516, in _websocket_endpoint
     data = await websocket.receive_bytes()
@@ -11,24 +12,22 @@ starlette.websockets.WebSocketDisconnected: WebSocket is not connected. Need to 
 
 During handling of the above exception, another exception occurred:
 
-Traceback (most recent call last):
+"""
+RACE = (
+    FIRST
+    + """Traceback (most recent call last):
   File "starlette/websockets.py", line 104, in send
     raise WebSocketDisconnected('Cannot call "send" once a close message has been sent.')
 starlette.websockets.WebSocketDisconnected: Cannot call "send" once a close message has been sent.
 """
-
-APP_ERROR = """Exception in ASGI application
-Traceback (most recent call last):
-  File "starlette_websocket.py", line 516, in _websocket_endpoint
-    data = await websocket.receive_bytes()
-starlette.websockets.WebSocketDisconnected: WebSocket is not connected. Need to call "accept" first.
-
-During handling of the above exception, another exception occurred:
-
-Traceback (most recent call last):
+)
+APP_ERROR = (
+    FIRST
+    + """Traceback (most recent call last):
   File "ui/jobs.py", line 10, in ensure
 KeyError: 'job'
 """
+)
 
 
 def test_a_browser_that_left_mid_message_is_not_an_error():
