@@ -15,7 +15,7 @@ import streamlit as st
 
 from dpci import methods as registry
 from dpci.exceptions import DataValidationError
-from dpci.recommend import Prediction, Recommendation, describe_estimand, predict, recommend_c
+from dpci.recommend import Prediction, Recommendation, describe_estimand, interval_estimand, predict, recommend_c
 from dpci.recommend import estimand_bias as dpci_estimand_bias
 from ui.datasets import load_data
 from ui.settings import C_VALUES, Settings, fmt_c
@@ -175,7 +175,8 @@ def estimand_bias(s: Settings, c: float, d: int) -> float | None:
 
 
 def estimand_symbol(s: Settings) -> str:
-    return "θ₀(c)" if s.estimand == "regularised" and registry.get(s.mechanism).uses_c else "θ"
+    shown = interval_estimand(registry.get(s.mechanism), s.estimand, strict=False)
+    return "θ₀(c)" if shown == "regularised" else "θ"
 
 
 def estimand_caption(s: Settings, bias: float | None) -> str:
