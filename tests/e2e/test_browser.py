@@ -146,9 +146,9 @@ def _type_cell(page, row, column, value):
     the cell's editor (a double click), replace its text, Enter; until the table shows it."""
     editor = page.locator("#portal input.gdg-input")
     for _ in range(4):
-        box = page.locator('[data-testid="stDataFrame"]').first.bounding_box()
-        page.mouse.dblclick(box["x"] + box["width"] * (column + 0.5) / 3, box["y"] + 35 * (row + 1) + 17)
         try:
+            box = page.locator('[data-testid="stDataFrame"]').first.bounding_box()  # None mid-redraw: again
+            page.mouse.dblclick(box["x"] + box["width"] * (column + 0.5) / 3, box["y"] + 35 * (row + 1) + 17)
             editor.wait_for(timeout=5_000)
             editor.fill(str(value))
             page.keyboard.press("Enter")
