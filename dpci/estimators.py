@@ -8,7 +8,6 @@ release and stores what it learned in attributes ending in ``_``.
 from __future__ import annotations
 
 import inspect
-import numbers
 
 import numpy as np
 import pandas as pd
@@ -16,73 +15,17 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from . import estimator_params as params
 from . import methods
 from .accounting import PRIVACY_NOTIONS, Split
 from .exceptions import PrivacyLeakWarning, warn
-from .intervals import MAX_SAMPLES, MIN_SAMPLES, check_count
 from .ledger.hooks import is_public_seed
 from .losses import HuberLoss, LogisticLoss, coerce_loss
-from .noise import check_random_state
 from .release import _release
 from .settings import RELEASE_DEFAULTS as DEFAULTS
 from .settings import ReleaseSettings, field_values, spread
 from .solver import ConvergenceError
-from .validation import check_classes, check_data, check_features
-
-
-def _positive_real(name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (np.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a positive number, got {value!r}.")
-
-
-def _one_of(allowed):
-    def check(name, value):
-        allowed_now = allowed() if callable(allowed) else allowed
-        if value not in allowed_now:
-            raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed_now))}; got {value!r}.")
-
-    return check
-
-
-def _open_unit(name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (0 < value < 1):
-        raise ValueError(f"{name} must lie strictly between 0 and 1 (0.05 gives 95% intervals), got {value!r}.")
-
-
-RECOMMENDED = "recommended"  # c chosen by dpci.recommend_c from n, d and the settings (public facts only)
-
-
-def _c_value(name, value):
-    if value != RECOMMENDED:
-        _positive_real(name, value)
-
-
-def _sample_count(name, value):
-    check_count(name, value, MIN_SAMPLES, MAX_SAMPLES, "the paper uses 10,000")
-
-
-def _any_split(name, value):
-    if value is not None and not isinstance(value, (str, bytes)) and hasattr(value, "__len__"):
-        Split(*value)  # its length is checked against the method's steps in fit; an iterator once, there
-
-
-def _method_name(name, value):
-    if value is not None:
-        _one_of(methods.available)(name, value)
-
-
-def _random_state(name, value):
-    check_random_state(value)
-
-
-def _label_set(name, value):
-    if value is not None:
-        check_classes(value)
-
-
-def _flag(name, value):
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}.")
+from .validation import check_data, check_features
 
 
 def _then(base_init):
@@ -111,17 +54,17 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
     """Shared machinery of the private ERM classifiers (no intercept: X carries its constant column)."""
 
     _parameter_constraints = {
-        "mechanism": _one_of(methods.available),
-        "method": _method_name,
-        "privacy": _one_of(PRIVACY_NOTIONS),
-        "budget": _positive_real,
-        "split": _any_split,
-        "c": _c_value,
-        "alpha": _open_unit,
-        "n_samples": _sample_count,
-        "random_state": _random_state,
-        "classes": _label_set,
-        "private_errors": _flag,
+        "mechanism": params.one_of(methods.available),
+        "method": params.method_name,
+        "privacy": params.one_of(PRIVACY_NOTIONS),
+        "budget": params.positive_real,
+        "split": params.any_split,
+        "c": params.c_value,
+        "alpha": params.open_unit,
+        "n_samples": params.sample_count,
+        "random_state": params.random_state,
+        "classes": params.label_set,
+        "private_errors": params.flag,
     }
 
     @spread(ReleaseSettings)
@@ -158,7 +101,7 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         c="recommended" resolved from the public facts n and d)."""
         given = {name: getattr(self, name) for name in field_values(DEFAULTS)}
         split = None if self.split is None else Split.coerce(self.split, len(self._method().steps))
-        if self.c == RECOMMENDED:
+        if self.c == params.RECOMMENDED:
             given["c"] = self._recommend(n, d, split).c
         return ReleaseSettings(**dict(given, mechanism=self._method().name, split=split))
 
@@ -446,7 +389,7 @@ class PrivateHuberSVM(_PrivateERMClassifier):
     ((2, 2), 0.5)
     """
 
-    _parameter_constraints = {**_PrivateERMClassifier._parameter_constraints, "h": _positive_real}
+    _parameter_constraints = {**_PrivateERMClassifier._parameter_constraints, "h": params.positive_real}
 
     @_then(_PrivateERMClassifier.__init__)
     def __init__(self, h=0.5, *args, **kwargs):
@@ -455,13 +398,6 @@ class PrivateHuberSVM(_PrivateERMClassifier):
 
     def _loss(self):
         return HuberLoss(self.h)
-
-
-def _loss_param(name, value):
-    try:
-        coerce_loss(value)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name}: {err}") from None
 
 
 class PrivateERMClassifier(_PrivateERMClassifier):
@@ -521,7 +457,7 @@ class PrivateERMClassifier(_PrivateERMClassifier):
     ((2, 2), 0.5)
     """
 
-    _parameter_constraints = {**_PrivateERMClassifier._parameter_constraints, "loss": _loss_param}
+    _parameter_constraints = {**_PrivateERMClassifier._parameter_constraints, "loss": params.loss_param}
 
     @_then(_PrivateERMClassifier.__init__)
     def __init__(self, loss="logistic", *args, **kwargs):
