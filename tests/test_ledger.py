@@ -396,7 +396,7 @@ def test_every_module_that_draws_from_data_reports_to_the_ledger():
 
     no_private_data = {
         "noise.py": "defines check_random_state",
-        "estimators.py": "validates random_state; fit goes through release._release",
+        "estimator_params.py": "validates random_state; the estimators fit through release._release",
         "experiments/repeat.py": "draws fresh samples from a known synthetic truth",
         "experiments/sweeps.py": "sweeps report through the bootstrap, which notes itself",
         "experiments/reproduce/timing.py": "times the paper's runs on data it generates",

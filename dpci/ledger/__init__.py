@@ -10,10 +10,11 @@
 The argument, with the theorem each step uses, is in docs/privacy-ledger.md.
 """
 
+from .answers import Admission, Preview, Status, StoredRelease
 from .filter import Budget, BudgetExceeded, NotCovered, tight_epsilon, tight_rho
 from .hooks import Watch, active, admit_release, is_public_seed, note_not_private
 
-# Ledger and its records load SQLAlchemy: imported on first use (a bootstrap worker never needs them).
+# Ledger loads SQLAlchemy: imported on first use (a bootstrap worker never needs it).
 
 __all__ = [
     "Admission",
@@ -33,11 +34,9 @@ __all__ = [
     "tight_rho",
 ]
 
-_LAZY = ("Admission", "Ledger", "Preview", "Status", "StoredRelease")
-
 
 def __getattr__(name):
-    if name in _LAZY:
+    if name == "Ledger":
         from . import ledger
 
         return getattr(ledger, name)

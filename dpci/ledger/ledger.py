@@ -16,86 +16,14 @@ import math
 import secrets
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 
 from ..accounting import PrivacySpend
 from . import config
+from .answers import Admission, Preview, Status, StoredRelease, refusal
 from .filter import Budget, BudgetExceeded, admits, check_group_size
 from .schema import charges, datasets, make_engine, migrate, releases
-
-
-@dataclass(frozen=True)
-class Status:
-    """What a dataset has spent: ``spent`` of ``budget`` (in its unit) over ``releases`` private
-    releases; ``not_private`` results no guarantee covers; for demo data scoped per visitor,
-    ``server_spent`` and ``server_releases`` over every visitor of the same data."""
-
-    key: str
-    label: str
-    budget: Budget
-    spent: float
-    releases: int
-    not_private: int
-    group_size: int
-    demo: bool
-    server_spent: float
-    server_releases: int
-
-    @property
-    def remaining(self) -> float:
-        return max(self.budget.amount - self.spent, 0.0)
-
-    def describe(self) -> str:
-        """ "ε = 1.5 of 3 spent in 2 private releases" (zCDP: with its (ε, δ))."""
-        plural = "s" * (self.releases != 1)
-        return f"{self.budget.describe(self.spent)} of {self.budget.describe()} spent in {self.releases} private release{plural}"
-
-
-@dataclass(frozen=True)
-class Preview:
-    """What a release would cost before it runs: its ``charge``, the total ``before`` and ``after`` it,
-    and whether the filter admits it (else ``reason``)."""
-
-    charge: float
-    before: float
-    after: float
-    budget: Budget
-    admitted: bool
-    reason: str = ""
-
-    def describe(self, what: str = "This release") -> str:
-        b = self.budget
-        if math.isnan(self.charge):  # a notion the budget cannot pay for
-            return f"{what} cannot be paid from this dataset's budget: {self.reason}"
-        text = f"{what} costs {b.symbol} = {self.charge:.3g}: the budget of this dataset goes from {self.before:.3g} to {self.after:.3g} of {b.amount:.3g}."
-        return text if self.admitted else f"{text} {self.reason}"
-
-
-@dataclass(frozen=True)
-class Admission:
-    """A charge written to the ledger (``id``), before the release's noise is drawn."""
-
-    id: int
-    dataset: str
-    private: bool
-    charge: float
-    spent_before: float
-    budget: Budget
-
-
-@dataclass(frozen=True)
-class StoredRelease:
-    """A release's public outputs as stored (``payload``), its specification and what it cost."""
-
-    id: str
-    dataset: str
-    identity: str
-    spec: dict
-    payload: dict
-    created: float
-    charge: dict | None = field(default=None)
 
 
 def _json(value) -> str:
@@ -334,7 +262,7 @@ class Ledger:
             spent = self._charges(conn, key)
         ok = admits(status.budget, spent, charge)
         after = math.fsum([*spent, charge])
-        return Preview(charge, status.spent, after, status.budget, ok, "" if ok else _refusal(status, charge, after))
+        return Preview(charge, status.spent, after, status.budget, ok, "" if ok else refusal(status, charge, after))
 
     def history(self, key: str) -> list[dict]:
         """Every result computed from the dataset, oldest first: when, what, private or not, its charge,
@@ -376,7 +304,7 @@ class Ledger:
             if not admits(budget, spent, charge):
                 status = Status(key, row.label, budget, before, len(spent), 0, row.group_size, bool(row.demo), 0, 0)
                 raise BudgetExceeded(
-                    _refusal(status, charge, math.fsum([*spent, charge])), before, charge, budget.amount
+                    refusal(status, charge, math.fsum([*spent, charge])), before, charge, budget.amount
                 )
             return self._insert(conn, key, True, charge, spend, what, spec, session, before, budget)
 
@@ -496,18 +424,3 @@ def _budget(budget) -> Budget | None:
     if budget is None or isinstance(budget, Budget):
         return budget
     return Budget.parse(budget)
-
-
-def _refusal(status: Status, charge: float, after: float) -> str:
-    b = status.budget
-    who, setting = (
-        ("each visitor's budget on demo data", "DPCI_DEMO_BUDGET")
-        if status.demo
-        else ("the dataset's budget", "DPCI_BUDGET")
-    )
-    return (
-        f"Refused before it ran: this release costs {b.symbol} = {charge:.3g}, and with the {status.spent:.3g} already "
-        f"spent on this data the total would be {after:.3g}, over {who} of {b.amount:.3g}. Only whoever runs the "
-        f"server can set a budget ({setting}, or python -m dpci ledger); ask for less privacy budget here, or use a "
-        "public seed (the app's teaching mode: free, and not private)."
-    )
