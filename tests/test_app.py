@@ -323,6 +323,44 @@ def test_variability_bounds_follow_the_confidence_level():
     np.testing.assert_allclose(narrow[:, 1], 1.2816, atol=0.1)
 
 
+def test_a_tick_waits_for_a_bootstrap_about_to_finish_and_not_for_one_far_from_it():
+    """A results tick that finds the bootstrap predicted to stop within FINISH_WAIT draws "done" now, not a
+    tick (a second) later; one far from done is drawn at once, as it stands."""
+    import threading
+
+    import ui.background as bg
+    from dpci.experiments.bootstrap import VariabilityProgress
+
+    rng = np.random.default_rng(0)
+
+    class Job:
+        def __init__(self, done):
+            self.latest = VariabilityProgress(
+                done, 10_000, np.zeros(2), rng.normal(size=(done, 2)), alpha=0.05, elapsed=1.0, precision=0.02
+            )
+            self.done, self.elapsed = False, 1.0
+
+    near = Job(2_300)
+    assert bg.seconds_left(near, near.latest) < bg.FINISH_WAIT, bg.seconds_left(near, near.latest)
+    finished = VariabilityProgress(
+        2_400, 10_000, np.zeros(2), rng.normal(size=(2_400, 2)), alpha=0.05, elapsed=1.1, precision=0.02, converged=True
+    )
+
+    def finish():
+        time.sleep(0.2)
+        near.latest, near.done = finished, True
+
+    threading.Thread(target=finish).start()
+    started = time.monotonic()
+    assert bg.first_preview(near) is finished and time.monotonic() - started < bg.FINISH_WAIT
+
+    far = Job(300)  # 300 replicates: about 2,000 more needed at the same pace, several seconds
+    assert bg.seconds_left(far, far.latest) > 1.0
+    started = time.monotonic()
+    assert bg.first_preview(far) is far.latest and time.monotonic() - started < 0.1
+    assert bg.seconds_left(near, finished) is None  # a finished run has nothing left to wait for
+
+
 def _wait(at, slot, timeout=240):
     job = at.session_state[slot].job
     assert job.wait(timeout), "job did not finish"

@@ -42,6 +42,27 @@ def test_a_variability_run_stops_early_and_says_so(data):
     np.testing.assert_array_equal(last.bounds, fixed.bounds)
 
 
+def test_the_predicted_stop_is_near_where_the_run_stops(data):
+    """Andrews-Buchinsky's prediction from the replicates so far (errors fall as 1/sqrt(B)): always between
+    the replicates done and the most allowed; from half-way on (what the app uses it for: is the run
+    about to end?) within a factor 1.3 of where the run stops, over three seeds; the stopped state
+    predicts itself; without a target, the most replicates."""
+    X, y = data
+    for seed in (1, 2, 3):
+        states = list(
+            iter_variability(X, y, LogisticLoss(), n_replicates=5_000, precision=0.03, random_state=seed, **SETTINGS)
+        )
+        stop = states[-1].done
+        assert states[-1].predicted_total == stop
+        assert all(s.done <= s.predicted_total <= 5_000 for s in states)
+        late = [s for s in states[:-1] if s.done >= stop / 2]
+        assert late, [s.done for s in states]
+        for s in late:
+            assert stop / 1.3 <= s.predicted_total <= 1.3 * stop, (seed, s.done, s.predicted_total, stop)
+    plain = next(iter_variability(X, y, LogisticLoss(), n_replicates=300, random_state=1, **SETTINGS))
+    assert plain.finished or plain.predicted_total == 300
+
+
 def test_the_stopped_endpoints_monte_carlo_error_is_below_the_target(data):
     """30 runs with different seeds on the same data: the spread of each endpoint across them is
     the Monte Carlo error of the run that stopped, and it is at most the target times the width.

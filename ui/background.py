@@ -213,12 +213,14 @@ MILESTONES = (50, 100, 200, 500, 1_000, 2_000, 3_000, 5_000, 7_500, 10_000)
 
 
 FIRST_PREVIEW_WAIT = 0.4  # seconds; a warm worker pool yields its first replicates within about 0.15 s
+FINISH_WAIT = 0.6  # seconds a tick waits for a bootstrap predicted to be done by then
 
 
 def first_preview(job):
     """The job's latest state. A job started less than a second ago is given up to
     FIRST_PREVIEW_WAIT to reach the first drawn milestone, so the first variability interval is
-    drawn now rather than at the next tick, a second later."""
+    drawn now rather than at the next tick, a second later; a job predicted to be done within
+    FINISH_WAIT (:func:`seconds_left`) is waited for, so "done" is drawn now, not a second later."""
     if job is NO_JOB:
         return None
     deadline = time.monotonic() + FIRST_PREVIEW_WAIT
@@ -229,7 +231,21 @@ def first_preview(job):
         and (job.latest is None or job.latest.done < MILESTONES[0])
     ):
         time.sleep(0.02)
+    left = seconds_left(job, job.latest)
+    if left is not None and left <= FINISH_WAIT:
+        deadline = time.monotonic() + FINISH_WAIT
+        while not job.done and time.monotonic() < deadline:
+            time.sleep(0.02)
     return job.latest
+
+
+def seconds_left(job, state) -> float | None:
+    """Seconds until the running ``job`` is predicted to stop, at its pace so far (its replicates over the
+    seconds since it started) and by its stopping rule's prediction of the replicates it needs; None while
+    it has no state or is done."""
+    if state is None or job.done or state.finished or not hasattr(state, "predicted_total") or state.done == 0:
+        return None
+    return (state.predicted_total - state.done) * job.elapsed / state.done
 
 
 def shown_variability(state, alpha):

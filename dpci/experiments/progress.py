@@ -90,6 +90,18 @@ class VariabilityProgress(_Progress):
         upper endpoints (what ``precision`` bounds)."""
         return self.endpoint_errors.max(axis=0)
 
+    @property
+    def predicted_total(self) -> int:
+        """The replicates the run is predicted to stop at: ``done`` x (achieved / target)^2, as the errors
+        fall as 1/sqrt(B) (Andrews and Buchinsky's step 2), at least ``done`` and at most ``total`` (no
+        target, or too few replicates to estimate the error: ``total``)."""
+        if self.finished:
+            return self.done
+        if self.precision is None or self.done < 2:
+            return self.total
+        ratio = float(self.achieved_precision.max()) / self.precision
+        return int(min(self.total, max(self.done, math.ceil(self.done * ratio * ratio))))
+
     def summary(self) -> str:
         """One sentence on the run: "done: 1,800 replicates, endpoints ±0.97% of the width"; with
         the target while it runs, or when the most replicates allowed did not reach it."""
