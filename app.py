@@ -134,7 +134,7 @@ def explorer():
             st.session_state["_vi_first_draw"] = ui.variability_key(settings, source)
             job = ui.variability_job(settings, X, y, source) if drawn else ui.NO_JOB
         ui.controls_follow()  # after a first paint, the tick that started the job brings the whole page
-        state = ui.first_preview(job)
+        state = ui.tick_state(job)
         vi, stale = ui.variability_or_last(state, settings.alpha, names)
         bias = ui.estimand_bias(settings, release.c, len(names))
         table = interval_table(names, release, nonprivate, vi, truth, settings.alpha, bias=bias)

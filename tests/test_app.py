@@ -352,12 +352,12 @@ def test_a_tick_waits_for_a_bootstrap_about_to_finish_and_not_for_one_far_from_i
 
     threading.Thread(target=finish).start()
     started = time.monotonic()
-    assert bg.first_preview(near) is finished and time.monotonic() - started < bg.FINISH_WAIT
+    assert bg.tick_state(near) is finished and time.monotonic() - started < bg.FINISH_WAIT
 
     far = Job(300)  # 300 replicates: about 2,000 more needed at the same pace, several seconds
     assert bg.seconds_left(far, far.latest) > 1.0
     started = time.monotonic()
-    assert bg.first_preview(far) is far.latest and time.monotonic() - started < 0.1
+    assert bg.tick_state(far) is far.latest and time.monotonic() - started < 0.1
     assert bg.seconds_left(near, finished) is None  # a finished run has nothing left to wait for
 
 

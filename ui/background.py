@@ -216,7 +216,7 @@ FIRST_PREVIEW_WAIT = 0.4  # seconds; a warm worker pool yields its first replica
 FINISH_WAIT = 0.6  # seconds a tick waits for a bootstrap predicted to be done by then
 
 
-def first_preview(job):
+def tick_state(job):
     """The job's latest state. A job started less than a second ago is given up to
     FIRST_PREVIEW_WAIT to reach the first drawn milestone, so the first variability interval is
     drawn now rather than at the next tick, a second later; a job predicted to be done within
