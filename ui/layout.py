@@ -16,9 +16,10 @@ EXPLANATION = (
     "intervals are computed from the data without any privacy: they are for judging the method, **not for "
     "publishing**."
 )
-# Streamlit leaves 6rem above a page's first element; a projector's first screen needs it for the chart.
+# Streamlit leaves 6rem above a page's first element; a projector's first screen needs it for the chart. Its header
+# bar (3.75rem, opaque) lies over the top of the page: the first row starts below it, not under it.
 COMPACT = (
-    "<style>[data-testid='stMainBlockContainer']{padding-top:2.25rem}"
+    "<style>[data-testid='stMainBlockContainer']{padding-top:3.75rem}"
     "[data-testid='stMainBlockContainer'] h1{font-size:1.9rem;padding:0.25rem 0}</style>"
 )
 #: The forest plot's size per view: (pixels per coefficient, font size or None for the shared look).

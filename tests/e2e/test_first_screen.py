@@ -30,9 +30,13 @@ def _open(browser, url, size):
 
 
 def _inside(page, locator) -> bool:
+    """On the first screen and not under Streamlit's header bar, which is opaque and lies over the page's
+    top (a title there showed only its lower half)."""
     box = locator.bounding_box()
     size = page.viewport_size
-    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= size["height"] + 1
+    bar = page.locator('[data-testid="stHeader"]').first.bounding_box()
+    top = 0 if bar is None else bar["y"] + bar["height"]
+    return box is not None and box["y"] >= top - 1 and box["y"] + box["height"] <= size["height"] + 1
 
 
 # The chart redraws while its bootstrap runs, replacing its tick labels: their boxes are read in one go, in
@@ -67,6 +71,7 @@ def test_the_explorers_chart_with_every_coefficient_is_on_the_first_screen(app_u
         assert all(_fits(page, box) for box in boxes["ticks"]), f"a coefficient's row is below the fold: {boxes}"
         assert boxes["title"] and _fits(page, boxes["title"][0]), boxes  # the axis under them too
         assert page.get_by_text("What am I looking at?").first.is_visible()
+        assert _inside(page, page.locator("h1").first), "the title is under the header bar"
         if view == "presentation":  # the page keeps the chart alone: no metrics, no ledger table
             assert page.locator('[data-testid="stMetric"]').count() == 0
         else:  # teaching mode (a public seed): no spend and no guarantee shown as a number
