@@ -194,13 +194,13 @@ def explorer():
     spent = "if released" if preview else "spent"  # a preview spends nothing
     cols = st.columns(4)
     if settings.teaching:  # a public seed: nothing is private, so no spend and no guarantee is shown as one
-        cols[0].metric(
-            "Privacy",
-            "teaching mode: not private",
+        cols[0].metric(  # a short value: a quarter of the page cut "teaching mode: not private" to "…not p…"
+            "Teaching mode",
+            "not private",
             help="A public seed made these numbers: anyone can recompute the noise, so they carry no privacy "
             "guarantee and spend nothing. Turn teaching mode off in the sidebar for a private release.",
         )
-        cols[1].metric("Guarantee", "none (public seed)")
+        cols[1].metric("Guarantee", "none", help="A public seed: anyone can recompute the noise.")
     elif settings.priv == "pure":
         cols[0].metric(
             f"ε {spent}", f"{spend.epsilon:.3g}", help="The privacy spent: pure ε-DP, composed over the three steps."

@@ -82,7 +82,7 @@ def test_explorer_shows_the_core_librarys_interval():
     ref = dpci.nonprivate_confidence_intervals(adult.X, adult.y, dpci.LogisticLoss(), c=1e-3)
     np.testing.assert_allclose(shown["nonprivate estimate"], ref.theta, rtol=5e-4)  # 4 significant digits
     assert list(shown.index) == adult.feature_names
-    assert at.metric[0].value == "teaching mode: not private"  # a public seed: no spend shown as a number
+    assert (at.metric[0].label, at.metric[0].value) == ("Teaching mode", "not private")  # no spend shown as a number
 
 
 def test_first_paint_draws_the_chart_before_the_settings():
@@ -154,7 +154,7 @@ def test_explorer_follows_the_sliders():
         random_state=0,
     )
     np.testing.assert_allclose(shown["private upper"], rel.conf_int[:, 1], rtol=5e-4)  # 4 significant digits
-    assert at.metric[0].value == "teaching mode: not private"
+    assert (at.metric[0].label, at.metric[0].value) == ("Teaching mode", "not private")
     # the paper's split button sets Table 2's zCDP shares
     at.sidebar.button[0].click().run()
     assert at.session_state["dpci_settings"]["phi1"] == 0.9 and at.session_state["dpci_settings"]["phi2_rest"] == 0.5
@@ -1004,7 +1004,7 @@ def test_teaching_mode_shows_no_spend_and_no_guarantee():
     at = _explorer({"dataset": "synthetic", "epsilon": "10", "d": "2"})
     _no_errors(at)
     shown = [(m.label, m.value) for m in at.metric[:2]]
-    assert shown == [("Privacy", "teaching mode: not private"), ("Guarantee", "none (public seed)")]
+    assert shown == [("Teaching mode", "not private"), ("Guarantee", "none")]
     assert not any("spent" in m.label for m in at.metric)
     assert any("Teaching mode: not private" in c.value for c in at.caption)
     assert not any(h.value == "Privacy spent, step by step" for h in at.subheader)

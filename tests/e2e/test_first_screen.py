@@ -75,9 +75,16 @@ def test_the_explorers_chart_with_every_coefficient_is_on_the_first_screen(app_u
         if view == "presentation":  # the page keeps the chart alone: no metrics, no ledger table
             assert page.locator('[data-testid="stMetric"]').count() == 0
         else:  # teaching mode (a public seed): no spend and no guarantee shown as a number
-            page.get_by_text("teaching mode: not private").first.wait_for()
+            page.locator('[data-testid="stMetric"]', has_text="Teaching mode").first.wait_for()
             metrics = page.locator('[data-testid="stMetric"]').all_inner_texts()
             assert not any("spent" in m or "(ε, δ)" in m for m in metrics), metrics
+            assert "not private" in metrics[0], metrics
+            # every metric's value whole, not cut to "…" by its column (a quarter of the page)
+            cut = page.evaluate(
+                '() => [...document.querySelectorAll(\'[data-testid="stMetricValue"], [data-testid="stMetricValue"] *\')]'
+                ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)"
+            )
+            assert not cut, f"metric values cut off: {cut}"
         _shot(page, f"explorer-{view}", size)
     finally:
         context.close()
