@@ -241,8 +241,8 @@ class HuberLoss:
         return self.value_and_derivatives(z)[0]
 
     def derivatives(self, z):
-        """Return (f'(z), f''(z)); f'' is taken as 1/(2h) on the closed middle piece."""
-        return self.value_and_derivatives(z)[1:]
+        """Return (f'(z), f''(z)); f'' is taken as 1/(2h) on the closed middle piece (f is not computed)."""
+        return self.weighted_derivatives(np.array(z, dtype=float), second=True)
 
     def value_and_derivatives(self, z):
         """Return (f, f', f'')."""

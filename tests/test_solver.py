@@ -91,6 +91,49 @@ def test_linear_term_and_weights():
     np.testing.assert_allclose(weighted.theta, repeated.theta, atol=1e-8)
 
 
+class _Counted:
+    """A loss that counts how often the solver asks for J's terms f(z) (not the derivatives)."""
+
+    def __init__(self, loss):
+        self.loss, self.values = loss, 0
+
+    def __getattr__(self, name):
+        return getattr(self.loss, name)
+
+    def value(self, z):
+        self.values += 1
+        return self.loss.value(z)
+
+    def value_and_derivatives(self, z):
+        self.values += 1
+        return self.loss.value_and_derivatives(z)
+
+
+def test_steps_that_convexity_proves_good_need_no_objective_value():
+    """On Adult's shape every Newton step of logistic regression is accepted from gradients alone (J's
+    slope along the step, still well below 0 at its end, proves the Armijo decrease: J is convex), so
+    f(z), a logarithm per row, is never computed; the minimiser is still exact."""
+    rng = np.random.default_rng(11)
+    X = unit_ball_rows(rng, 30_000, 11)
+    A = X * logistic_labels(rng, X, 2.0 * rng.standard_normal(11))[:, None]
+    loss = _Counted(LogisticLoss())
+    result = minimise_erm(A, loss, 1e-3, linear=3.0 * rng.standard_normal(11))
+    assert loss.values == 0 and result.grad_norm <= 1e-10
+
+
+@pytest.mark.parametrize("loss", [LogisticLoss(), HuberLoss(0.1)], ids=repr)
+def test_a_step_that_overshoots_is_cut_back_by_the_objective(loss):
+    """From a start far out, full Newton steps overshoot: the line search then compares J and cuts them,
+    and the solver still ends at the exact minimiser (the one found from the cold start)."""
+    rng = np.random.default_rng(12)
+    X = unit_ball_rows(rng, 2_000, 4)
+    A = X * logistic_labels(rng, X, 3.0 * rng.standard_normal(4))[:, None]
+    counted = _Counted(loss)
+    far = minimise_erm(A, counted, 1e-3, theta_init=np.array([40.0, -40.0, 40.0, -40.0]))
+    assert counted.values > 0 and far.grad_norm <= 1e-10
+    np.testing.assert_allclose(far.theta, minimise_erm(A, loss, 1e-3).theta, atol=1e-8, rtol=0)
+
+
 def test_nonconvergence_raises_instead_of_returning_an_approximation():
     rng = np.random.default_rng(6)
     X = unit_ball_rows(rng, 200, 3)
