@@ -122,19 +122,71 @@ def column_quantiles(draws, probs):
     q(p) = (1 - g) x_(j) + g x_(j+1), with x_(0) <= ... <= x_(m-1) the column's draws in order (NaN
     last, as ``np.sort`` puts it), j = floor(p (m - 1)) and g its fractional part.
 
-    Only the order statistics the probabilities need are found, not the whole order: one partition of
-    each column with every j and j + 1 as its k (numpy's selection), which places x_(j) and x_(j+1) (NaN
-    last, as a sort does). One call with all of them took 1.5 ms for 10,000 x 11 draws, against 2.0 ms
-    for a partition per p and a search for the least value above j.
+    Only the order statistics the probabilities need are found (:func:`order_statistics`), not the
+    whole order, so the result is that of a full sort to the last bit.
     """
-    lanes = np.array(np.asarray(draws).T, dtype=float, order="C")  # our copy: partitioned in place
+    lanes = np.array(np.asarray(draws).T, dtype=float, order="C")  # our copy: reordered in place
     m = lanes.shape[1]
     pos = np.asarray(probs, dtype=float) * (m - 1)
     j = np.floor(pos).astype(int)
     g = pos - j
     above = np.minimum(j + 1, m - 1)
-    lanes.partition(np.unique(np.concatenate([j, above])), axis=1)
-    return np.ascontiguousarray((lanes[:, j] * (1.0 - g) + lanes[:, above] * g).T)
+    ranks = np.unique(np.concatenate([j, above]))
+    found = order_statistics(lanes, ranks)
+    lo, hi = found[:, np.searchsorted(ranks, j)], found[:, np.searchsorted(ranks, above)]
+    return np.ascontiguousarray((lo * (1.0 - g) + hi * g).T)
+
+
+TAIL = 0.1  # ranks within this share of either end are looked for among the draws past a threshold
+TAIL_FROM = 2_000  # draws per row from which that pays
+SAMPLE = 500  # draws per row (evenly spaced) that place the thresholds
+
+
+def order_statistics(lanes, ranks):
+    """x_(r) for each of the sorted, distinct ``ranks`` in each row of ``lanes`` (d, m), which is reordered.
+
+    When every rank lies in a tail (the 2.5% and 97.5% points of 10,000 Monte Carlo draws), each row's
+    ranks are selected among the draws beyond a threshold, chosen from an evenly spaced sample of the
+    row so that about 1.5 times as many draws as needed lie beyond it: every draw below a threshold is
+    smaller than every draw above it, so x_(r) of the row is x_(r) of the draws below (lower tail), or
+    x_(r - k) of the draws above when k draws are not above (upper tail). A row whose threshold keeps
+    too few, or with NaN (or both infinities), is partitioned whole (numpy's selection), as every row is otherwise. 0.5 ms
+    instead of 1.5 ms for 10,000 x 11 draws.
+    """
+    d, m = lanes.shape
+    low, high = ranks[ranks < TAIL * m], ranks[ranks >= TAIL * m]
+    with np.errstate(invalid="ignore"):  # inf - inf is NaN too: such rows are partitioned whole, as NaN rows
+        unordered = bool(np.isnan(lanes.sum()))
+    if m < TAIL_FROM or np.any(high < (1.0 - TAIL) * m) or unordered:
+        lanes.partition(ranks, axis=1)
+        return lanes[:, ranks]
+    found = np.empty((d, len(ranks)))
+    sample = lanes[:, :: m // SAMPLE].copy()
+    s = sample.shape[1]
+    whole = np.zeros(d, dtype=bool)  # rows whose threshold kept too few
+    for wanted, upper in ((low, False), (high, True)):
+        if not len(wanted):
+            continue
+        need = (m - wanted[0]) if upper else (wanted[-1] + 1)
+        k = int(1.5 * need * s / m) + 10
+        k = max(0, s - 1 - k) if upper else min(s - 1, k)
+        sample.partition(k, axis=1)
+        mask = lanes > sample[:, k : k + 1] if upper else lanes < sample[:, k : k + 1]
+        beyond, counts = lanes[mask], mask.sum(axis=1)  # each row's draws past its threshold, row after row
+        ends = np.cumsum(counts)
+        columns = np.searchsorted(ranks, wanted)
+        for i in range(d):
+            part = beyond[ends[i] - counts[i] : ends[i]]
+            offset = m - counts[i] if upper else 0
+            if counts[i] < need:
+                whole[i] = True
+                continue
+            part.partition(wanted - offset)
+            found[i, columns] = part[wanted - offset]
+    for i in np.flatnonzero(whole):
+        lanes[i].partition(ranks)
+        found[i] = lanes[i, ranks]
+    return found
 
 
 def quantile_interval(theta, offsets, alpha):

@@ -135,6 +135,40 @@ def test_column_quantiles_place_the_order_statistics_a_sort_would(m, ties):
     np.testing.assert_array_equal(f_ordered, draws)
 
 
+@pytest.mark.parametrize("kind", ["normal", "cauchy", "ascending", "descending", "ties", "inf"])
+@pytest.mark.parametrize("probs", [[0.025, 0.975], [0.0, 1.0], [0.001], [0.95, 0.999], [0.09, 0.91]], ids=str)
+def test_tail_quantiles_of_many_draws_are_those_of_a_sort(kind, probs):
+    """From 2,000 draws on, tail ranks are selected among the draws past a sampled threshold: bit for bit
+    a full sort's, for heavy tails, ordered draws (the even sample still places the threshold), ties and
+    infinities; with few draws past a threshold the row falls back to a whole partition."""
+    rng = np.random.default_rng(len(kind) + int(1000 * probs[0]))
+    for m in (2_000, 10_000, 25_013):
+        draws = rng.standard_normal((m, 3)) * [1.0, 1e-3, 1e3]
+        if kind == "cauchy":
+            draws = rng.standard_cauchy((m, 3))
+        elif kind in ("ascending", "descending"):
+            draws = np.sort(draws, axis=0)[:: 1 if kind == "ascending" else -1]
+        elif kind == "ties":
+            draws = np.round(draws, 0)
+        elif kind == "inf":
+            draws[rng.choice(m, 40, replace=False), 0] = np.inf
+            draws[rng.choice(m, 300, replace=False), 1] = -np.inf
+            draws[rng.choice(m, 300, replace=False), 2] = np.inf
+        with np.errstate(invalid="ignore"):  # at p = 0 or 1 an infinite end times g = 0 is NaN, in both
+            np.testing.assert_array_equal(column_quantiles(draws, probs), _sorted_quantiles(draws, probs))
+
+
+def test_a_tail_threshold_that_keeps_too_few_draws_falls_back_to_the_whole_row():
+    from dpci.intervals import order_statistics
+
+    m = 10_000
+    row = np.arange(m, dtype=float)
+    row[:: m // 500] = -1.0  # every sampled draw is the least: the lower threshold keeps no draw
+    lanes = np.vstack([row, np.random.default_rng(0).permutation(m).astype(float)])
+    ranks = np.array([249, 250, 9749, 9750])
+    np.testing.assert_array_equal(order_statistics(lanes.copy(), ranks), np.sort(lanes, axis=1)[:, ranks])
+
+
 def test_column_quantiles_put_nan_last_like_a_sort():
     draws = np.array([[np.nan, 1.0], [2.0, np.nan], [0.0, 3.0], [np.nan, np.nan]])
     probs = [0.0, 0.4, 0.5, 1.0]
