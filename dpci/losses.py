@@ -237,31 +237,38 @@ class HuberLoss:
         """Sensitivity of the covariance of Eq. 4.3: 2/n (Lemma 4), whatever theta."""
         return 2.0 / n
 
+    def _clipped(self, z):
+        """u = clip(1 + h - z, 0, 2h), the quadratic piece's argument (outside it f is 0 or linear)."""
+        u = np.subtract(1.0 + self.h, z)
+        return np.minimum(np.maximum(u, 0.0, out=u), 2.0 * self.h, out=u)
+
     def value(self, z):
-        return self.value_and_derivatives(z)[0]
+        """f(z): 0 above 1 + h, (1 + h - z)^2 / (4h) on the middle piece, 1 - z below 1 - h."""
+        z = np.asarray(z, dtype=float)
+        h = self.h
+        u = self._clipped(z)
+        linear = np.subtract(1.0 - h, z)
+        np.maximum(linear, 0.0, out=linear)  # > 0 only on the linear piece z < 1 - h
+        value = np.multiply(u, u, out=u)
+        value /= 4.0 * h
+        value += linear
+        return value
 
     def derivatives(self, z):
-        """Return (f'(z), f''(z)); f'' is taken as 1/(2h) on the closed middle piece (f is not computed)."""
-        return self.weighted_derivatives(np.array(z, dtype=float), second=True)
+        """Return (f'(z), f''(z)); f'' is taken as 1/(2h) on the closed middle piece |1 - z| <= h."""
+        z = np.asarray(z, dtype=float)
+        h = self.h
+        u = self._clipped(z)
+        d1 = np.negative(u, out=u)
+        d1 /= 2.0 * h  # 0 above 1 + h, -1 below 1 - h, (z - 1 - h)/(2h) between
+        d2 = np.abs(np.subtract(1.0, z))
+        np.less_equal(d2, h, out=d2)  # 1.0 on the closed middle piece, else 0.0
+        d2 *= 1.0 / (2.0 * h)
+        return d1, d2
 
     def value_and_derivatives(self, z):
         """Return (f, f', f'')."""
-        z = np.asarray(z, dtype=float)
-        h = self.h
-        # u = clip(1 + h - z, 0, 2h) is the quadratic piece's argument; outside it f is 0 or linear.
-        u = np.subtract(1.0 + h, z)
-        np.minimum(np.maximum(u, 0.0, out=u), 2.0 * h, out=u)
-        linear = np.subtract(1.0 - h, z)
-        np.maximum(linear, 0.0, out=linear)  # > 0 only on the linear piece z < 1 - h
-        value = np.multiply(u, u)
-        value /= 4.0 * h
-        value += linear
-        d1 = np.negative(u, out=u)
-        d1 /= 2.0 * h  # 0 above 1 + h, -1 below 1 - h, (z - 1 - h)/(2h) between
-        d2 = np.abs(np.subtract(1.0, z, out=linear), out=linear)
-        np.less_equal(d2, h, out=d2)  # 1.0 on the closed middle piece |1 - z| <= h, else 0.0
-        d2 *= 1.0 / (2.0 * h)
-        return value, d1, d2
+        return (self.value(z), *self.derivatives(z))
 
     def first_derivative(self, z, overwrite=False, weights=None):
         """f'(z) = -clip(1 + h - z, 0, 2h) / (2h), times ``weights`` if given."""
