@@ -86,15 +86,18 @@ def test_explorer_shows_the_core_librarys_interval():
 
 
 def test_first_paint_draws_the_chart_before_the_settings():
-    """A session's first run sends the chart without the settings widgets (the browser draws it
-    sooner); the full page follows with the same intervals and the widgets."""
+    """A session's first run sends the chart alone, without the settings widgets and the rest of the page
+    (the metrics, the spend table: the browser draws the chart sooner); the full page follows with the
+    same intervals."""
     at = _app().run()
     _no_errors(at)
     assert not at.sidebar.slider and "Loading the settings" in at.sidebar.caption[0].value
+    assert not at.metric and not at.subheader
     first = _charted_private_bounds(at.get("plotly_chart")[0])
     at.run()
     _no_errors(at)
     assert at.sidebar.slider(key="w_d").value == 10 and not at.sidebar.caption[0].value.startswith("Loading")
+    assert at.metric[0].value == "not private" and at.subheader
     np.testing.assert_array_equal(_charted_private_bounds(at.get("plotly_chart")[0]), first)
 
 
@@ -206,9 +209,7 @@ def test_uploaded_dataset_without_a_file_asks_for_one():
 
 
 def test_url_parameters_restore_settings():
-    at = _app()
-    at.query_params.update({"epsilon": "2.0", "mechanism": "Output perturbation", "d": "4"})
-    at.run()
+    at = _explorer({"epsilon": "2.0", "mechanism": "Output perturbation", "d": "4"})
     _no_errors(at)
     assert at.session_state["dpci_settings"]["epsilon"] == 2.0 and at.session_state["dpci_settings"]["d"] == 4
     assert at.metric[3].value == "5"
