@@ -150,8 +150,9 @@ def order_statistics(lanes, ranks):
     row so that about 1.5 times as many draws as needed lie beyond it: every draw below a threshold is
     smaller than every draw above it, so x_(r) of the row is x_(r) of the draws below (lower tail), or
     x_(r - k) of the draws above when k draws are not above (upper tail). A row whose threshold keeps
-    too few, or with NaN (or both infinities), is partitioned whole (numpy's selection), as every row is otherwise. 0.5 ms
-    instead of 1.5 ms for 10,000 x 11 draws.
+    too few draws is partitioned whole (numpy's selection), and so is every row when a rank lies
+    between the tails, when there are fewer than TAIL_FROM draws, or with NaN (or both infinities).
+    For 10,000 x 11 draws, the 2.5% and 97.5% points: 1.15 ms, against 1.7 ms for whole partitions.
     """
     d, m = lanes.shape
     low, high = ranks[ranks < TAIL * m], ranks[ranks >= TAIL * m]
