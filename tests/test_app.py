@@ -508,6 +508,7 @@ def _charted_kinds(at):
     }
 
 
+@pytest.mark.serial  # a wall-clock bound: timed alone (tests/run.sh)
 def test_explorer_renders_fast_after_warmup():
     at = _explorer()
     start = time.perf_counter()

@@ -108,6 +108,7 @@ def test_an_interrupt_writes_what_finished_marked_partial(tmp_path, capsys, monk
 
 
 @pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
+@pytest.mark.serial  # the workers must stop within 10 s of SIGTERM: timed alone (tests/run.sh)
 def test_sigterm_stops_a_parallel_sweep_keeps_its_results_and_its_workers(tmp_path):
     psutil = pytest.importorskip("psutil")
     out = tmp_path / "x.csv"

@@ -23,7 +23,10 @@ from dpci.experiments.engine import Cancelled, Engine, cancel_scope, get_engine
 from ui.jobs import JobSlot
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="counts threads and pipes in /proc")
+pytestmark = [
+    pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="counts threads and pipes in /proc"),
+    pytest.mark.serial,  # times exits and counts the threads of a process-wide pool: alone (tests/run.sh)
+]
 
 
 @pytest.fixture(scope="module")

@@ -102,12 +102,13 @@ def app_errors(log: str) -> str:
 @pytest.fixture(scope="session")
 def server():
     """(url, function returning the server's resident memory in MB, children included)."""
-    url, proc, _ = start_server(ARTIFACTS / "streamlit-server.log")
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # pytest -n: a server, and a log, per test process
+    log = ARTIFACTS / ("streamlit-server.log" if worker is None else f"streamlit-server-{worker}.log")
+    url, proc, _ = start_server(log)
     yield url, lambda: tree_rss_mb(proc.pid)
     if not stop(proc):  # reported, not failed: the tests themselves are over
         warnings.warn(
-            "the Streamlit server did not stop within 20 s of SIGTERM and was killed "
-            "(see test-artifacts/streamlit-server.log)",
+            f"the Streamlit server did not stop within 20 s of SIGTERM and was killed (see {log})",
             stacklevel=1,
         )
 

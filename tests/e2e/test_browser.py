@@ -62,6 +62,11 @@ def test_explorer_draws_and_follows_a_slider(app_url, page):
         timeout=60_000,
     )
     assert page.get_by_text("Variability intervals stopped").count() == 0
+    # "done" and a full bar together: the stopping rule ends before the most replicates, and the bar
+    # must not stay at done / most (a bar 95% full beside "done" was seen in a screenshot)
+    page.get_by_text(re.compile(r"Variability interval \(done\)")).first.wait_for(timeout=120_000)
+    bar = page.locator('[data-testid="stProgress"]', has_text="Variability interval").get_by_role("progressbar")
+    assert bar.get_attribute("aria-valuenow") == "100"
     page.screenshot(path=str(ARTIFACTS / "explorer-epsilon-1.5.png"), full_page=True)
 
 

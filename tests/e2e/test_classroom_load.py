@@ -138,6 +138,7 @@ def _wait_done(page, seconds, proc, who):
 
 
 @pytest.mark.slow  # over 15 s: -m 'not slow' leaves it out (CI runs it)
+@pytest.mark.serial  # timed: the machine's cores are the class's alone (tests/run.sh)
 def test_six_sessions_moving_epsilon_for_a_minute(own_server, browser, opened):
     url, proc = own_server
     # One visit first, so that the worker pool (and its threads) exist in the baseline; its time is the
