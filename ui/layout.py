@@ -29,11 +29,14 @@ CHART = {"standard": (36, None), "presentation": (44, 17)}
 def explorer_header(s: Settings) -> None:
     """Title, the explanation one click away, and the presentation toggle (kept in the address)."""
     st.html(COMPACT)
-    title, about, toggle = st.columns([6, 3, 2], vertical_alignment="center")
-    title.markdown("# Private confidence intervals")
-    with about.popover("What am I looking at?", width="stretch"):
+    # one row that wraps: where the three do not fit (a 1024-px projector), the button and the toggle go under
+    # the title whole, instead of columns cutting them to "What am I looki…" and "Pr…"
+    row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
+    row.markdown("# Private confidence intervals", width="stretch")
+    controls = row.container(horizontal=True, vertical_alignment="center", gap="medium", width="content")
+    with controls.popover("What am I looking at?", width="content"):
         st.markdown(EXPLANATION)
-    toggle.toggle(
+    controls.toggle(
         "Presentation",
         value=s.view == "presentation",
         key="explorer_presentation",

@@ -90,6 +90,26 @@ def test_the_explorers_chart_with_every_coefficient_is_on_the_first_screen(app_u
         context.close()
 
 
+def test_the_explorers_header_is_whole_on_a_1024_px_projector(app_url, browser):
+    """On a narrow screen the button and the toggle go under the title, whole: columns had cut them to
+    "What am I looki…" and "Pr…" at 1024 px, and the toggle's label at 1200."""
+    for size in ((1024, 768), (1200, 900)):
+        context, page = _open(browser, f"{app_url}/?randomness=teaching", size)
+        try:
+            page.locator('[data-testid="stSlider"]').first.wait_for()  # the whole page, after the first paint
+            page.locator(".js-plotly-plot").first.wait_for()
+            wait_for_app(page)
+            cut = page.evaluate(
+                '() => [...document.querySelectorAll(\'h1, [data-testid="stPopover"] *, [data-testid="stCheckbox"] *\')]'
+                ".filter(e => e.innerText && e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)"
+            )
+            assert not cut, f"cut off at {size}: {cut}"
+            assert page.get_by_text("What am I looking at?").first.is_visible()
+            _shot(page, "explorer-header", size)
+        finally:
+            context.close()
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_presents_headline_and_first_odds_ratio_are_on_the_first_screen(app_url, browser, size):
     context, page = _open(browser, f"{app_url}/Present?randomness=teaching", size)
