@@ -53,6 +53,15 @@ def _fits(page, box) -> bool:
     return box["height"] > 0 and box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"] + 1
 
 
+def _cut_off(page, selector) -> list[str]:
+    """The texts of the elements matching ``selector`` that their box cuts (to "…" or hidden overflow)."""
+    return page.evaluate(
+        "s => [...document.querySelectorAll(s)].filter(e => e.innerText && e.scrollWidth > e.clientWidth + 1)"
+        ".map(e => e.innerText)",
+        selector,
+    )
+
+
 def _shot(page, name, size):
     SCREENS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENS / f"{name}-{size[0]}x{size[1]}.png"))
@@ -80,10 +89,7 @@ def test_the_explorers_chart_with_every_coefficient_is_on_the_first_screen(app_u
             assert not any("spent" in m or "(ε, δ)" in m for m in metrics), metrics
             assert "not private" in metrics[0], metrics
             # every metric's value whole, not cut to "…" by its column (a quarter of the page)
-            cut = page.evaluate(
-                '() => [...document.querySelectorAll(\'[data-testid="stMetricValue"], [data-testid="stMetricValue"] *\')]'
-                ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)"
-            )
+            cut = _cut_off(page, '[data-testid="stMetricValue"], [data-testid="stMetricValue"] *')
             assert not cut, f"metric values cut off: {cut}"
         _shot(page, f"explorer-{view}", size)
     finally:
@@ -99,10 +105,7 @@ def test_the_explorers_header_is_whole_on_a_1024_px_projector(app_url, browser):
             page.locator('[data-testid="stSlider"]').first.wait_for()  # the whole page, after the first paint
             page.locator(".js-plotly-plot").first.wait_for()
             wait_for_app(page)
-            cut = page.evaluate(
-                '() => [...document.querySelectorAll(\'h1, [data-testid="stPopover"] *, [data-testid="stCheckbox"] *\')]'
-                ".filter(e => e.innerText && e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)"
-            )
+            cut = _cut_off(page, 'h1, [data-testid="stPopover"] *, [data-testid="stCheckbox"] *')
             assert not cut, f"cut off at {size}: {cut}"
             assert page.get_by_text("What am I looking at?").first.is_visible()
             _shot(page, "explorer-header", size)
