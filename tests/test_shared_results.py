@@ -68,6 +68,26 @@ def test_a_job_runs_while_someone_wants_it_and_is_cancelled_when_nobody_does():
     del gate
 
 
+def test_a_new_job_is_wanted_from_its_first_step(monkeypatch):
+    """The session that starts a job holds it before the job's thread runs: a job whose first step comes at
+    once is not cancelled for want of a holder (a race CI met on 2026-11-27, when a key nobody held any
+    more was asked for again). The job here runs to its end inside ``join``, so the order is forced."""
+    from ui import jobs
+
+    def make():
+        yield 0
+        yield 1
+
+    class Eager(jobs.Job):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.wait(5)
+
+    monkeypatch.setattr(jobs, "Job", Eager)
+    job = JobBoard().join("k", make, holder="A")
+    assert job.done and not job.cancelled and job.latest == 1
+
+
 def test_a_job_whose_sessions_have_all_gone_stops():
     board, calls, gone = JobBoard(), [], threading.Event()
     job = board.join("k", _counting(calls, steps=1000, pause=0.01), holder="A", alive=lambda: not gone.is_set())

@@ -157,6 +157,8 @@ class JobBoard:
                 job = None
             if job is None:
                 job = self._stored(key, job_key)
+            # the holder first: a job started below asks at its first step whether anyone wants it
+            self._holders.setdefault(key, {})[holder] = alive
             if job is None:
                 job = Job(
                     job_key, make, alive=lambda: self._wanted(key), on_done=partial(self._finished, key), group=group
@@ -164,7 +166,6 @@ class JobBoard:
                 self.started += 1
             self._jobs[key] = job
             self._jobs.move_to_end(key)
-            self._holders.setdefault(key, {})[holder] = alive
             self._trim()
             return job
 
