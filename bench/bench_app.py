@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402 - after the path above
+from bench.cpu import spent, usage  # noqa: E402
 
 # null while Plotly redraws the chart from scratch (it can for a few milliseconds)
 CHART_X = "() => { const p = document.querySelector('.js-plotly-plot'); return p && p.data ? p.data[0].x : null; }"
@@ -85,15 +86,20 @@ SLIDER = '[data-testid="stSlider"]'
 METRIC = '[data-testid="stMetricValue"]'
 
 
-def load(browser, url, app=True, drawn=".js-plotly-plot .main-svg"):
+def load(browser, url, server, app=True, drawn=".js-plotly-plot .main-svg"):
     """One visit in a fresh context: seconds from navigation to the drawn chart (or ``drawn``)
-    and, for the app, to the settings sliders and the first variability interval."""
+    and, for the app, to the settings sliders and the first variability interval; and the CPU
+    seconds of the browser, the server (process ``server``) and its workers up to the chart
+    ("cpu chart") and from the chart to the interval done ("cpu done")."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
+    used = usage(server)
     start = time.perf_counter()
     page.goto(url)
     page.wait_for_selector(drawn, timeout=120_000)
     times = {"chart": time.perf_counter() - start}
+    at_chart = usage(server)
+    times["cpu chart"] = spent(used, at_chart)
     if app:
         page.wait_for_selector(SLIDER, timeout=120_000)
         times["settings"] = time.perf_counter() - start
@@ -103,6 +109,7 @@ def load(browser, url, app=True, drawn=".js-plotly-plot .main-svg"):
         done.wait_for(timeout=120_000)
         times["done"] = time.perf_counter() - start
         times["shared"] = "shared" in done.inner_text()  # shown from a result computed before, not computed now
+        times["cpu done"] = spent(at_chart, usage(server))
     return context, page, times
 
 
@@ -145,10 +152,10 @@ def main(visits=5):
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             ref_times, bare_times = [], []
             for _ in range(visits + 1):
-                context, _, times = load(browser, ref_url, app=False)
-                ref_times.append(times["chart"])
+                context, _, times = load(browser, ref_url, ref.pid, app=False)
+                ref_times.append(times)
                 context.close()
-                context, _, times = load(browser, ref_url + "/?chart=no", app=False, drawn=METRIC)
+                context, _, times = load(browser, ref_url + "/?chart=no", ref.pid, app=False, drawn=METRIC)
                 bare_times.append(times["chart"])
                 context.close()
             visits_times = []
@@ -158,7 +165,7 @@ def main(visits=5):
                 last = i == visits
                 # a bootstrap seed of its own per visit: a result shared from an earlier visit would be shown at once
                 address = "/?epsilon=0.5&randomness=teaching" if last else f"/?seed={100 + i}"
-                context, page, times = load(browser, app_url + address)
+                context, page, times = load(browser, app_url + address, app.pid)
                 visits_times.append(times)
                 if last:
                     page.screenshot(path=str(results / "bench_app_first_vi.png"))
@@ -172,11 +179,13 @@ def main(visits=5):
         app.wait(30)
         shutil.rmtree(scratch, ignore_errors=True)
     cold, warm = visits_times[0], visits_times[1:]
-    med = {k: statistics.median(t[k] for t in warm) for k in warm[0]}
-    ref_med = statistics.median(ref_times[1:])
+    med = {k: statistics.median(t[k] for t in warm) for k in ("chart", "settings", "variability", "done")}
+    ref_med = statistics.median(t["chart"] for t in ref_times[1:])
+    ref_cpu = statistics.median(t["cpu chart"]["browser"] for t in ref_times[1:])
     print(
-        f"reference page, first chart: first visit {ref_times[0]:.2f} s, then median {ref_med:.2f} s "
-        f"({', '.join(f'{t:.2f}' for t in ref_times[1:])})"
+        f"reference page, first chart: first visit {ref_times[0]['chart']:.2f} s, then median {ref_med:.2f} s "
+        f"({', '.join(format(t['chart'], '.2f') for t in ref_times[1:])}); the browser's CPU to draw it: median "
+        f"{ref_cpu:.1f} s"
     )
     print(
         f"reference page without its chart, metric drawn: median {statistics.median(bare_times[1:]):.2f} s "
@@ -199,6 +208,7 @@ def main(visits=5):
         f"{med['variability'] - med['chart']:.2f} s after the chart, done {med['done'] - med['chart']:.2f} s after it"
     )
     print(f"slider key press to redrawn private intervals: {', '.join(f'{v:.2f}' for v in lags)} s")
+    print_cpu(warm, ref_cpu)
     measured = {
         "first chart": max(t["chart"] for t in warm),
         "first variability interval, after the chart": max(t["variability"] - t["chart"] for t in warm),
@@ -208,6 +218,25 @@ def main(visits=5):
     for name, target in TARGETS.items():
         verdict = "meets" if measured[name] <= target else "MISSES"
         print(f"target {name} <= {target:g} s (worst visit; median for the slider): {measured[name]:.2f} s, {verdict}")
+
+
+def print_cpu(visits, ref_cpu):
+    """Where a visit's time goes, in CPU seconds (medians): the browser up to the chart (against the
+    minimal page's), then the browser, the bootstrap's workers and the server from the chart to the
+    interval done; their sum over the machine's cores is the least time from the chart to done."""
+
+    def med(phase, group):
+        return statistics.median(t[phase][group] for t in visits)
+
+    browser = med("cpu chart", "browser")
+    print(
+        f"CPU seconds, medians of {len(visits)} visits: the browser to the first chart {browser:.1f} "
+        f"({browser / ref_cpu:.2f} x the minimal page's {ref_cpu:.1f}); from the chart to done: the browser "
+        f"{med('cpu done', 'browser'):.1f}, the bootstrap's workers {med('cpu done', 'workers'):.1f}, the server "
+        f"{med('cpu done', 'server'):.1f}"
+    )
+    floor = statistics.median(sum(t["cpu done"].values()) for t in visits) / (os.cpu_count() or 1)
+    print(f"so on {os.cpu_count()} cores, done cannot come sooner than {floor:.1f} s after the chart")
 
 
 if __name__ == "__main__":
