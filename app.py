@@ -38,7 +38,8 @@ def explorer():
     st.session_state.pop(ui.ODOMETER_SLOT, None)  # the sidebar of this run makes a new one (not on a first paint)
     first_paint = ui.first_paint()
     waiting = ui.waiting_sidebar() if first_paint else None
-    settings = ui.current_settings() if first_paint else ui.sidebar()
+    # the recommended c (a search over c for each new setting) is drawn after the chart, in its place
+    settings = ui.current_settings() if first_paint else ui.sidebar(defer_advice=True)
     ui.share_settings(settings)
 
     def halt():
@@ -46,6 +47,7 @@ def explorer():
         if first_paint:
             waiting.empty()
             ui.sidebar()
+        ui.draw_deferred_recommendation()
         st.stop()
 
     ui.layout.explorer_header(settings)  # title, "what am I looking at?" and the presentation toggle, one row
@@ -62,10 +64,10 @@ def explorer():
         ui.explain_error(err)
         halt()
 
-    recommended = ui.recommended_slider_c(settings, *X.shape)  # from public facts: costs no privacy
     problem = ui.c_problem(settings, len(X))
     if problem is not None:
         message, suggestion = problem
+        recommended = ui.recommended_slider_c(settings, *X.shape)  # from public facts: costs no privacy
         st.error(message)
         if recommended is not None or suggestion is not None:
             use = recommended if recommended is not None else suggestion
@@ -80,6 +82,7 @@ def explorer():
     caution = ui.c_caution(settings, len(X))
     if caution is not None:
         st.warning(caution[0])
+        recommended = ui.recommended_slider_c(settings, *X.shape)
         use = recommended if recommended is not None else caution[1]
         if use is not None:
             st.button(f"Use the recommended c = {ui.fmt_c(use)}", on_click=ui.set_setting, args=("c", use))
@@ -191,6 +194,7 @@ def explorer():
     if settings.view == "presentation" or first_paint:
         # A projector: the chart and its caption only. A first paint: the chart alone, the rest of the page
         # with the settings at the first tick (bench: the first chart 5.5 s instead of 6.8 s, done no later).
+        ui.draw_deferred_recommendation()
         return
     spend = release.spend
     spent = "if released" if preview else "spent"  # a preview spends nothing
@@ -259,6 +263,7 @@ def explorer():
         "Share this exact configuration by copying the page address."
     )
     ui.settings_file_panel(settings)
+    ui.draw_deferred_recommendation()
 
 
 EXPLORER = st.Page(explorer, title="Explorer", icon=":material/search:", url_path="explorer", default=True)

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 import dpci
 from dpci.data import load_adult
-from ui.settings import C_VALUES
+from ui.settings import C_VALUES, EPSILONS
 
 TIMEOUT = 120
 ROOT = Path(__file__).resolve().parents[1]
@@ -976,6 +976,25 @@ def test_the_c_control_recommends_a_c_from_public_facts_and_uses_it():
     chosen = at.session_state["dpci_settings"]["c"]
     assert chosen in C_VALUES and rec.c / 2.6 <= chosen <= rec.c * 2.6  # a neighbour on the slider
     assert not [b for b in at.sidebar.button if b.label.startswith("Use the recommended c")]
+
+
+def test_the_recommended_c_comes_after_the_chart(monkeypatch):
+    """A new ε costs a new search for c (0.1-0.2 s on a 2-core machine): the Explorer keeps its place in the
+    sidebar and draws it after the chart, so a slider move redraws the intervals first."""
+    import ui
+    import ui.choice_of_c as choice
+
+    order = []
+    advise, memo_chart = choice.advise, ui.memo_chart
+    monkeypatch.setattr(choice, "advise", lambda *a, **k: order.append("advice") or advise(*a, **k))
+    monkeypatch.setattr(ui, "memo_chart", lambda *a, **k: order.append("chart") or memo_chart(*a, **k))
+    at = _explorer({"dataset": "synthetic", "mechanism": "output", "d": "3", "n": "2000"})
+    order.clear()
+    budget = next(s for s in at.select_slider if s.label.startswith("Total budget"))
+    budget.set_value(EPSILONS[EPSILONS.index(budget.value) + 1]).run()
+    _no_errors(at)
+    assert order == ["chart", "advice"], order
+    assert [c for c in at.sidebar.caption if "Recommended: c =" in c.value]
 
 
 def test_intervals_for_theta_are_widened_by_the_bias_bound_and_say_so():

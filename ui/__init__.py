@@ -33,6 +33,7 @@ from ui.background import (
     warm_workers,
 )
 from ui.choice_of_c import (
+    draw_deferred_recommendation,
     estimand_bias,
     estimand_caption,
     estimand_sentence,
@@ -97,6 +98,7 @@ __all__ = [
     "current_job",
     "current_settings",
     "dataset_key",
+    "draw_deferred_recommendation",
     "draw_odometer",
     "escape_markdown",
     "estimand_bias",

@@ -100,13 +100,32 @@ def describe_prediction(at: Prediction) -> str:
     return f"width ≈ {at.width:.2g}; shrinks coefficients by ≤ {at.shrinkage:.2g}"
 
 
-def c_recommendation(sb, s: Settings) -> None:
+DEFERRED = "_c_recommendation_slot"  # (its place in the sidebar, the settings, the data's shape) until drawn
+
+
+def c_recommendation(sb, s: Settings, defer: bool = False) -> None:
     """Under the c control: the recommended c for these settings, its predicted width and bias, and a
-    button that uses it."""
+    button that uses it. ``defer``: only keep its place; :func:`draw_deferred_recommendation` draws it
+    there later in the run (a new ε costs a new search, about 0.1-0.2 s, which then no longer comes
+    before the chart)."""
 
     shape = data_shape(s)
     if shape is None or "c" in st.session_state.get(UNUSED, ()):  # a page that sets c itself (a sweep over c)
         return
+    if defer:
+        st.session_state[DEFERRED] = (sb.container(), s, shape)
+        return
+    _draw_recommendation(sb, s, shape)
+
+
+def draw_deferred_recommendation() -> None:
+    """Draw the recommendation whose place the sidebar kept in this run (``defer``), if any."""
+    kept = st.session_state.pop(DEFERRED, None)
+    if kept is not None:
+        _draw_recommendation(*kept)
+
+
+def _draw_recommendation(sb, s: Settings, shape: tuple[int, int]) -> None:
     advice = advise(s, *shape)
     rec = advice.recommendation
     if rec is None:

@@ -57,9 +57,10 @@ def _through_app_py():
             st.rerun()
 
 
-def sidebar(show_vi=True, unused=()):
+def sidebar(show_vi=True, unused=(), defer_advice=False):
     """The settings sidebar; returns the current :class:`Settings`. ``unused``: the settings this
-    page does not use (greyed out, with a note)."""
+    page does not use (greyed out, with a note). ``defer_advice``: the recommended c is drawn when the
+    page calls :func:`ui.choice_of_c.draw_deferred_recommendation` (after its chart)."""
     _through_app_py()
     settings_store()
     st.session_state[UNUSED] = frozenset(unused)
@@ -181,7 +182,7 @@ def sidebar(show_vi=True, unused=()):
         "θ: the coefficients without penalty (what odds ratios mean); the interval is widened by a proven bound "
         "on the penalty's bias. Changing this draws nothing new: it is post-processing.",
     )
-    c_recommendation(sb, current_settings())
+    c_recommendation(sb, current_settings(), defer=defer_advice)
     settings_widget(sb.select_slider, "Confidence level", "level", LEVELS, format_func=lambda v: f"{100 * v:g}%")
     # Drawn only when opened (a lazy expander): fewer widgets make the first page load faster.
     more = sb.expander("Samples and seed", key="more_settings", on_change="rerun")
