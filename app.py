@@ -36,6 +36,7 @@ def last_chart(until: str):
 def explorer():
     run = st.session_state["_explorer_run"] = object()  # this full run; its fragment checks it (see results)
     st.session_state.pop(ui.ODOMETER_SLOT, None)  # the sidebar of this run makes a new one (not on a first paint)
+    st.session_state.pop(ui.DEFERRED_ADVICE, None)  # so does the recommended c's place (an earlier run's is stale)
     first_paint = ui.first_paint()
     waiting = ui.waiting_sidebar() if first_paint else None
     # the recommended c (a search over c for each new setting) is drawn after the chart, in its place

@@ -32,6 +32,7 @@ from ui.background import (
     variability_progress,
     warm_workers,
 )
+from ui.choice_of_c import DEFERRED as DEFERRED_ADVICE
 from ui.choice_of_c import (
     draw_deferred_recommendation,
     estimand_bias,
@@ -79,6 +80,7 @@ from ui.upload import not_private_reason, upload_not_private, upload_panel
 
 __all__ = [
     "DATASETS",
+    "DEFERRED_ADVICE",
     "NO_JOB",
     "ODOMETER_SLOT",
     "VI_JOBS",
