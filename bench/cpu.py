@@ -7,14 +7,7 @@ import os
 
 import psutil
 
-
-def _tree(pid: int) -> list[psutil.Process]:
-    """Process ``pid`` and its descendants (empty if it has gone)."""
-    try:
-        root = psutil.Process(pid)
-        return [root, *root.children(recursive=True)]
-    except psutil.Error:
-        return []
+from bench.memory import process_tree
 
 
 def _seconds(procs) -> float:
@@ -41,8 +34,8 @@ def usage(server_pid: int) -> dict[str, float]:
     Playwright), "server" (the Streamlit process ``server_pid``) and "workers" (its descendants: the
     bootstrap's worker processes). Take differences between two calls, while the processes measured
     are alive: a process that ends takes its time with it."""
-    mine = _tree(os.getpid())[1:]
-    server = _tree(server_pid)
+    mine = process_tree(os.getpid())[1:]
+    server = process_tree(server_pid)
     return {
         "browser": _seconds(p for p in mine if _is_browser(p)),
         "server": _seconds(server[:1]),

@@ -6,15 +6,19 @@ from __future__ import annotations
 import psutil
 
 
-def tree_rss_mb(pid: int) -> float:
-    """Resident memory of process ``pid`` and all its descendants, in MB (0 if it has gone)."""
+def process_tree(pid: int) -> list[psutil.Process]:
+    """Process ``pid`` and all its descendants (empty if it has gone)."""
     try:
         root = psutil.Process(pid)
-        procs = [root, *root.children(recursive=True)]
+        return [root, *root.children(recursive=True)]
     except psutil.Error:
-        return 0.0
+        return []
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of process ``pid`` and all its descendants, in MB (0 if it has gone)."""
     total = 0
-    for proc in procs:
+    for proc in process_tree(pid):
         try:
             total += proc.memory_info().rss
         except psutil.Error:  # ended while we looked
