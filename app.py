@@ -23,6 +23,7 @@ st.set_page_config(
     # the presentation view (issue 25) opens with the sidebar folded: the chart takes the projector's width
     initial_sidebar_state="collapsed" if st.query_params.get("view") == "presentation" else "auto",
 )
+ui.apply_typed_setting()  # a budget typed in this interaction, unless its slider moved too
 
 
 def last_chart(until: str):
@@ -124,11 +125,14 @@ def explorer():
 
     previous = ui.existing_variability_job(settings, source)
 
+    run_settings = ui.current_settings()  # what this run draws; a tick that finds other settings reruns the page
+
     @st.fragment(run_every=ui.poll_interval(previous, first=previous is None, first_paint=first_paint))
     def results():
-        if st.session_state.get("_explorer_run") is not run:
+        if st.session_state.get("_explorer_run") is not run or ui.current_settings() != run_settings:
             # A tick of this fragment left over from an earlier full run (a later run stopped before
-            # drawing it, e.g. for an upload): drawing now would put a stale chart in that page.
+            # drawing it, e.g. for an upload): drawing now would put a stale chart in that page. Or a
+            # setting changed with the tick (a widget's value the page had not run): the page follows it.
             st.rerun(scope="app")
         job = ui.existing_variability_job(settings, source)
         if job is None:

@@ -1045,6 +1045,25 @@ def test_any_budget_can_be_typed_and_the_slider_says_what_it_means():
     assert "implies (ε =" in rho.help and "δ = 1e-06" in rho.help
 
 
+def test_a_slider_move_wins_over_the_typed_boxs_stale_value():
+    """A browser reports every widget's value with each change. After a slider move the server sets the typed
+    box too; a browser that has not received that yet reports the box's old value with the next slider move,
+    and the old value must not pull the slider back (it did: presses lost under a class's load)."""
+    at = _explorer({"dataset": "synthetic", "d": "2"})
+    at.sidebar.select_slider(key="w_epsilon").set_value(1.25).run()
+    assert at.sidebar.number_input(key="w_epsilon_typed").value == 1.25
+    at.sidebar.number_input(key="w_epsilon_typed").set_value(1.0)  # the box as the browser still shows it
+    at.sidebar.select_slider(key="w_epsilon").set_value(1.5).run()
+    _no_errors(at)
+    assert at.session_state["dpci_settings"]["epsilon"] == 1.5
+    assert at.sidebar.select_slider(key="w_epsilon").value == 1.5
+    assert at.sidebar.number_input(key="w_epsilon_typed").value == 1.5
+    assert at.query_params["epsilon"] in ("1.5", ["1.5"])
+    at.sidebar.number_input(key="w_epsilon_typed").set_value(0.9).run()  # a typed value alone still counts
+    assert at.session_state["dpci_settings"]["epsilon"] == 0.9
+    assert at.sidebar.select_slider(key="w_epsilon").value == 0.9
+
+
 def test_the_presentation_view_is_kept_in_the_address_and_shows_the_chart_alone():
     at = _explorer({"dataset": "synthetic", "d": "3"})
     assert at.metric  # the standard view: metrics (below the chart), the ledger table

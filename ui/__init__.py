@@ -65,6 +65,7 @@ from ui.release_panel import explain_refusal, preview_banner, protection_control
 from ui.settings import DATASETS, Settings, changed_settings, fmt_c, settings_values
 from ui.sidebar import ODOMETER_SLOT, draw_odometer, page, settings_file_panel, sidebar
 from ui.state import (
+    apply_typed_setting,
     chart_sent,
     controls_follow,
     current_settings,
@@ -87,6 +88,7 @@ __all__ = [
     "WARMING",
     "Refused",
     "Settings",
+    "apply_typed_setting",
     "c_bound",
     "c_caution",
     "c_problem",

@@ -36,10 +36,10 @@ from ui.state import (
     current_settings,
     load_settings_file,
     restore_table2,
-    set_setting,
     settings_store,
     settings_widget,
     share_settings,
+    type_setting,
 )
 
 
@@ -257,7 +257,7 @@ def budget_control(sb, s: Settings) -> None:
 
 
 def _store_typed_budget(name: str) -> None:
-    set_setting(name, budget_value(st.session_state[f"{WIDGET}{name}_typed"]))
+    type_setting(name, budget_value(st.session_state[f"{WIDGET}{name}_typed"]))
 
 
 def budget_meaning(s: Settings) -> str:

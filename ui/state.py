@@ -81,6 +81,29 @@ def restore_table2():
 def _store_widget(name):
     settings_store()[name] = st.session_state[WIDGET + name]
     st.session_state.pop("_url_warning", None)  # the user has taken over from the address
+    st.session_state[MOVED] = name
+
+
+MOVED = "_moved"  # session_state: the setting whose widget this interaction changed (its callback's mark)
+TYPED = "_typed"  # session_state: (setting, value) typed in a second box for it in this interaction
+
+
+def type_setting(name, value):
+    """A callback of a second widget for a setting (a box to type the budget beside its slider): the value
+    is kept until the run starts (:func:`apply_typed_setting`) and applied unless the setting's own widget
+    changed in the same interaction.
+
+    A browser reports every widget's value with each change; a box whose value the server had just set
+    (after a slider move) but the browser had not yet received reports its old value with the next slider
+    move, as if typed, and pulled the slider back (with six sessions on two cores, a quick press every
+    second or two). A person cannot type and slide in one interaction, so the slider wins; and a change
+    reported with a results fragment's tick alone is such an echo (typing asks for a run of the whole page).
+    """
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or not ctx.fragment_ids_this_run:
+        st.session_state[TYPED] = (name, value)
 
 
 def settings_widget(factory, label, name, *args, **kwargs):
@@ -95,6 +118,15 @@ def settings_widget(factory, label, name, *args, **kwargs):
     if name in st.session_state.get(UNUSED, ()):  # this page does not use it: shown greyed out, not hidden
         kwargs.update(disabled=True, help="Not used on this page (its own controls set this).")
     return factory(label, *args, key=key, on_change=_store_widget, args=(name,), **kwargs)
+
+
+def apply_typed_setting():
+    """app.py's first line, after the interaction's callbacks: a setting typed in this interaction
+    (:func:`type_setting`) is applied, unless the setting's own widget changed too."""
+    typed, moved = st.session_state.pop(TYPED, None), st.session_state.pop(MOVED, None)
+    if typed is not None and typed[0] != moved:
+        settings_store()[typed[0]] = typed[1]
+        st.session_state.pop("_url_warning", None)
 
 
 UNUSED = "_unused_settings"  # session_state: the settings the page being drawn does not use

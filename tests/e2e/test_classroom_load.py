@@ -120,21 +120,46 @@ def _done(page):
 
 
 def _wait_done(page, seconds, proc, who):
-    """Wait for the page's variability interval to be done; if it is not, fail with what the page shows, a
-    screenshot and the server's threads' stacks (py-spy, a dev requirement), to tell a stuck job from a slow one."""
+    """Wait for the page's variability interval to be done; if it is not, fail with what the page shows."""
     try:
         _done(page).wait_for(timeout=seconds * 1000)
     except PlaywrightTimeout:
-        shown = page.locator('[data-testid="stProgress"], [data-testid="stAlert"], [role="dialog"]').all_inner_texts()
-        page.screenshot(path=str(ARTIFACTS / "classroom-load-stuck.png"), full_page=True)
-        stacks = ""
-        if shutil.which("py-spy"):
-            dump = subprocess.run(["py-spy", "dump", "--pid", str(proc.pid)], capture_output=True, text=True)
-            stacks = dump.stdout + dump.stderr
-            (ARTIFACTS / "classroom-load-stacks.txt").write_text(stacks)
-        pytest.fail(
-            f"{who}: no variability interval done within {seconds:.0f} s; the page shows {shown}\n{stacks[-6000:]}"
+        _stuck(page, proc, f"{who}: no variability interval done within {seconds:.0f} s")
+
+
+def _wait_caught_up(page, expected, seconds, proc, who):
+    """Wait for the server to have run the session's last move: the address it writes holds that ε (teaching
+    mode shows no spend); if it does not, fail with what the page shows."""
+    try:
+        page.wait_for_function(
+            "v => parseFloat(new URLSearchParams(location.search).get('epsilon')) === v",
+            arg=expected,
+            timeout=seconds * 1000,
         )
+    except PlaywrightTimeout:
+        _stuck(
+            page, proc, f"{who}: the slider shows ε = {expected:g}, the server has not run it within {seconds:.0f} s"
+        )
+
+
+def _stuck(page, proc, why):
+    """Fail with what the page shows, its slider and address, a screenshot and the server's threads' stacks
+    (py-spy, a dev requirement), to tell a stuck session from a slow one or a lost key press."""
+    shown = page.locator('[data-testid="stProgress"], [data-testid="stAlert"], [role="dialog"]').all_inner_texts()
+    slider = page.locator('[data-testid="stSlider"]', has_text="Total budget ε").get_by_role("slider").first
+    state = {
+        "address": page.url,
+        "slider": slider.get_attribute("aria-valuetext") or slider.get_attribute("aria-valuenow"),
+        "focused": page.evaluate("() => document.activeElement && document.activeElement.outerHTML.slice(0, 120)"),
+        "running": page.locator('[data-testid="stStatusWidget"]').all_inner_texts(),
+    }
+    page.screenshot(path=str(ARTIFACTS / "classroom-load-stuck.png"), full_page=True)
+    stacks = ""
+    if shutil.which("py-spy"):
+        dump = subprocess.run(["py-spy", "dump", "--pid", str(proc.pid)], capture_output=True, text=True)
+        stacks = dump.stdout + dump.stderr
+        (ARTIFACTS / "classroom-load-stacks.txt").write_text(stacks)
+    pytest.fail(f"{why}; the page shows {shown}, {state}\n{stacks[-6000:]}")
 
 
 @pytest.mark.slow  # over 15 s: -m 'not slow' leaves it out (CI runs it)
@@ -192,11 +217,8 @@ def test_six_sessions_moving_epsilon_for_a_minute(own_server, browser, opened):
         )
         expected = float(thumb.first.inner_text())
         remaining = max(1.0, finish_within - (time.monotonic() - last_move))
-        page.wait_for_function(
-            # the server ran the last move: the address it writes holds that ε (teaching mode shows no spend)
-            "v => parseFloat(new URLSearchParams(location.search).get('epsilon')) === v",
-            arg=expected,
-            timeout=remaining * 1000,
+        _wait_caught_up(
+            page, expected, remaining, proc, f"session {s} (its presses lead to ε = {EPSILONS[index[s]]:g})"
         )
         _wait_done(page, max(1.0, finish_within - (time.monotonic() - last_move)), proc, f"session {s}")
         finished.append(time.monotonic() - last_move)
