@@ -1064,6 +1064,34 @@ def test_a_slider_move_wins_over_the_typed_boxs_stale_value():
     assert at.sidebar.select_slider(key="w_epsilon").value == 0.9
 
 
+@pytest.mark.parametrize("fragment_tick", [False, True])
+def test_a_typed_budget_applies_at_the_runs_start_unless_its_slider_moved_or_a_tick_reported_it(
+    monkeypatch, fragment_tick
+):
+    """The typed box's rules (ui.state.type_setting), with a stand-in for Streamlit's session and run context:
+    a value typed alone applies when the run starts; one reported with a slider move, or with a results
+    fragment's tick alone (an echo of a value the server had set), does not."""
+    from types import SimpleNamespace
+
+    import streamlit.runtime.scriptrunner as scriptrunner
+
+    from ui import state
+
+    session = {state.STORE: {"epsilon": 1.0}}
+    monkeypatch.setattr(state, "st", SimpleNamespace(session_state=session))
+    tick = SimpleNamespace(fragment_ids_this_run=["results"] if fragment_tick else [])
+    monkeypatch.setattr(scriptrunner, "get_script_run_ctx", lambda: tick)
+    state.type_setting("epsilon", 0.5)
+    state.apply_typed_setting()
+    assert session[state.STORE]["epsilon"] == (1.0 if fragment_tick else 0.5)
+    session[state.WIDGET + "epsilon"] = 2.0  # the slider moved in the same interaction as a typed 0.3
+    state.type_setting("epsilon", 0.3)
+    state._store_widget("epsilon")
+    state.apply_typed_setting()
+    assert session[state.STORE]["epsilon"] == 2.0
+    assert state.TYPED not in session and state.MOVED not in session  # nothing left for a later run
+
+
 def test_the_presentation_view_is_kept_in_the_address_and_shows_the_chart_alone():
     at = _explorer({"dataset": "synthetic", "d": "3"})
     assert at.metric  # the standard view: metrics (below the chart), the ledger table
