@@ -54,6 +54,11 @@ def seconds(fn):
     return time.perf_counter() - start
 
 
+def median_seconds(fn, repeats: int) -> float:
+    """Median seconds of ``repeats`` calls of ``fn`` (the other bench scripts' timer)."""
+    return statistics.median(seconds(fn) for _ in range(repeats))
+
+
 def bench(dpci, name, X, y, c, repeats):
     """Per (method, notion, loss): median seconds of the function and of the estimator, with the
     median of the reference fits timed beside them; prints the table and returns its rows."""

@@ -7,16 +7,15 @@ stored release again, against one scikit-learn fit on the same rows in the same 
 
 from __future__ import annotations
 
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from sklearn.linear_model import LogisticRegression
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.bench_core import median_seconds
 from dpci import LogisticLoss, private_confidence_intervals
 from dpci.data import load_adult
 from dpci.ledger import Ledger
@@ -25,12 +24,7 @@ from dpci.methods import allocate
 
 
 def median_ms(fn, repeats=15):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return 1e3 * statistics.median(times)
+    return 1e3 * median_seconds(fn, repeats)
 
 
 def main():

@@ -9,7 +9,6 @@ its own cache). Median of repeats; the guard fails (exit 1) when a warm call exc
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 import warnings
@@ -19,7 +18,7 @@ from sklearn.linear_model import LogisticRegression
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_core import seconds
+from bench.bench_core import median_seconds
 from dpci.data import load_adult
 from dpci.recommend import recommend_c
 
@@ -34,17 +33,12 @@ CASES = [  # (method, notion, budget, estimand): the paper's four methods, both 
 ]
 
 
-def median_time(fn, repeats: int) -> float:
-    """Median seconds of ``repeats`` calls of ``fn``."""
-    return statistics.median(seconds(fn) for _ in range(repeats))
-
-
 def main() -> int:
     data = load_adult(d=10)
     X, y = data.X, data.y
     n, d = X.shape
     c = 1e-3
-    ref = median_time(lambda: LogisticRegression(C=1 / (2 * c * n), fit_intercept=False).fit(X, y), 7)
+    ref = median_seconds(lambda: LogisticRegression(C=1 / (2 * c * n), fit_intercept=False).fit(X, y), 7)
     print(f"Adult: n = {n}, d = {d} (with constant); reference: one scikit-learn fit, {ref * 1e3:.1f} ms")
     print(f"{'method':<12}{'notion':<8}{'estimand':<15}{'c':>9}{'cold ms':>9}{'warm ms':>9}{'x ref':>7}")
     worst = 0.0
@@ -57,7 +51,7 @@ def main() -> int:
         start = time.perf_counter()
         rec = call()
         cold = time.perf_counter() - start
-        warm = median_time(call, 5)
+        warm = median_seconds(call, 5)
         worst = max(worst, warm)
         print(
             f"{method:<12}{notion:<8}{estimand:<15}{rec.c:>9.2g}{cold * 1e3:>9.0f}{warm * 1e3:>9.0f}{warm / ref:>7.2f}"
