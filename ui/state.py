@@ -79,6 +79,8 @@ def restore_table2():
 
 
 def _store_widget(name):
+    if _tick_only():
+        return  # an echo (see type_setting): the next full run sets the widget from the store again
     settings_store()[name] = st.session_state[WIDGET + name]
     st.session_state.pop("_url_warning", None)  # the user has taken over from the address
     st.session_state[MOVED] = name
@@ -97,13 +99,21 @@ def type_setting(name, value):
     (after a slider move) but the browser had not yet received reports its old value with the next slider
     move, as if typed, and pulled the slider back (with six sessions on two cores, a quick press every
     second or two). A person cannot type and slide in one interaction, so the slider wins; and a change
-    reported with a results fragment's tick alone is such an echo (typing asks for a run of the whole page).
+    reported with a results fragment's tick alone is such an echo (:func:`_tick_only`).
     """
+    if not _tick_only():
+        st.session_state[TYPED] = (name, value)
+
+
+def _tick_only() -> bool:
+    """True in a run of a results fragment alone (its tick). A settings widget's change reported with a tick
+    is an echo: a person's change asks for a run of the whole page, which the server runs first, so a tick
+    can only report a value the browser showed before the server's latest (a slider's old stop, or its first
+    stop when the stops changed under it, as a typed budget adds one)."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
-    if ctx is None or not ctx.fragment_ids_this_run:
-        st.session_state[TYPED] = (name, value)
+    return ctx is not None and bool(ctx.fragment_ids_this_run)
 
 
 def settings_widget(factory, label, name, *args, **kwargs):

@@ -6,6 +6,7 @@ Screenshots go to test-artifacts/. Timings are printed (run with -s to see them)
 
 import re
 import time
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 
@@ -22,6 +23,30 @@ def _private_upper(page):
         "() => { const d = document.querySelector('.js-plotly-plot').data; "
         "return d[0].x.filter((v, i) => i % 3 === 1); }"
     )
+
+
+def test_a_typed_budget_stays_after_quick_slider_presses(app_url, page):
+    """Three quick presses, then ε typed in the box: the slider, the box and the address show the typed value
+    and keep it while the bootstrap ticks (a tick once reported the slider's old stop, or its first stop once
+    the typed value had changed the stops, and the page went back to it)."""
+    page.goto(f"{app_url}/?randomness=teaching&seed=909")  # a seed of its own: a bootstrap to tick through
+    page.wait_for_selector(".js-plotly-plot")
+    slider = page.locator('[data-testid="stSlider"]', has_text="Total budget ε").get_by_role("slider")
+    slider.wait_for()
+    for _ in range(3):
+        slider.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(300)
+    box = page.get_by_role("spinbutton", name="or type ε")
+    box.fill("0.77")
+    box.press("Enter")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('epsilon') === '0.77'", timeout=60_000)
+    page.wait_for_timeout(5000)  # ticks of the results fragment
+    thumb = page.locator('[data-testid="stSlider"]', has_text="Total budget ε").locator(
+        '[data-testid="stSliderThumbValue"]'
+    )
+    assert thumb.first.inner_text() == "0.77" and box.input_value() == "0.77"
+    assert parse_qs(urlparse(page.url).query)["epsilon"] == ["0.77"]
 
 
 def test_explorer_draws_and_follows_a_slider(app_url, page):
