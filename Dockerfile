@@ -12,9 +12,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# The dependencies first, so that a change of the code does not reinstall them.
-COPY requirements.txt requirements-cluster.txt ./
-RUN pip install --no-cache-dir -r requirements-cluster.txt
+# dpci with the app, Dask and psycopg (pyproject.toml's "cluster" extra): the image serves every service.
+# The versions are bounded in pyproject.toml, the one list of dependencies (hence DL3013 ignored).
+COPY pyproject.toml README.md ./
+COPY dpci/ dpci/
+# hadolint ignore=DL3013
+RUN pip install --no-cache-dir ".[cluster]"
 
 # A user with no password and no rights on the code; the data directory is the one place it writes.
 RUN groupadd --gid 10001 dpci \
@@ -24,7 +27,6 @@ RUN groupadd --gid 10001 dpci \
 
 COPY .streamlit/ .streamlit/
 COPY sample_data/ sample_data/
-COPY dpci/ dpci/
 COPY ui/ ui/
 COPY pages/ pages/
 COPY app.py ./

@@ -2,7 +2,7 @@
 only through a Unix socket in that folder (no TCP port is opened), stopped and removed afterwards.
 
 Uses Debian's ``postgresql`` package (.ci/run installs it) and the psycopg driver
-(requirements-dev.txt). As root, the server runs as the ``postgres`` user, as PostgreSQL requires.
+(pip install -e '.[dev]'). As root, the server runs as the ``postgres`` user, as PostgreSQL requires.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def unavailable() -> str | None:
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        return "the psycopg driver is not installed (requirements-dev.txt)"
+        return "the psycopg driver is not installed (pip install -e '.[dev]')"
     return None
 
 

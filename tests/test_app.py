@@ -937,6 +937,12 @@ def test_the_settings_are_offered_as_the_python_call_that_makes_their_release():
     assert namespace["spec"] == ui_settings(at).spec()
 
 
+def _chart_text(chart) -> str:
+    """A chart's spec as text, its non-ASCII characters as themselves (Plotly escapes them as \\uXXXX
+    unless orjson is installed)."""
+    return json.dumps(json.loads(chart.proto.spec), ensure_ascii=False)
+
+
 def ui_settings(at):
     from ui.settings import Settings
 
@@ -946,7 +952,7 @@ def ui_settings(at):
 def test_titles_say_labels_not_the_names_the_settings_hold():
     at = _explorer({"mechanism": "output", "privacy": "zcdp", "dataset": "synthetic", "d": "2", "rho": "0.2"})
     _no_errors(at)
-    specs = " ".join(chart.proto.spec for chart in at.get("plotly_chart"))
+    specs = " ".join(_chart_text(chart) for chart in at.get("plotly_chart"))
     assert "intervals for θ₀(c): output perturbation, ρ-zCDP" in specs
     assert "output, zcdp" not in specs
 
@@ -1008,7 +1014,7 @@ def test_intervals_for_theta_are_widened_by_the_bias_bound_and_say_so():
     np.testing.assert_allclose(b, a + np.array([-bias, bias]), rtol=1e-9)
     assert any("widened by" in c.value for c in free.caption)
     assert any("θ₀(c)" in c.value and "paper's intervals cover" in c.value for c in regular.caption)
-    assert free.get("plotly_chart")[0].proto.spec.count("intervals for θ:") == 1
+    assert _chart_text(free.get("plotly_chart")[0]).count("intervals for θ:") == 1
 
 
 def test_present_states_the_estimand_in_words():

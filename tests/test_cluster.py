@@ -15,7 +15,7 @@ from dpci.experiments import cluster
 from dpci.experiments.bootstrap import coverage, iter_coverage, iter_variability, variability_intervals
 from dpci.experiments.sweeps import iter_split_sweep
 
-distributed = pytest.importorskip("distributed", reason="dask is optional: pip install -r requirements-cluster.txt")
+distributed = pytest.importorskip("distributed", reason="dask is optional: pip install -e '.[cluster]'")
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +123,7 @@ def test_an_unreachable_scheduler_is_a_message():
 
 def test_without_dask_the_message_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed raises ImportError
-    with pytest.raises(ValueError, match="requirements-cluster.txt"):
+    with pytest.raises(ValueError, match=r"\.\[cluster\]"):
         cluster.client_for("tcp://127.0.0.1:9")
 
 

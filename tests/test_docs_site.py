@@ -35,7 +35,7 @@ def _missing_tools() -> list[str]:
 def _needs_docs_tools():
     missing = _missing_tools()
     if missing:
-        pytest.skip(f"the docs tools are not installed ({', '.join(missing)}): pip install -r requirements-dev.txt")
+        pytest.skip(f"the docs tools are not installed ({', '.join(missing)}): pip install -e '.[dev]'")
 
 
 @pytest.fixture(scope="module")

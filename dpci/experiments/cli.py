@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -127,8 +128,10 @@ def _sweep_fraction(p):
 
 
 def build_parser():
+    # the installed `dpci` command and `python -m dpci` are the same program; usage names the one typed
+    prog = "dpci" if Path(sys.argv[0]).name == "dpci" else "python -m dpci"
     parser = argparse.ArgumentParser(
-        prog="python -m dpci", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = parser.add_subparsers(dest="command", required=True)
     sw = sub.add_parser("sweep", help="run a named experiment and write a CSV")

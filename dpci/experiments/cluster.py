@@ -9,7 +9,7 @@ bit, as one on local processes, given workers with the same numpy and BLAS on th
 
 joblib's backend configuration is per thread: enter :func:`on_scheduler` in the thread that runs the
 bootstrap (a background job's thread, not the thread that started it); :func:`run_on` does so for a
-generator factory. Dask is optional (``pip install -r requirements-cluster.txt``); nothing here
+generator factory. Dask is optional (``pip install -e '.[cluster]'``); nothing here
 imports it until a scheduler is asked for.
 """
 
@@ -66,7 +66,7 @@ def client_for(address: str, timeout: float | None = None):
         from distributed import Client
     except ImportError:
         raise ValueError(
-            f"the Dask scheduler {address} needs Dask on this machine: pip install -r requirements-cluster.txt "
+            f"the Dask scheduler {address} needs Dask on this machine: pip install -e '.[cluster]' "
             '(or pip install "dask[distributed]").'
         ) from None
     with _LOCK:

@@ -120,7 +120,9 @@ def app_url(server):
 
 @pytest.fixture(scope="session")
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (requirements-dev.txt)")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="Playwright is not installed (pip install -e '.[dev]')"
+    )
     if not Path(CHROMIUM).exists():
         message = f"Chromium not found at {CHROMIUM}: install Debian's chromium (apt-get install -y chromium)"
         if os.environ.get("CI"):

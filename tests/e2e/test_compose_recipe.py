@@ -18,6 +18,7 @@ import re
 import shlex
 import subprocess
 import sys
+import sysconfig
 import time
 import urllib.request
 from pathlib import Path
@@ -30,8 +31,8 @@ from tests import postgres
 from .conftest import ARTIFACTS, ROOT, app_errors, stop, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # about a minute: -m 'not slow' leaves it out
-yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (requirements-dev.txt, with mkdocs)")
-distributed = pytest.importorskip("distributed", reason="Dask is not installed (requirements-cluster.txt)")
+yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (pip install -e '.[dev]', with mkdocs)")
+distributed = pytest.importorskip("distributed", reason="Dask is not installed (pip install -e '.[cluster]')")
 
 LOGS = ARTIFACTS / "compose-recipe"
 TEST_SECRETS = {"POSTGRES_PASSWORD": "recipe0test0password", "DPCI_SECRET": "recipe-test-secret"}  # the .env
@@ -101,13 +102,24 @@ def database_url(tmp_path_factory):
 
 
 def _venv(folder: Path) -> Path:
-    """A fresh virtual environment's python. With the system's site packages, and without pip (so
-    Debian's python3-venv is not needed): installing the recipe's requirements afresh would download them
-    (minutes, and no network in CI); what the test checks is that the services run from their commands
-    and environment alone (no PYTHONPATH or working directory of the test's own), not which copy of numpy
-    they import."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(folder)], check=True)
-    return folder / "bin" / "python"
+    """A fresh virtual environment's python, without pip (so Debian's python3-venv is not needed), that
+    sees the packages of the Python running the tests (installing the recipe's requirements afresh would
+    download them: minutes, and no network in CI). What the test checks is that the services run from
+    their commands and environment alone (no PYTHONPATH or working directory of the test's own), not
+    which copy of numpy they import."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
+    python = folder / "bin" / "python"
+    inner = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    outer = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    # an `import` line of a .pth file runs at start-up: addsitedir also reads the outer folders' .pth files
+    lines = [f"import site; site.addsitedir({path!r})" for path in sorted(outer)]
+    (Path(inner) / "outer_packages.pth").write_text("\n".join(lines) + "\n")
+    return python
 
 
 def _wait_http(url: str, proc, what: str, seconds: float = 60):

@@ -10,7 +10,9 @@ from .conftest import ARTIFACTS, wait_for_app
 from .test_pages import _full_height_screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-expect = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (requirements-dev.txt)").expect
+expect = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright is not installed (pip install -e '.[dev]')"
+).expect
 
 # The finished run on the page: the seed of its result line ("Seed 812345."), once the chart's title
 # names the same seed; with its bars (the earlier run's grey ones left out), trace by trace.
