@@ -16,6 +16,11 @@ EXPLANATION = (
     "intervals are computed from the data without any privacy: they are for judging the method, **not for "
     "publishing**."
 )
+#: What the chart shows, in one line under the title.
+ONE_LINE = (
+    "**Private confidence intervals** (orange) for each coefficient, beside the sampling noise alone (blue) "
+    "and the non-private interval (green)."
+)
 # Streamlit leaves 6rem above a page's first element; a projector's first screen needs it for the chart. Its header
 # bar (3.75rem, opaque) lies over the top of the page: the first row starts below it, not under it.
 COMPACT = (
@@ -32,7 +37,7 @@ def explorer_header(s: Settings) -> None:
     # one row that wraps: where the three do not fit (a 1024-px projector), the button and the toggle go under
     # the title whole, instead of columns cutting them to "What am I looki…" and "Pr…"
     row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
-    row.markdown("# Private confidence intervals", width="stretch")
+    row.markdown("# dpci", width="stretch")
     controls = row.container(horizontal=True, vertical_alignment="center", gap="medium", width="content")
     with controls.popover("What am I looking at?", width="content"):
         st.markdown(EXPLANATION)
@@ -43,6 +48,7 @@ def explorer_header(s: Settings) -> None:
         on_change=_switch_view,
         help="Large type and the chart alone, for a projector (the sidebar starts folded). Kept in the address.",
     )
+    st.caption(ONE_LINE)
 
 
 def _switch_view() -> None:
