@@ -20,7 +20,7 @@ st.set_page_config(
     page_title="dpci: private confidence intervals",
     page_icon="🔒",
     layout="wide",
-    # the presentation view (issue 25) opens with the sidebar folded: the chart takes the projector's width
+    # the presentation view opens with the sidebar folded: the chart takes the projector's width
     initial_sidebar_state="collapsed" if st.query_params.get("view") == "presentation" else "auto",
 )
 ui.apply_typed_setting()  # a budget typed in this interaction, unless its slider moved too

@@ -3,7 +3,7 @@
 Starts two Streamlit servers (the app and bench/reference_app.py: a title, a metric and a
 Plotly chart, or the title and the metric alone) and loads each in Debian's Chromium, every
 load in a fresh browser context (no cached scripts, as for a student's first visit). Reports,
-against issue 5's targets (first chart within 3 s of page load, first variability interval
+against the targets (first chart within 3 s of page load, first variability interval
 within 2 s more, slider to redraw under 0.5 s):
 
 - the first chart of a freshly started server (its first session imports the libraries and
@@ -47,7 +47,7 @@ VI_DRAWN = (
 TARGETS = {
     "first chart": 3.0,
     "first variability interval, after the chart": 2.0,
-    "variability interval done, after the chart": 3.0,  # issue 26
+    "variability interval done, after the chart": 3.0,
     "slider to redraw": 0.5,
 }
 

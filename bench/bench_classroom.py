@@ -1,4 +1,4 @@
-"""A class moving the Explorer's ε slider at once, simulated at the library level (issue 26).
+"""A class moving the Explorer's ε slider at once, simulated at the library level.
 
 Each simulated user is a thread that does what the app does for one browser session: at every move of
 the ε slider (one stop left or right, within 0.3-2, every 1.5-2.5 s, for ``--seconds``), its job slot asks
@@ -8,7 +8,7 @@ job it had. Afterwards, the time from each user's last move to their variability
 
 Two ways of serving the class, in one run:
 
-* ``before``: what the app did until issue 26: each session its own job of 10,000 replicates, calls to
+* ``before``: what the app once did: each session its own job of 10,000 replicates, calls to
   the worker pool first come, first served (with ``--before ROOT``, a checkout of that code is imported
   instead, so the engine is the old one too);
 * ``after``: a server-wide board of jobs (a result being computed is joined, a finished one shown at once),
@@ -139,7 +139,7 @@ def main():
     parser.add_argument("--users", type=int, nargs="+", default=[1, 3, 6, 10, 30])
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--modes", nargs="+", default=["before", "after", "dask"], choices=("before", "after", "dask"))
-    parser.add_argument("--before", type=Path, default=None, help="a checkout of the code before issue 26")
+    parser.add_argument("--before", type=Path, default=None, help="a checkout of the code before shared results")
     parser.add_argument("--one", nargs=2, metavar=("MODE", "USERS"), help=argparse.SUPPRESS)  # a child run
     args = parser.parse_args()
     if args.one:  # one scenario in this process (a fresh engine and worker pool for each)

@@ -45,7 +45,7 @@ PAPER_TABLE3 = {  # seconds, Section 7.8 (laptop, Python, L-BFGS)
         ("output", "zcdp"): (6.60, 34.48),
     },
 }
-LIMIT = 0.5  # issue 26: one interval in at most half a scikit-learn fit (Adult)
+LIMIT = 0.5  # target: one interval in at most half a scikit-learn fit (Adult)
 
 
 def seconds(fn):

@@ -1,4 +1,4 @@
-"""Speed of the experiment engine against one scikit-learn fit (issue 4).
+"""Speed of the experiment engine against one scikit-learn fit.
 
 Times, on the same rows and in the same run as the reference (one default
 ``LogisticRegression(C=1/(2 c n), fit_intercept=False)`` fit, the median of repeats taken before
@@ -15,7 +15,7 @@ reference too; the load average is printed at the start and the end):
     python bench/bench_engine.py --jobs 2 --warm --k 0 --check   # the guards below (Adult, logistic)
     python bench/bench_engine.py --jobs 2 --warm --k 0 --precision 0.02   # stop at endpoints +-2% of the width
 
-Guards (issue 26 chose to keep the engine pure NumPy: the per-replicate floor is accepted, and today's
+Guards (the engine stays pure NumPy: the per-replicate floor is accepted, and today's
 figures must not get worse): on Adult with two workers, 10,000 variability replicates in at most
 GUARDS["warm"] x one scikit-learn fit with the workers running, GUARDS["cold"] x when the run starts
 them, and the first 200 in at most GUARDS["first 200"] x. Each is the figure measured when they were

@@ -1,4 +1,4 @@
-"""Speed of dpci.recommend_c (issue 27: at most 0.1 s) against one scikit-learn fit on Adult, in one run.
+"""Speed of dpci.recommend_c (target: at most 0.1 s) against one scikit-learn fit on Adult, in one run.
 
 Cold: the first call for a (d, noise kind), which builds the public reference and the quantile table
 (cached for the process); warm: every later call (what the app's sidebar pays for a new setting, before

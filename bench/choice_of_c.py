@@ -1,4 +1,4 @@
-"""The choice of c, measured (issue 27; docs/choosing-c.md): coverage and width by simulation on
+"""The choice of c, measured (docs/choosing-c.md): coverage and width by simulation on
 known-truth data at the c that :func:`dpci.recommend_c` recommends for each estimand, beside c = 1e-3
 (the paper's default) and Wu et al.'s data-independent c.
 

@@ -1,4 +1,4 @@
-"""Coverage of every registered method at equal privacy on known-truth data (issue 14).
+"""Coverage of every registered method at equal privacy on known-truth data.
 
 Each repetition draws a fresh sample of n rows from a logistic model with known coefficients
 (d features and a constant), releases every method's interval and checks it against the theta_0

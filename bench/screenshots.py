@@ -1,4 +1,4 @@
-"""Screenshots of every page of the app at projector and desktop sizes (issue 25), for docs/ and review.
+"""Screenshots of every page of the app at projector and desktop sizes, for docs/ and review.
 
 Starts the app from a checkout (default: this one), opens each page in Debian's Chromium at each size,
 waits for its charts, and writes PNGs named <page>-<width>x<height>.png.

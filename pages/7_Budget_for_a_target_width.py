@@ -1,4 +1,4 @@
-"""Accuracy first: the smallest budget whose private interval is as narrow as asked (issue 15)."""
+"""Accuracy first: the smallest budget whose private interval is as narrow as asked."""
 
 from contextlib import nullcontext
 

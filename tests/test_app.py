@@ -403,7 +403,7 @@ def test_budget_allocation_page_recommends_and_sends_a_split():
 
 
 def test_a_sweep_stops_each_setting_once_its_coverage_is_precise_enough():
-    """Issue 26's stopping rule on a sweep page: at ±2% a setting's coverage run stops at a check (every 50
+    """The stopping rule on a sweep page: at ±2% a setting's coverage run stops at a check (every 50
     repetitions from 100) before the 200 asked for; the rule is part of the result's key."""
     at = _app("pages/1_Budget_allocation.py").run()
     at.sidebar.slider(key="w_d").set_value(2).run()
@@ -841,7 +841,7 @@ def test_a_coverage_heatmap_leaves_a_cell_where_c_is_too_small_empty_and_names_i
 def test_a_sweep_shows_what_dpci_warned_of_on_its_page():
     """At ε = 0.2 (n = 1,000, c = 1e-3) objective perturbation keeps ε' < ε₁/2 and warns that its intervals
     may under-cover (UnderCoverageWarning, raised in the sweep's background thread): the page says so,
-    once, escaped, not only the server's log (issue 25)."""
+    once, escaped, not only the server's log."""
     at = _app("pages/3_Compare_methods.py")
     at.query_params.update(
         {
@@ -1027,7 +1027,7 @@ def test_present_states_the_estimand_in_words():
 
 
 def test_teaching_mode_shows_no_spend_and_no_guarantee():
-    """Issue 25: with a public seed the page said "ε spent 10" and "(10, 0)"; now it says what it is."""
+    """with a public seed the page said "ε spent 10" and "(10, 0)"; now it says what it is."""
     at = _explorer({"dataset": "synthetic", "epsilon": "10", "d": "2"})
     _no_errors(at)
     shown = [(m.label, m.value) for m in at.metric[:2]]
@@ -1038,7 +1038,7 @@ def test_teaching_mode_shows_no_spend_and_no_guarantee():
 
 
 def test_any_budget_can_be_typed_and_the_slider_says_what_it_means():
-    """Issue 25: a finer ε control that still snaps to readable values, its help in words (e^ε)."""
+    """a finer ε control that still snaps to readable values, its help in words (e^ε)."""
     at = _explorer()
     at.sidebar.number_input(key="w_epsilon_typed").set_value(0.347).run()
     _no_errors(at)

@@ -1,5 +1,5 @@
 """The benchmark scripts (bench/): each still imports (a script whose helper moved fails here, not the
-next time someone measures: bench_recommend's timer did, found 2026-11-27), and the CPU accounting that
+next time someone measures), and the CPU accounting that
 bench_app reports counts what it says."""
 
 import importlib

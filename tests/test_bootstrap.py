@@ -1,4 +1,4 @@
-"""Bootstrap experiments (issue 4): agreement with scikit-learn, chunking invariance,
+"""Bootstrap experiments: agreement with scikit-learn, chunking invariance,
 coverage with standard errors, Dask."""
 
 import numpy as np
@@ -143,7 +143,7 @@ def test_dask_backend_gives_the_same_result(data):
     [("objective", "pure", 1.0), ("output", "pure", 1.0), ("objective", "zcdp", 0.5), ("output", "zcdp", 0.5)],
 )
 def test_coverage_on_adult(mechanism, privacy, budget):
-    """Issue 4: coverage on Adult (d = 5, epsilon = 1 or rho = 0.5), reported with its standard error;
+    """coverage on Adult (d = 5, epsilon = 1 or rho = 0.5), reported with its standard error;
     at least 0.93 for output perturbation."""
     from dpci.data import load_adult
 

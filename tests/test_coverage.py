@@ -1,4 +1,4 @@
-"""Coverage by simulation (issue 2): nominal 95% intervals of all four methods cover
+"""Coverage by simulation: nominal 95% intervals of all four methods cover
 the population parameter theta_0 at least 93% of the time.
 
 The population is a discrete distribution on K support points with logistic labels,

@@ -1,4 +1,4 @@
-"""The documentation site (mkdocs.yml, docs/; issue 24): it builds with warnings as errors, its API
+"""The documentation site (mkdocs.yml, docs/): it builds with warnings as errors, its API
 reference documents every name of ``dpci.__all__``, every guide in docs/ is in its navigation, and
 every public name has a docstring with its parameters, returns, errors and an example."""
 

@@ -1,4 +1,4 @@
-"""Fair scheduling of the worker pool (issue 26): calls served round-robin across sessions, newest run
+"""Fair scheduling of the worker pool: calls served round-robin across sessions, newest run
 first within a session, a closed run's waiting calls gone before anyone else's work."""
 
 import concurrent.futures as cf

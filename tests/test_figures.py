@@ -105,7 +105,7 @@ def test_ci_vs_vi_and_curve_fit_use_clean_log_ticks():
 
 
 def test_the_length_curves_stay_above_zero_and_name_their_r2():
-    """Section 7.7's curves on lengths an unconstrained c0/n + c1/sqrt(n) takes below 0 (issue 25)."""
+    """Section 7.7's curves on lengths an unconstrained c0/n + c1/sqrt(n) takes below 0."""
     from dpci.experiments.curves import fit_length_vs_n
 
     n = np.array([1000, 2000, 5000, 10000, 20000])
@@ -233,7 +233,7 @@ def _shown_range(fig, axis):
 
 
 def test_the_target_path_zooms_on_the_checked_steps_so_the_strategies_stand_apart():
-    """Issue 25: the grid runs from max/1000 = 0.005, but every check is at 3.5 or 5 (the stand-in at
+    """the grid runs from max/1000 = 0.005, but every check is at 3.5 or 5 (the stand-in at
     the page's defaults; here 20,000 synthetic rows): the axes must show those, not the whole grid."""
     from dpci import LogisticLoss
     from dpci.accuracy_first import STRATEGIES, accuracy_first
@@ -288,7 +288,7 @@ def test_stale_intervals_are_drawn_faded_and_named_so():
 
 
 def test_length_heatmaps_colour_a_tenfold_difference_apart_beside_a_thousandfold_outlier():
-    """Lengths 0.15 to 161 in one sweep (issue 25): on a linear scale 0.15 and 1.5 were the same colour.
+    """Lengths 0.15 to 161 in one sweep: on a linear scale 0.15 and 1.5 were the same colour.
     Coloured by log10, a factor of ten is a third of this scale; the cells and the bar say lengths."""
     lengths = {(1000, 1): 1.5, (1000, 5): 161.0, (2000, 1): 0.15, (2000, 5): 0.4}
     rows = [

@@ -104,8 +104,8 @@ def test_warnings_raised_in_other_threads_stay_out_of_a_running_job(recwarn):
 
 def test_a_jobs_warning_survives_another_threads_catch_warnings_block():
     """A page's rerun (another thread) that records or silences warnings while a job warns takes nothing
-    from the job: Python's catch_warnings is process-wide, dpci's collection is per thread (the CI failure
-    of issue 26: a sweep's under-coverage warning went into another page's ignore block)."""
+    from the job: Python's catch_warnings is process-wide, dpci's collection is per thread, so a
+    sweep's under-coverage warning never goes into another page's ignore block."""
     inside, warned = threading.Event(), threading.Event()
 
     def page():

@@ -1,4 +1,4 @@
-"""Numbers that agree with their words (issue 25): a bound that excludes a reference value never prints
+"""Numbers that agree with their words: a bound that excludes a reference value never prints
 as it, in every place an interval is shown (dpci.presentation.numbers)."""
 
 from __future__ import annotations

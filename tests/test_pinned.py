@@ -1,4 +1,4 @@
-"""Released numbers pinned from main before the method registry (2026-11-23): every paper
+"""Released numbers pinned before the method registry: every paper
 method and both losses must give the same numbers for the same seed after any refactoring (to the
 rounding a different CPU or BLAS may bring, see RELEASE_PIN), and a variability run and a coverage
 run the same numbers to the solver's tolerance (see SOLVER_PIN). The values in
@@ -6,7 +6,7 @@ data/pinned_release_numbers.json were written by running exactly these calls on 
 (bb472c9), on a machine whose OpenBLAS ran its Haswell/Zen kernels.
 
 How "any CPU" is checked: OpenBLAS picks its kernel from the CPU, and ``OPENBLAS_CORETYPE``
-overrides the choice, so the same machine runs each kernel family in turn. Measured 2026-11-25 on
+overrides the choice, so the same machine runs each kernel family in turn. Measured on
 an AMD EPYC: Haswell and Zen kernels reproduce the pins to the bit; Prescott, Nehalem, Sandybridge
 and SkylakeX (this CPU's default) differ by at most 6.8e-14 relative (512 ULP of a bound near 0.1),
 well inside RELEASE_PIN. ``python bench/blas_kernels.py`` reruns this file under each kernel (a

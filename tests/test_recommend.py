@@ -1,4 +1,4 @@
-"""Choosing c from public facts (dpci.recommend_c) and the two estimands (issue 27)."""
+"""Choosing c from public facts (dpci.recommend_c) and the two estimands."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Results shared across sessions (issue 26): one job per key whoever asks, a second asker joins the
+"""Results shared across sessions: one job per key whoever asks, a second asker joins the
 running job, nobody left cancels it, finished results survive a restart through the ledger's database,
 bit for bit."""
 
@@ -70,8 +70,8 @@ def test_a_job_runs_while_someone_wants_it_and_is_cancelled_when_nobody_does():
 
 def test_a_new_job_is_wanted_from_its_first_step(monkeypatch):
     """The session that starts a job holds it before the job's thread runs: a job whose first step comes at
-    once is not cancelled for want of a holder (a race CI met on 2026-11-27, when a key nobody held any
-    more was asked for again). The job here runs to its end inside ``join``, so the order is forced."""
+    once is not cancelled for want of a holder (a key nobody holds any more
+    may be asked for again at once). The job here runs to its end inside ``join``, so the order is forced."""
     from ui import jobs
 
     def make():

@@ -1,5 +1,5 @@
 """The Newton solver reaches the exact minimiser: gradient norm below 1e-9 and
-agreement with scikit-learn to 1e-6 (issue 2, item 9)."""
+agreement with scikit-learn to 1e-6."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""A bootstrap that stops once precise enough (issue 26): the stopping rule of
+"""A bootstrap that stops once precise enough: the stopping rule of
 dpci.experiments.stopping in variability and coverage runs, its Monte Carlo error measured by
 repetition, its independence of chunking and workers, and its refusals."""
 

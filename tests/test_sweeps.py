@@ -193,7 +193,7 @@ def _r2(y, fitted):
 
 
 def test_length_fits_never_draw_a_negative_length_and_report_their_r2():
-    """Lengths falling faster than 1/n (as objective perturbation's under zCDP did, issue 25): the
+    """Lengths falling faster than 1/n (as objective perturbation's under zCDP did): the
     unconstrained c0/n + c1/sqrt(n) has c1 < 0 and goes below 0 inside the plotted range; the fit with
     c0, c1 >= 0 stays >= 0 there, is the best such fit, and its R^2 is the one on the lengths."""
     n = np.array([1000, 2000, 5000, 10000, 20000], dtype=float)

@@ -1,4 +1,4 @@
-"""The regulariser's recommendation beside the c control (issue 27; docs/choosing-c.md).
+"""The regulariser's recommendation beside the c control (docs/choosing-c.md).
 
 :func:`dpci.recommend_c` chooses c from public facts only -- n, d, the method, the notion, budget and
 split, the loss and the level -- so showing it costs no privacy. Here it is snapped to the slider's

@@ -1,5 +1,5 @@
 """The Explorer's first screen: one row of title, "what am I looking at?" and the presentation toggle,
-so the chart with every coefficient is on the first screen of a 1280 x 720 projector (issue 25)."""
+so the chart with every coefficient is on the first screen of a 1280 x 720 projector."""
 
 from __future__ import annotations
 

@@ -170,7 +170,7 @@ PRECISIONS = (0.0, 0.005, 0.01, 0.02)  # 0: every repetition
 
 
 def coverage_precision(container, key: str) -> float | None:
-    """The sweep's stopping rule (issue 26), chosen beside its repetitions: a setting's coverage run stops
+    """The sweep's stopping rule, chosen beside its repetitions: a setting's coverage run stops
     once the coverage's standard error is below the chosen value (checked from 100 repetitions on), else
     it runs every repetition. Returns the ``precision`` for :class:`dpci.experiments.sweeps.Replication`."""
     chosen = kept_widget(

@@ -3,7 +3,7 @@
 Every coefficient is fitted non-negative: the paper reads c0/n as the cost of privacy and c1/sqrt(n)
 as the sampling term (and c0/epsilon^2, c1 as the privacy and data variances), so a negative one has
 no reading, and an unconstrained c0/n + c1/sqrt(n) with c1 < 0 draws a negative length past the data
-(-10 at n = 20,000 for objective perturbation under zCDP, issue 25). With c0, c1 >= 0 every fitted
+(-10 at n = 20,000 for objective perturbation under zCDP). With c0, c1 >= 0 every fitted
 length is >= 0 at every n or budget."""
 
 from __future__ import annotations

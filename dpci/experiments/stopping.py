@@ -1,4 +1,4 @@
-"""When a bootstrap run may stop: its Monte Carlo error is below a stated target (issue 26).
+"""When a bootstrap run may stop: its Monte Carlo error is below a stated target.
 
 A run of :mod:`dpci.experiments.bootstrap` draws at most ``n_replicates`` replicates; given a
 ``precision`` it stops earlier, as soon as a check finds the Monte Carlo error small enough:

@@ -380,7 +380,7 @@ def iter_interval_vs_variability(
     delta=None,
 ):
     """Mean private-interval length against variability-interval length as n, d, epsilon or the
-    regulariser c varies (Section 7.6, Figures 14-16; c: issue 27); ``delta`` as in :func:`iter_grid_sweep`."""
+    regulariser c varies (Section 7.6, Figures 14-16); ``delta`` as in :func:`iter_grid_sweep`."""
     if over not in ("n", "d", "epsilon", "c"):
         raise ValueError(f"over must be 'n', 'd', 'epsilon' or 'c', got {over!r}.")
     settings = []

@@ -204,7 +204,7 @@ def test_an_upload_costs_nothing_until_it_is_released_and_teaching_mode_is_label
     assert "people.csv" in _odometer(page) and "spent in 0 private releases" in _odometer(page)
     # the bounds typed in full (age 0-120, hours 0-100), one cell at a time, while the preview's bootstrap
     # runs; between the two features a slider moves, so the whole page runs again (as the bootstrap's
-    # end does) with edits still pending in the table: every edit stays (issue 25)
+    # end does) with edits still pending in the table: every edit stays
     for row, column, value in ((0, 1, 0), (0, 2, 120)):
         _type_cell(page, row, column, value)
     slider = page.locator('[data-testid="stSlider"]', has_text="Total budget ε").get_by_role("slider")

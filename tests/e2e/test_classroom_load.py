@@ -1,6 +1,6 @@
 """A classroom moving sliders at once, against a server of its own (so that it can be stopped).
 
-Six Chromium sessions move the Explorer's ε slider every 1.5-2.5 s for 60 s (issue 26), each move
+Six Chromium sessions move the Explorer's ε slider every 1.5-2.5 s for 60 s, each move
 leaving the job it had (cancelled when no other session wants it) for the one the new ε needs, shared
 by every session that asks for it, in the one worker pool served round-robin. Meanwhile a seventh
 browser opens a shared link and must see its first chart within 3 s, or within ten times what the same
@@ -174,8 +174,8 @@ def test_six_sessions_moving_epsilon_for_a_minute(own_server, browser, opened):
     one_visit = time.monotonic() - started
     # The issue's target is FINISH_WITHIN (30 s), printed below. The six browsers run on the server's own two
     # cores here and take about one: runs took 4-34 s, and 60+ s in a clean-clone run of the whole suite.
-    # So the assertion guards against a stuck session or a regression (before issue 26: 54-72 s in this
-    # harness), at 120 s or ten times this run's first visit; it is not the target (issue 26 stays open).
+    # So the assertion guards against a stuck session or a regression (a class's sessions once took 54-72 s in this
+    # harness), at 120 s or ten times this run's first visit; it is not the target.
     finish_within = max(4 * FINISH_WITHIN, 10 * one_visit)
     ctx.close()
     time.sleep(3)

@@ -1,6 +1,6 @@
 """What the first screen shows, on a projector (1280 x 720) and a desktop (1920 x 1080): the Explorer's
-chart with every coefficient of Adult, Present's headline and first odds ratio, every page's title
-(issue 25). Each screen is written to test-artifacts/first-screen/ (CI keeps them).
+chart with every coefficient of Adult, Present's headline and first odds ratio, every page's title.
+Each screen is written to test-artifacts/first-screen/ (CI keeps them).
 """
 
 from __future__ import annotations

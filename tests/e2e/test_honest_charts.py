@@ -1,4 +1,4 @@
-"""Charts that cannot mislead, in Chromium (issue 25): a sweep's warning is on its page, and the fitted
+"""Charts that cannot mislead, in Chromium: a sweep's warning is on its page, and the fitted
 length curves of Section 7.7 never go below zero over the plotted range."""
 
 import json

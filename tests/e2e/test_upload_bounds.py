@@ -1,4 +1,4 @@
-"""An upload's bounds table as a newcomer fills it (issue 25): every edit stays, and a feature with only
+"""An upload's bounds table as a newcomer fills it: every edit stays, and a feature with only
 one typed bound (the other still the data's own) is named as not private, in words that point to the
 table the user is in."""
 

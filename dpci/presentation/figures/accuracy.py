@@ -32,7 +32,7 @@ def _zoom(results, target):
     """(budgets, widths) the axes must show: every checked step and stop, and the grid step before the first
     checked one (skipped: noise alone was wider than the target there); widths: the checked ones, the
     target and the noise-only bound over those steps. The rest of the grid, down to max/1000, is not
-    shown: drawn, it squeezed every mark into one corner (issue 25)."""
+    shown: drawn, it squeezed every mark into one corner."""
     budgets, widths = [], [target]
     for result in results:
         frame = result.path_frame()
