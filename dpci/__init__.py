@@ -17,6 +17,7 @@ from .ledger import Budget, BudgetExceeded
 from .losses import HuberLoss, LogisticLoss, get_loss, register_loss
 from .mechanisms import smallest_valid_c
 from .methods import allocate, default_split
+from .planning import feasibility
 from .recommend import bias_bound, recommend_c
 from .release import nonprivate_confidence_intervals, private_confidence_intervals
 from .solver import ConvergenceError
@@ -44,6 +45,7 @@ __all__ = [
     "allocate",
     "bias_bound",
     "default_split",
+    "feasibility",
     "get_loss",
     "methods",
     "nonprivate_confidence_intervals",

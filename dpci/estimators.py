@@ -19,12 +19,14 @@ from . import estimator_params as params
 from . import methods
 from .accounting import PRIVACY_NOTIONS, Split
 from .exceptions import PrivacyLeakWarning, warn
+from .inference import odds_ratio_table, p_values, standard_errors, z_statistics
 from .ledger.hooks import is_public_seed
 from .losses import HuberLoss, LogisticLoss, coerce_loss
 from .release import _release
 from .settings import RELEASE_DEFAULTS as DEFAULTS
 from .settings import ReleaseSettings, field_values, spread
 from .solver import ConvergenceError
+from .summary import Summary, release_summary
 from .validation import check_data, check_features
 
 
@@ -156,6 +158,9 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         self.hessian_ = release.hessian
         self.covariance_ = release.covariance
         self.privacy_spent_ = release.spend
+        self.bse_ = standard_errors(release)  # post-processing of the release (dpci.inference)
+        self.zvalues_ = z_statistics(release)
+        self.pvalues_ = p_values(release)
         return self
 
     def _feature_labels(self):
@@ -189,29 +194,17 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         table.attrs["estimand"] = describe_estimand(estimand)
         return table
 
-    def summary(self, delta: float | None = None) -> str:
-        """A readable report: method, n, c, privacy spent and the interval table."""
+    def summary(self, delta: float | None = None, alpha: float | None = None) -> Summary:
+        """The release as a publishable :class:`~dpci.summary.Summary`: a header (method, notion and
+        privacy spent, n, d, c, split, estimand, randomness) and estimate, SE, z, p and the (1 - alpha)
+        interval per coefficient; ``str()`` of it is the text, ``.as_html()``, ``.as_latex()`` the others.
+        ``delta`` adds the (epsilon, delta)-DP the spend implies. No extra privacy (post-processing)."""
         self._check_fitted()
-        spend = self.privacy_spent_
-        level = 100 * (1 - self.release_.alpha)
-        lines = [
-            f"{type(self).__name__}: {self._method().label}, "
-            f"{'pure epsilon-DP' if self.privacy == 'pure' else 'rho-zCDP'}",
-            f"n = {self.n_samples_fit_}, d = {self.n_features_in_}, c = {self.release_.c:g}, "
-            f"split ({', '.join(self._method().steps)}) = "
-            f"{tuple(round(s, 4) for s in self.release_.allocation.shares)}",
-        ]
-        spent = f"privacy spent: rho = {spend.rho:.4g}"
-        if spend.epsilon is not None:
-            spent = f"privacy spent: epsilon = {spend.epsilon:.4g} (pure), rho = {spend.rho:.4g}"
-        if delta is not None:
-            approx = spend.to_approx_dp(delta)
-            spent += f", ({approx.epsilon:.4g}, {approx.delta:g})-DP"
-        lines.append(spent)
-        table = self.conf_int()
-        lines.append(f"intervals for: {table.attrs['estimand']}")
-        table = table.rename(columns={"lower": f"lower {level:g}%", "upper": f"upper {level:g}%"})
-        return "\n".join(lines) + "\n" + table.to_string(float_format=lambda v: f"{v:.4f}")
+        title = f"{type(self).__name__} (private coefficients, SE, z, p and intervals)"
+        names = self._feature_labels()
+        return release_summary(
+            self.release_, names, title=title, random_state=self.random_state, delta=delta, alpha=alpha
+        )
 
     def decision_function(self, X):
         """theta . x for each row (post-processing of the private coefficients)."""
@@ -273,6 +266,10 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
         The private matrices of Algorithm 2.
     release_ : PrivateRelease
         Everything released, including the Monte Carlo draws.
+    bse_, zvalues_, pvalues_ : ndarray of shape (d,)
+        Private standard errors (the standard deviation of the interval's Monte Carlo law), z = coef_ / bse_
+        and the p-values of each coefficient being 0 (p < alpha exactly when the (1 - alpha) interval
+        excludes 0): post-processing of the release, no extra privacy (docs/inference.md).
     recommendation_ : dpci.recommend.Recommendation
         With ``c="recommended"``: what :func:`dpci.recommend_c` chose and predicted (public facts only).
     classes_ : ndarray of shape (2,)
@@ -334,6 +331,12 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
         """P(y = classes_[1] | x) = S(theta . x) in the second column."""
         p = expit(self.decision_function(X))
         return np.column_stack([1.0 - p, p])
+
+    def odds_ratios(self, alpha=None, estimand=None, theta_bound=None) -> pd.DataFrame:
+        """exp of each coefficient and of its :meth:`conf_int` bounds (same arguments): the factor by which
+        the odds of ``classes_[1]`` change per unit of the design column as fitted (the scaled feature,
+        rows in the unit ball), the others fixed. Post-processing, no extra privacy."""
+        return odds_ratio_table(self.conf_int(alpha, estimand=estimand, theta_bound=theta_bound))
 
 
 class PrivateHuberSVM(_PrivateERMClassifier):

@@ -35,7 +35,7 @@ def test_fit_exposes_the_documented_attributes(cls, frame):
     assert list(model.classes_) == ["<=50K", ">50K"]
     assert set(model.predict(X)) <= {"<=50K", ">50K"}
     assert model.privacy_spent_.epsilon == pytest.approx(1.0)
-    assert "privacy spent" in model.summary(delta=1e-6)
+    assert "privacy spent" in str(model.summary(delta=1e-6))
     assert np.all(np.linalg.eigvalsh(model.hessian_) >= 2 * model.c * (1 - 1e-12))
 
 

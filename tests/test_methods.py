@@ -136,7 +136,7 @@ def test_an_outside_method_is_usable_everywhere(outside_method):
         method=outside_method.name, privacy="zcdp", budget=0.5, c=1e-2, random_state=0
     ).fit(X, y)
     assert est.privacy_spent_ == outside_method.allocate(0.5, None, "zcdp").spend
-    assert "doubled noise" in est.summary()
+    assert "doubled noise" in str(est.summary())
     # its noise law reached the release: sigma twice Algorithm 4's
     plain = methods.get("output").allocate(0.5, None, "zcdp")
     # sigma = 2 (1 / (n c)) / sqrt(2 rho1), rho1 = 0.9 * 0.5 (Table 2; Algorithm 4, line 6)

@@ -149,7 +149,7 @@ def test_they_work_in_the_estimator(recipes):
     explicit = clone(est).set_params(split=(0.6, 0.2, 0.1, 0.1)).fit(X, y)  # four shares, named steps
     assert explicit.release_.allocation.shares == (0.6, 0.2, 0.1, 0.1)
     assert [s.step for s in est.privacy_spent_.steps] == list(FourStepOutput.steps)
-    assert "feature model" in est.summary() or "features' private mean" in est.summary()
+    assert "feature model" in str(est.summary()) or "features' private mean" in est.summary()
 
 
 def test_they_work_on_the_command_line_and_the_loss_parameter_arrives(recipes, tmp_path, capsys, monkeypatch):

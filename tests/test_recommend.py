@@ -217,7 +217,7 @@ def test_conf_int_names_its_estimand_and_widens_for_the_unregularised():
     np.testing.assert_allclose(free["lower"], regular["lower"] - bias)
     np.testing.assert_allclose(free["upper"], regular["upper"] + bias)
     assert "θ₀(c)" in regular.attrs["estimand"] and "without penalty" in free.attrs["estimand"]
-    assert "intervals for: the coefficients of the model fitted with the penalty" in model.summary()
+    assert "intervals for: the coefficients of the model fitted with the penalty" in str(model.summary())
 
 
 def test_kulkarni_intervals_are_for_the_unregularised_coefficients():

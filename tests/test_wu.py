@@ -125,7 +125,7 @@ def test_estimator_reports_the_c_it_used(data):
     X, y = data
     est = dpci.PrivateLogisticRegression(method="wu", budget=1.0, c=1e-3, random_state=0).fit(X[:5000], y[:5000])
     assert est.release_.c == pytest.approx(wu_c(5000, 4, 0.8))
-    assert f"c = {est.release_.c:g}" in est.summary()
+    assert f"c = {est.release_.c:g}" in str(est.summary())
 
 
 @pytest.mark.parametrize("privacy, budget", [("pure", 1.0), ("zcdp", 0.5)])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from statistics import NormalDist
 
 import numpy as np
 
@@ -45,6 +46,8 @@ class Prediction:
     honest_half: np.ndarray | None = field(default=None, repr=False)  # a covering interval's, for one that is not
     bias_is_flat: bool = False  # the bias bound is ||theta|| <= B at every c (the loss gives no curvature)
     typical: float = math.nan  # the median |coefficient| of the estimand on the reference
+    #: The non-private (sandwich) interval's width at the same c: 2 z_{1-alpha/2} times the sampling sd.
+    nonprivate_widths: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def width(self) -> float:
@@ -142,6 +145,7 @@ class _Problem:
             honest,
             flat,
             float(np.median(np.abs(target))),
+            2.0 * NormalDist().inv_cdf(1.0 - self.alpha / 2.0) * error.sampling_sd,
         )
         return prediction, theta_c
 
