@@ -25,7 +25,7 @@ LATEX_SPECIALS = {c: "\\" + c for c in "&%$#_{}"} | {"~": r"\textasciitilde{}", 
 LATEX_SPECIALS |= {"θ": r"$\theta$", "‖": r"$\|$", "²": r"$^2$", "₀": r"$_0$", "–": "--", "<": r"$<$"}  # pdflatex-safe
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Summary:
     """A release's header of facts and its coefficient table, with text, HTML and LaTeX renderings.
 

@@ -233,6 +233,16 @@ def test_summary_of_fresh_randomness_says_private_and_escapes_names():
     assert "lower 90%" in str(summary)
 
 
+def test_summary_shows_a_p_value_below_the_monte_carlo_floor_as_a_bound():
+    from dpci.summary import release_summary
+
+    release = _release(offsets=np.arange(100.0)[:, None] - 10.0, theta=(20.0,))  # p = 0, m = 100: floor 2/m
+    summary = release_summary(release, ["dose"], title="a release", random_state=None)
+    assert summary.tables[1].loc["dose", "p"] == 0.0
+    assert summary.formatted().loc["dose", "p"] == "<0.02"
+    assert "m = 100 draws (p resolved to 2/m = 0.02)" in str(summary)
+
+
 # --- feasibility ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "n, d, method, privacy, budget, c, useful",
