@@ -201,9 +201,15 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         ``delta`` adds the (epsilon, delta)-DP the spend implies. No extra privacy (post-processing)."""
         self._check_fitted()
         title = f"{type(self).__name__} (private coefficients, SE, z, p and intervals)"
-        names = self._feature_labels()
+        caveats = (LEARNED_CLASSES,) if self.classes is None else ()
         return release_summary(
-            self.release_, names, title=title, random_state=self.random_state, delta=delta, alpha=alpha
+            self.release_,
+            self._feature_labels(),
+            title=title,
+            random_state=self.random_state,
+            delta=delta,
+            alpha=alpha,
+            caveats=caveats,
         )
 
     def decision_function(self, X):

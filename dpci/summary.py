@@ -108,10 +108,11 @@ def _latex(text: str) -> str:
     return "".join(LATEX_SPECIALS.get(ch, ch) for ch in str(text))
 
 
-def randomness_words(random_state) -> str:
-    """What the release's randomness makes of its privacy, in words."""
+def randomness_words(random_state, covered: bool = True) -> str:
+    """What the release's randomness makes of its privacy, in words (``covered``: nothing else about the
+    release escapes the guarantee)."""
     if random_state is None:
-        return "fresh (private)"
+        return "fresh (private)" if covered else "fresh, but the guarantee does not cover everything: see below"
     if is_public_seed(random_state):
         return f"not private: public seed random_state={int(random_state)} (anyone who knows it can remove the noise)"
     return "a Generator the caller passed: private only if its seed was fresh and is kept secret"
@@ -128,12 +129,13 @@ def spend_words(spend, delta: float | None = None) -> str:
     return words
 
 
-def release_summary(release, names, *, title: str, random_state, delta=None, alpha=None) -> Summary:
+def release_summary(release, names, *, title: str, random_state, delta=None, alpha=None, caveats=()) -> Summary:
     """The :class:`Summary` of a :class:`~dpci.methods.PrivateRelease` whose coefficients are ``names``.
 
     ``title`` names the model; ``random_state`` is the release's randomness (an integer seed is said
     to be not private); ``delta`` adds the (epsilon, delta)-DP the spend implies; ``alpha`` the level
-    of the intervals shown (default the release's)."""
+    of the intervals shown (default the release's); ``caveats``: what the guarantee does not cover (then
+    fresh randomness is not called private)."""
     alloc = release.allocation
     method = methods.get(alloc.mechanism)
     table = coefficient_table(release, names, alpha)
@@ -146,14 +148,14 @@ def release_summary(release, names, *, title: str, random_state, delta=None, alp
         (f"split ({', '.join(method.steps)})", str(tuple(round(s, 4) for s in alloc.shares))),
         ("privacy spent", spend_words(alloc.spend, delta)),
         ("intervals for", describe_estimand(interval_estimand(method))),
-        ("randomness", randomness_words(random_state)),
+        ("randomness", randomness_words(random_state, covered=not caveats)),
         ("interval law", law),
         (
             "SE, z, p",
             f"from the interval's law, no extra privacy; p < {1 - level / 100:g} exactly when the {level:g}% interval excludes 0",
         ),
     )
-    notes = []
+    notes = list(caveats)
     if not method.accounts_for_privacy_noise:
         notes.append("This interval leaves the privacy noise out: its SE, p-values and bounds are too small.")
     return Summary(title, header, table, tuple(notes))

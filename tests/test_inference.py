@@ -231,6 +231,10 @@ def test_summary_of_fresh_randomness_says_private_and_escapes_names():
     assert "<b>" not in summary.as_html() and "&lt;b&gt;age&lt;/b&gt;" in summary.as_html()
     assert r"rate\_\%" in summary.as_latex()
     assert "lower 90%" in str(summary)
+    with pytest.warns(dpci.PrivacyLeakWarning):
+        learned = dpci.PrivateLogisticRegression(n_samples=1_000).fit(frame, y).summary()
+    assert "private" not in learned.tables[0].loc["randomness", "value"]
+    assert "classes_ were learned from y" in str(learned)
 
 
 def test_summary_shows_a_p_value_below_the_monte_carlo_floor_as_a_bound():
