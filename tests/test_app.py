@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 import dpci
 from dpci.data import load_adult
-from ui.settings import C_VALUES, EPSILONS
+from ui.settings import C_VALUES, EPSILONS, Settings
 
 TIMEOUT = 120
 ROOT = Path(__file__).resolve().parents[1]
@@ -974,7 +974,10 @@ def test_the_c_control_recommends_a_c_from_public_facts_and_uses_it():
     _no_errors(at)
     said = [c.value for c in at.sidebar.caption if "Recommended: c =" in c.value]
     assert said and "no privacy cost" in said[0] and "At c = 1e-3: width" in said[0]
-    rec = recommend_c(5_000, 6, method="output", privacy="pure", budget=0.3)
+    from ui.choice_of_c import prediction_rows
+
+    rows = prediction_rows(Settings(dataset="synthetic", mechanism="output", epsilon=0.3, d=5, n=5000))
+    rec = recommend_c(5_000, 6, method="output", privacy="pure", budget=0.3, stand_in=rows)
     use = [b for b in at.sidebar.button if b.label.startswith("Use the recommended c")]
     assert use
     use[0].click().run()

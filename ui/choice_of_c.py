@@ -11,13 +11,15 @@ import math
 import warnings
 from dataclasses import dataclass
 
+import numpy as np
 import streamlit as st
 
 from dpci import methods as registry
 from dpci.exceptions import DataValidationError
 from dpci.recommend import Prediction, Recommendation, describe_estimand, interval_estimand, predict, recommend_c
 from dpci.recommend import estimand_bias as dpci_estimand_bias
-from ui.datasets import load_data
+from dpci.recommend.reference import PUBLIC_SEED
+from ui.datasets import dataset_key, load_data
 from ui.settings import C_VALUES, Settings, fmt_c
 from ui.state import UNUSED, set_setting
 
@@ -42,18 +44,51 @@ def data_shape(s: Settings) -> tuple[int, int] | None:
     return X.shape
 
 
+#: Rows of a shipped dataset the widths are predicted on: a subset drawn with a public seed keeps the
+#: rows' geometry (what the noise of objective perturbation divides by) and a search under a second.
+PREDICTION_ROWS = 4_000
+NO_PREDICTION_ON_UPLOADS = (
+    "No recommended c for your own data: how wide an interval is at a given c depends on how your features "
+    "spread, which only your private rows know, so a prediction could be off by any factor. Choose c on a "
+    "stand-in (the sweep pages over c) and keep it."
+)
+
+
+def prediction_rows(s: Settings):
+    """The rows the width at each c is predicted on: a shipped dataset's own (public: reading them costs
+    nothing and gives their real geometry). None for an upload, whose geometry is private."""
+    if s.dataset == "upload":
+        return None
+    X, y = load_data(s)[:2]
+    if len(X) > PREDICTION_ROWS:
+        rows = np.random.default_rng(PUBLIC_SEED).choice(len(X), PREDICTION_ROWS, replace=False)
+        X, y = X[rows], y[rows]
+    return X, y
+
+
 def advise(s: Settings, n: int, d: int) -> Advice:
     """The recommendation for these settings on n rows and d coefficients (cached: the same public facts
-    give the same answer)."""
-    return _advise(n, d, s.mechanism, s.privacy, s.budget, s.loss, tuple(s.split), s.alpha, s.estimand)
+    and rows give the same answer)."""
+    if not registry.get(s.mechanism).uses_c:
+        return Advice(
+            None,
+            None,
+            None,
+            f"{_capital(registry.get(s.mechanism).label)} has no c: its interval is for θ without a penalty.",
+        )
+    rows = prediction_rows(s)
+    if rows is None:
+        return Advice(None, None, None, NO_PREDICTION_ON_UPLOADS)
+    facts = (s.mechanism, s.privacy, s.budget, s.loss, tuple(s.split), s.alpha, s.estimand)
+    return _advise(n, d, *facts, dataset_key(s), rows)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def _advise(n, d, method, privacy, budget, loss, split, alpha, estimand) -> Advice:
+def _advise(n, d, method, privacy, budget, loss, split, alpha, estimand, rows_key, _rows) -> Advice:
+    """``rows_key`` names ``_rows`` (the rows are not hashed: the key says which they are)."""
     chosen = registry.get(method)
-    if not chosen.uses_c:
-        return Advice(None, None, None, f"{_capital(chosen.label)} has no c: its interval is for θ without a penalty.")
     facts = dict(method=method, privacy=privacy, budget=budget, loss=loss, split=split, alpha=alpha, estimand=estimand)
+    facts["stand_in"] = _rows
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # what they warn is in the recommendation's advice
         try:
@@ -141,9 +176,15 @@ def _draw_recommendation(sb, s: Settings, shape: tuple[int, int]) -> None:
         if not rec.useful
         else ""
     )
+    target = (
+        " The interval is for θ₀(c), which changes with c: at another c (after a new ε, say) it estimates "
+        "coefficients shrunk differently, so it can be wider even with more budget."
+        if rec.bias is None
+        else ""
+    )
     sb.caption(
         f"**Recommended: c = {fmt_c(advice.slider_c)}** ({describe_prediction(advice.at_slider)}).{here}{wide} "
-        "From public facts only: no privacy cost."
+        f"Predicted on this dataset's own public rows: no privacy cost.{target}"
     )
     if s.c != advice.slider_c:
         sb.button(
@@ -156,11 +197,15 @@ def _draw_recommendation(sb, s: Settings, shape: tuple[int, int]) -> None:
 
 
 def _at_current(s: Settings, n: int, d: int) -> Prediction | None:
-    return _predict(n, d, s.c, s.mechanism, s.privacy, s.budget, s.loss, tuple(s.split), s.alpha, s.estimand)
+    rows = prediction_rows(s)
+    if rows is None:
+        return None
+    facts = (s.mechanism, s.privacy, s.budget, s.loss, tuple(s.split), s.alpha, s.estimand)
+    return _predict(n, d, s.c, *facts, dataset_key(s), rows)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def _predict(n, d, c, method, privacy, budget, loss, split, alpha, estimand) -> Prediction | None:
+def _predict(n, d, c, method, privacy, budget, loss, split, alpha, estimand, rows_key, _rows) -> Prediction | None:
     if not registry.get(method).uses_c:
         return None
     with warnings.catch_warnings():
@@ -177,6 +222,7 @@ def _predict(n, d, c, method, privacy, budget, loss, split, alpha, estimand) -> 
                 split=split,
                 alpha=alpha,
                 estimand=estimand,
+                stand_in=_rows,
             )
         except ValueError:
             return None
@@ -239,7 +285,8 @@ def recommended_cs(s: Settings, pairs, ns, d: int, epsilon: float, delta=None) -
     for method, notion in pairs:
         budget = budget_for(notion, epsilon, delta)
         for n in ns:
-            rec = _advise(int(n), int(d), method, notion, budget, s.loss, None, s.alpha, s.estimand).recommendation
+            facts = (method, notion, budget, s.loss, None, s.alpha, s.estimand)
+            rec = _advise(int(n), int(d), *facts, "reference", None).recommendation  # the sweeps' stand-in
             if rec is not None:
                 marks[(method, notion, n)] = rec.c
     return marks

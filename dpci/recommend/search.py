@@ -21,6 +21,8 @@ from .widths import coverage, half_widths
 C_RANGE = (1e-6, 1.0)  # the c searched (the app's slider ends at 1)
 GRID_PER_DECADE = 3
 COVERAGE_SLACK = 0.01  # predicted coverage may fall this far below the level (the prediction's own error)
+NEAR_BEST = 0.1  # theta_0(c): scores within 10% of the best count as equally good; the least penalty wins
+BISECTION_STEPS = 6  # between grid points (ratio 10^(1/3)): c to within ~1%, then two digits
 GOLDEN_STEPS = 7  # of the search between grid points (their ratio 10^(1/3) shrinks to ~1.06; c keeps 2 digits)
 MATRIX_DRAWS = 24  # draws of the interval's private matrices (Algorithm 2) averaged over
 NO_PRIVACY_COST = "none: computed from public facts only (n, d, the method, the budget and split, the loss, alpha)"
@@ -60,11 +62,20 @@ class Prediction:
         return float(np.min(self.coverages))
 
     @property
+    def effective_width(self) -> float:
+        """The mean width, or a covering interval's where this one does not account for the privacy noise."""
+        return self.width if self.honest_half is None else max(self.width, 2.0 * float(np.mean(self.honest_half)))
+
+    @property
     def score(self) -> float:
-        """What the recommendation minimises: the width, plus twice the expected shrinkage for the
-        regularised estimand (its target moving away from theta is a cost too)."""
-        width = self.width if self.honest_half is None else max(self.width, 2.0 * float(np.mean(self.honest_half)))
-        return width + (2.0 * self.shrinkage if self.bias is None or self.bias_is_flat else 0.0)
+        """What the recommendation minimises. For theta_0(c): the half-width relative to a typical
+        coefficient of theta_0(c), how far such a coefficient stands from being told apart from 0 (a
+        larger c shrinks both the interval and what it estimates, so the width alone would always choose
+        the largest c). For theta: the width with its bias bound, in theta's own units (plus twice the
+        expected shrinkage where the bias bound is flat and cannot choose c)."""
+        if self.bias is None:
+            return self.effective_width / (2.0 * self.typical) if self.typical > 0 else math.inf
+        return self.effective_width + (2.0 * self.shrinkage if self.bias_is_flat else 0.0)
 
 
 @dataclass(frozen=True)
@@ -272,7 +283,7 @@ def recommend_c(
     >>> import dpci
     >>> rec = dpci.recommend_c(30_162, 11, method="output", privacy="zcdp", budget=0.5, loss="logistic")
     >>> f"c = {rec.c:.2g}", rec.useful, rec.bias is None  # Adult's shape: n rows, 10 features and a constant
-    ('c = 0.00047', True, True)
+    ('c = 0.0013', True, True)
     >>> free = dpci.recommend_c(30_162, 11, method="output", privacy="zcdp", budget=0.5, estimand="unregularised")
     >>> free.c < rec.c and free.bias > 0  # for theta: less penalty, and its bias bound added to the interval
     True
@@ -305,8 +316,30 @@ def recommend_c(
         )
         warn(note, UnderCoverageWarning, stacklevel=2)
         return _finish(problem, best, note, curve)
-    c = _refine(problem, valid, scores, int(np.argmin(scores)))
+    if problem.estimand == "regularised":
+        c = _least_penalty(problem, valid, scores)
+    else:
+        c = _refine(problem, valid, scores, int(np.argmin(scores)))
     return _finish(problem, problem.predict(c)[0], "", curve)
+
+
+def _least_penalty(problem: _Problem, grid, scores) -> float:
+    """The smallest c whose score is within NEAR_BEST of the best on the grid: among the c that tell a
+    typical coefficient from 0 about as well, the one that shrinks theta_0(c) least. Bisection in log c
+    between that grid point and its smaller neighbour, then c rounded up to two significant digits."""
+    limit = float(np.min(scores)) * (1.0 + NEAR_BEST)
+    i = int(np.flatnonzero(scores <= limit)[0])
+    if i == 0:
+        return float(grid[0])
+    lo, hi = math.log(grid[i - 1]), math.log(grid[i])
+    for _ in range(BISECTION_STEPS):
+        mid = 0.5 * (lo + hi)
+        if problem.score(math.exp(mid)) <= limit:
+            hi = mid
+        else:
+            lo = mid
+    rounded = float(f"{math.exp(hi):.2g}")
+    return rounded if problem.score(rounded) <= limit else float(grid[i])
 
 
 def _refine(problem: _Problem, grid, scores, i) -> float:

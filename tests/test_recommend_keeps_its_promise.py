@@ -1,0 +1,71 @@
+"""The Explorer's recommended c keeps its promise on the shipped datasets: at the slider's recommended c,
+the width it predicts is within a factor 2 of the median width of 5 releases on the same rows, for every
+method with a c, both notions and three budgets (or there is no recommendation, with the reason). Uploads
+get no prediction: their geometry is private."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from dpci import ReleaseSpec
+from dpci import methods as registry
+from ui.choice_of_c import NO_PREDICTION_ON_UPLOADS, advise
+from ui.datasets import load_data
+from ui.settings import Settings
+
+DATASETS = [("adult", 5), ("adult", 10), ("synthetic", 5)]
+BUDGETS = {"pure": (0.3, 1.0, 3.0), "zcdp": (0.05, 0.5, 4.5)}  # rho = epsilon^2 / 2 for the same three
+WITH_C = [m for m in registry.available() if registry.get(m).uses_c]
+FACTOR = 2.0
+RELEASES = 5
+
+
+def _cells():
+    for method in WITH_C:
+        for privacy in registry.get(method).notions:
+            for dataset, d in DATASETS:
+                for budget in BUDGETS[privacy]:
+                    yield method, privacy, dataset, d, budget
+
+
+def _settings(method, privacy, dataset, d, budget) -> Settings:
+    key = "epsilon" if privacy == "pure" else "rho"
+    return Settings(dataset=dataset, d=d, mechanism=method, privacy=privacy, **{key: budget})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method, privacy, dataset, d, budget", list(_cells()))
+def test_the_predicted_width_is_within_a_factor_2_of_the_realised(method, privacy, dataset, d, budget):
+    s = _settings(method, privacy, dataset, d, budget)
+    X, y = load_data(s)[:2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        advice = advise(s, *X.shape)
+    if advice.recommendation is None:
+        assert advice.message, "no recommendation and no reason"
+        return
+    c = advice.slider_c if advice.slider_c is not None else advice.recommendation.c
+    predicted = advice.at_slider.width
+    rng = np.random.default_rng(11)
+    spec = ReleaseSpec(method=method, privacy=privacy, budget=budget, c=c, loss=s.loss)
+    widths = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(RELEASES):
+            interval = spec.replace(seed=int(rng.integers(2**31))).release(X, y).conf_int
+            widths.append(float(np.mean(interval[:, 1] - interval[:, 0])))
+    realised = float(np.median(widths))
+    assert predicted / FACTOR <= realised <= predicted * FACTOR, (
+        f"c = {c:g}: predicted width {predicted:.3g}, realised median {realised:.3g}"
+    )
+
+
+def test_an_upload_gets_no_prediction_and_says_why(monkeypatch):
+    import ui.choice_of_c as choice
+
+    monkeypatch.setattr(choice, "load_data", lambda s: pytest.fail("an upload's rows were read for a prediction"))
+    advice = advise(Settings(dataset="upload"), 500, 4)
+    assert advice.recommendation is None and advice.message == NO_PREDICTION_ON_UPLOADS
