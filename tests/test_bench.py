@@ -23,6 +23,7 @@ def test_every_benchmark_script_imports(name):
     assert module.__doc__, f"bench/{name}.py says what it measures in its docstring"
 
 
+@pytest.mark.serial  # a share of a core: on two processes the other test's load can take most of it
 def test_cpu_usage_counts_a_busy_child_as_the_servers_worker():
     """A "server" that only waits, with one child that spins: the child's CPU over a second (up to a second)
     is counted as the workers', nearly none as the server's, none as the browser's."""
