@@ -210,6 +210,32 @@ def sandwich_covariance(hessian, covariance, n):
     return h_inv @ covariance @ h_inv.T / n
 
 
+def too_wide(half_width: float, typical: float) -> bool:
+    """Whether intervals of this (mean) half-width are too wide to be useful: they could not tell a
+    coefficient of the typical size ``typical`` (a median |coefficient|) from 0, because an interval
+    around such a coefficient would still reach 0. The one rule every page, table and recommendation
+    uses (:func:`dpci.recommend_c`'s ``useful`` is its negation).
+
+    Parameters
+    ----------
+    half_width : float
+        Half the (mean) width of the intervals.
+    typical : float
+        A typical |coefficient| of what they estimate (the median over the coefficients).
+
+    Returns
+    -------
+    bool
+        True when ``half_width >= typical`` (or either is NaN).
+
+    Examples
+    --------
+    >>> too_wide(0.4, 0.5), too_wide(7.0, 1.24)
+    (False, True)
+    """
+    return not half_width < typical
+
+
 def wilson_interval(hits: int, total: int, level: float = 0.95) -> tuple[float, float]:
     """The Wilson score interval for a proportion: ``hits`` successes in ``total`` independent trials
     (Wilson 1927; Brown, Cai and DasGupta 2001, Eq. 4). Unlike p -/+ z SE it never collapses to a

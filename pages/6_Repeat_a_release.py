@@ -9,6 +9,7 @@ import ui
 from dpci.experiments.repeat import SEEDS, fresh_seed, iter_repeated_releases
 from dpci.presentation.figures import repeat_plot
 from dpci.presentation.figures.repeat import coverage_count_text
+from dpci.presentation.tables import too_wide_sentence
 from ui.datasets import SYNTHETIC_THETA
 
 SEED = "repeat_seed"  # the seed box; Streamlit drops a widget's state on another page, so it is also kept:
@@ -148,6 +149,12 @@ def results():
                 else "The naive interval leaves the privacy noise out, which is why it misses so often."
             )
         )
+        private = state.frame[state.frame["kind"] == "private"]
+        wide = too_wide_sentence(
+            float((private["upper"] - private["lower"]).mean()), float(np.median(np.abs(state.theta0)))
+        )
+        if wide:
+            st.warning(wide)
         if not runs or runs[-1][0] != key:
             runs.append((key, state.frame))
             del runs[:-2]

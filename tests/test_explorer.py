@@ -121,3 +121,26 @@ def test_csv_cells_cannot_run_as_formulas():
     out = csv_safe(frame)
     assert list(out["feature"]) == ["'" + v for v in frame["feature"][:5]] + ["age"]
     assert out["lower"].tolist() == frame["lower"].tolist()  # numbers stay numbers, negatives too
+
+
+def test_verdict_never_crowns_intervals_too_wide_to_be_useful():
+    """A method that keeps its coverage only because its intervals are wider than twice a typical true
+    coefficient is not "the shortest that keeps its coverage": a useful one wins, or the sentence says none is."""
+
+    def rows(n, cells, truth):
+        out = []
+        for (m, p), cov, length in cells:
+            out.append(
+                dict(feature="(all)", n=n, mechanism=m, privacy=p, coverage=cov, coverage_se=0.005, length=length)
+            )
+            out += [dict(feature=f"x{j}", n=n, mechanism=m, privacy=p, theta0=t) for j, t in enumerate(truth)]
+        return out
+
+    truth = [1.24, -0.8, 0.5]  # median |theta_0| = 0.8: useful below a length of 1.6
+    frame = pd.DataFrame(
+        rows(1000, [(("objective", "pure"), 0.99, 21.7), (("output", "zcdp"), 0.95, 1.2)], truth)
+        + rows(2000, [(("objective", "pure"), 1.00, 14.0), (("output", "zcdp"), 0.97, 9.0)], truth)
+    )
+    lines = method_verdict(frame, "n", alpha=0.05)
+    assert "n = 1000" in lines[0] and "zCDP" in lines[0] and "too wide" not in lines[0]
+    assert "n = 2000" in lines[1] and "too wide to be useful" in lines[1] and "≈ 0.8" in lines[1]

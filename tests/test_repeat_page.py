@@ -105,3 +105,20 @@ def test_the_result_counts_hits_with_their_wilson_interval():
     hits, share, low, high = (float(g) for g in match.groups())
     assert share == round(100 * hits / 20) and low < share <= high and high - low > 5
     assert "±" not in result
+
+
+@pytest.mark.parametrize(
+    "query, wide",
+    [
+        ({"epsilon": "0.1", "c": "0.001"}, True),  # private noise dominates: intervals of 10 and more
+        ({"mechanism": "output", "privacy": "zcdp", "rho": "4.5", "c": "0.05"}, False),
+    ],
+)
+def test_intervals_too_wide_to_be_useful_are_called_so(query, wide):
+    """Covering the truth is no success for intervals that could not tell a typical coefficient from 0."""
+    at = AppTest.from_file(str(PAGE), default_timeout=120)
+    at.query_params.update({"d": "2", "repeat_k": "20", "repeat_n": "2000", **query})
+    at.run()
+    _press(at)
+    said = [w.value for w in at.warning if "Too wide to be useful" in w.value]
+    assert bool(said) == wide, ([w.value for w in at.warning], _result(at))

@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from ..intervals import too_wide
 from ..recommend.estimands import widened
 
 # ASCII punctuation that Markdown, GitHub-flavoured autolinks, LaTeX ($) or Streamlit's directives
@@ -179,19 +180,64 @@ def plain_summary(
     return lines
 
 
+def too_wide_sentence(mean_width: float, typical: float, what: str = "The private intervals") -> str:
+    """A sentence that calls intervals too wide to be useful (:func:`dpci.intervals.too_wide`), or "" when
+    they are not: covering the truth is no achievement for an interval that could not tell a typical
+    coefficient from 0."""
+    if np.isnan(typical) or not too_wide(mean_width / 2, typical):
+        return ""
+    return (
+        f"**Too wide to be useful:** {what} are {mean_width:.3g} wide on average, more than twice a typical "
+        f"coefficient (≈ {typical:.2g}), so they could not tell such a coefficient from 0; containing it says "
+        "little. More budget or more rows narrow them."
+    )
+
+
 def method_verdict(frame: pd.DataFrame, over: str, alpha: float) -> list[str]:
-    """Plain sentences (Markdown), one per value of ``over``: the method with the shortest mean
-    interval among those whose coverage is within 2 standard errors of 1 - alpha (Figures 14-16)."""
+    """Plain sentences (Markdown), one per value of ``over``: the method with the shortest mean interval
+    among those whose coverage is within 2 standard errors of 1 - alpha and whose intervals are useful
+    (:func:`dpci.intervals.too_wide`: half the mean length below the median |theta_0| of its rows). A
+    method that covers only because its intervals are too wide to tell a typical coefficient from 0 is
+    never crowned; the sentence says so."""
     from .figures import method_label
 
     rows = frame[frame["feature"] == "(all)"]
     lines = []
     for value, grp in rows.groupby(over):
         honest = grp[grp["coverage"] + 2 * grp["coverage_se"] >= 1 - alpha]
-        best = (honest if len(honest) else grp).sort_values("length").iloc[0]
+        typical = {key: _typical_truth(frame, over, value, key) for key in zip(grp["mechanism"], grp["privacy"])}
+        useful = honest[[_useful(r.length, typical[(r.mechanism, r.privacy)]) for r in honest.itertuples()]]
+        if len(useful):
+            best = useful.sort_values("length").iloc[0]
+            tail = ""
+        else:
+            best = (honest if len(honest) else grp).sort_values("length").iloc[0]
+            tail = (
+                " — no method kept its coverage here"
+                if not len(honest)
+                else " — too wide to be useful: no method that kept its coverage could tell a typical "
+                f"coefficient (≈ {typical[(best['mechanism'], best['privacy'])]:.2g}) from 0 here"
+            )
         lines.append(
             f"{over} = {value:g}: **{method_label(best['mechanism'], best['privacy'])}** "
-            f"(mean length {best['length']:.3g}, coverage {best['coverage']:.2f})"
-            + ("" if len(honest) else " — no method kept its coverage here")
+            f"(mean length {best['length']:.3g}, coverage {best['coverage']:.2f})" + tail
         )
     return lines
+
+
+def _useful(length: float, typical: float) -> bool:
+    """Useful by too_wide's rule; where the truth is unknown (no per-coefficient rows), not judged."""
+    return bool(np.isnan(typical)) or not too_wide(length / 2, typical)
+
+
+def _typical_truth(frame: pd.DataFrame, over: str, value, method: tuple[str, str]) -> float:
+    """The median |theta_0| of one method's coefficients at one value of the sweep (NaN where unknown)."""
+    mine = frame[
+        (frame["feature"] != "(all)")
+        & (frame[over] == value)
+        & (frame["mechanism"] == method[0])
+        & (frame["privacy"] == method[1])
+    ]
+    if "theta0" not in mine or mine["theta0"].isna().all():
+        return float("nan")
+    return float(np.nanmedian(np.abs(mine["theta0"].to_numpy(dtype=float))))

@@ -12,7 +12,7 @@ import numpy as np
 from .. import methods
 from ..accounting import Allocation
 from ..exceptions import RegularisationTooSmall, UnderCoverageWarning, WideIntervalWarning, warn
-from ..intervals import check_alpha, hessian_and_covariance
+from ..intervals import check_alpha, hessian_and_covariance, too_wide
 from ..losses import coerce_loss
 from .estimands import check_estimand, describe_estimand
 from .reference import PUBLIC_SEED, Reference, bias_bound_on, min_curvature, positive, reference, theta_bound_of
@@ -368,7 +368,7 @@ def _refine(problem: _Problem, grid, scores, i) -> float:
 
 def _finish(problem: _Problem, best: Prediction, note: str, curve) -> Recommendation:
     typical = best.typical
-    useful = best.width / 2.0 < typical
+    useful = not too_wide(best.width / 2.0, typical)
     advice = note
     if not useful:
         advice = (
