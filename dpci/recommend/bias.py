@@ -144,6 +144,17 @@ def bias_bound(release, theta_bound, loss="logistic", alpha=None, *, method=None
     ------
     ValueError
         No theta_bound, one that is not positive, or a method that releases no private Hessian.
+
+    Examples
+    --------
+    >>> import dpci
+    >>> X, y = dpci.data.make_synthetic_logistic(20_000, [1.0, -0.5, 0.2], random_state=0)
+    >>> spec = dpci.ReleaseSpec("output", "zcdp", 1.0, None, dpci.LogisticLoss(), 0.05, 0.05, 500, 0)
+    >>> bound = dpci.bias_bound(spec.release(X, y), theta_bound=2.0)  # a public seed: for teaching only
+    >>> 0.0 < bound.curvature and bound.value < 2.0  # curvature proven from the private Hessian: b < B
+    True
+    >>> round(bound.delta, 12)  # its failure probability, paid from alpha = 0.05
+    0.01
     """
     from .. import methods
 
