@@ -144,7 +144,7 @@ def explorer():
         ui.controls_follow()  # after a first paint, the tick that started the job brings the whole page
         state = ui.tick_state(job)
         vi, stale = ui.variability_or_last(state, settings.alpha, names)
-        bias = ui.estimand_bias(settings, release.c, len(names))
+        bias = ui.estimand_bias(settings, release)
         table = interval_table(names, release, nonprivate, vi, truth, settings.alpha, bias=bias)
         title = (
             f"{100 * settings.level:g}% intervals for {ui.estimand_symbol(settings)}: "
@@ -159,7 +159,7 @@ def explorer():
             title=title,
             level=settings.level,
             stale=("variability",) if stale else (),
-            truth_name="truth θ (no penalty)" if settings.estimand == "unregularised" else "truth θ₀(c)",
+            truth_name="truth θ (no penalty)" if settings.shown_estimand == "unregularised" else "truth θ₀(c)",
             row_height=row_height,
             font_size=font_size,
         )

@@ -6,7 +6,9 @@ Each repetition draws a fresh sample of n rows from a logistic model with known 
 synthetic design of :mod:`dpci.data.synthetic`), releases every method's interval at each c and checks
 it against the estimand it claims: theta_0(c) (exact, :func:`dpci.data.population_theta0`) for the
 regularised interval, and theta = theta_0(0) for the unregularised one (the regularised interval
-widened by :func:`dpci.bias_bound`). Releases run without a ledger (simulated data, public seeds).
+widened by the release's own proven :func:`dpci.bias_bound`, with B = ceil(||theta||) stated as a true
+public bound unless the setting states another). Releases run without a ledger (simulated data, public
+seeds).
 
     python bench/choice_of_c.py                       # 200 repetitions a cell, docs/figures/choosing-c-table.md
     python bench/choice_of_c.py --reps 20 --settings small --out /tmp/t.md
@@ -49,7 +51,7 @@ class Setting:
     epsilon: float  # pure DP budget
     rho: float  # zCDP budget
     loss: str = "logistic"
-    theta_bound: float | None = None  # the stated bound on ||theta|| (None: the stand-in's guess)
+    theta_bound: float | None = None  # the stated public bound on ||theta|| (None: ceil(||theta||), a true one)
 
 
 GUESS6 = (1.5, -1.0, 0.5, -0.3, 0.8, 0.3)
@@ -87,7 +89,8 @@ def cell(setting: Setting, method: str, notion: str, reps: int, seed: int) -> di
         return {}
     alloc = m.allocate(budget, None, notion)
     wu = wu_c(n, d, wu_epsilon(alloc))
-    facts = dict(method=method, privacy=notion, budget=budget, loss=loss, theta_bound=setting.theta_bound)
+    B = setting.theta_bound or math.ceil(np.linalg.norm(theta))
+    facts = dict(method=method, privacy=notion, budget=budget, loss=loss, theta_bound=B)
     recs = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -101,7 +104,6 @@ def cell(setting: Setting, method: str, notion: str, reps: int, seed: int) -> di
     cs = [c for c in cs if runs(m, alloc, n, c, loss)]
     theta_free = theta if loss.name == "logistic" else population_theta0(theta, 1e-7, loss=loss)
     truth = {c: population_theta0(theta, c, loss=loss) for c in cs} if m.uses_c else {}
-    bias = {c: dpci.bias_bound(c, d, loss, theta_bound=setting.theta_bound) for c in cs}
     rng = np.random.default_rng(seed)
     hits = {(c, e): [] for c in cs for e in dpci.recommend.ESTIMANDS}
     widths = {(c, e): [] for c in cs for e in dpci.recommend.ESTIMANDS}
@@ -113,14 +115,17 @@ def cell(setting: Setting, method: str, notion: str, reps: int, seed: int) -> di
             spec = ReleaseSpec(method=method, privacy=notion, budget=budget, loss=loss, c=c, n_samples=N_SAMPLES)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                conf = spec.measure().run(A, rng).conf_int
+                release = spec.measure().run(A, rng)
+            conf = release.conf_int
             for estimand in dpci.recommend.ESTIMANDS:
                 if not m.uses_c:  # its interval is for theta already
                     lo, hi, target = conf[:, 0], conf[:, 1], theta_free
                 elif estimand == "regularised":
                     lo, hi, target = conf[:, 0], conf[:, 1], truth[c]
                 else:
-                    lo, hi, target = conf[:, 0] - bias[c], conf[:, 1] + bias[c], theta_free
+                    bias = dpci.bias_bound(release, B, loss, method=m)  # proven from this release's Hessian
+                    free = dpci.recommend.theta_interval(release, bias)
+                    lo, hi, target = free[:, 0], free[:, 1], theta_free
                 hits[(c, estimand)].append(float(np.mean((lo <= target) & (target <= hi))))
                 widths[(c, estimand)].append(hi - lo)
     out = dict(setting=setting.name, method=method, notion=notion, budget=budget, seconds=time.perf_counter() - start)

@@ -177,21 +177,24 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
 
         ``estimand``: "regularised" (the default for a method with a c): the interval is for theta_0(c),
         the coefficients of the model fitted with the penalty c ||theta||^2, which the paper's intervals
-        cover; "unregularised": for theta, the coefficients without penalty, the same interval widened
-        on both sides by :func:`dpci.bias_bound` (with ``theta_bound``, a public bound on ||theta||;
-        default the stand-in's guess). The frame's ``attrs["estimand"]`` says which, in words."""
-        from .recommend import describe_estimand, estimand_bias, interval_estimand, widened
+        cover; "unregularised": for theta, the coefficients without penalty: the theta_0(c) interval at
+        a slightly smaller alpha, widened on both sides by :func:`dpci.bias_bound`, proven from
+        ``theta_bound`` (B, a bound on ||theta|| you state as public: required) and the release's private
+        Hessian. The frame's ``attrs["estimand"]`` says which, in words, and ``attrs["bias_bound"]`` holds
+        the bound (None for theta_0(c))."""
+        from .recommend import describe_estimand, estimand_bias, interval_estimand, theta_interval
 
         self._check_fitted()
         method = self._method()
         estimand = interval_estimand(method, estimand)
-        bias = estimand_bias(method, estimand, self.release_.c, self.n_features_in_, self._loss(), theta_bound)
-        bounds = widened(self.release_.interval(alpha), bias)
+        bias = estimand_bias(method, estimand, self.release_, self._loss(), theta_bound, alpha)
+        bounds = theta_interval(self.release_, bias, alpha)
         table = pd.DataFrame(
             {"estimate": self.coef_, "lower": bounds[:, 0], "upper": bounds[:, 1]},
             index=pd.Index(self._feature_labels(), name="feature"),
         )
         table.attrs["estimand"] = describe_estimand(estimand)
+        table.attrs["bias_bound"] = bias
         return table
 
     def summary(self, delta: float | None = None, alpha: float | None = None) -> Summary:

@@ -110,7 +110,7 @@ audience = ui.kept_widget(
 internal = audience == INTERNAL and has_data
 if audience == INTERNAL and not has_data:
     st.caption("The non-private comparisons need the data, which is not in this session: the public view is shown.")
-bias = ui.estimand_bias(settings, release.c, len(names))  # the unregularised estimand: widened (post-processing)
+bias = ui.estimand_bias(settings, release)  # the unregularised estimand: widened (post-processing)
 if internal:
     vi_job = ui.existing_variability_job(settings)
     vi = ui.shown_variability(vi_job.latest, settings.alpha) if vi_job is not None else None

@@ -1007,22 +1007,32 @@ def test_the_recommended_c_comes_after_the_chart(monkeypatch):
 
 
 def test_intervals_for_theta_are_widened_by_the_bias_bound_and_say_so():
+    """θ is offered only with a stated public bound B on ‖θ‖; then the chart's intervals contain θ₀(c)'s,
+    wider on each side by at least the bound the caption states."""
     query = {"dataset": "synthetic", "mechanism": "output", "d": "3", "n": "2000", "c": "0.01"}
     regular = _explorer(query)
-    free = _explorer({**query, "estimand": "unregularised"})
+    unstated = _explorer({**query, "estimand": "unregularised"})
+    free = _explorer({**query, "estimand": "unregularised", "theta_bound": "3"})
+    _no_errors(unstated)
     _no_errors(free)
     a = _charted_private_bounds(regular.get("plotly_chart")[0])
+    np.testing.assert_allclose(_charted_private_bounds(unstated.get("plotly_chart")[0]), a)  # no silent fallback
+    assert any("need a bound B on ‖θ‖ that you state as public" in c.value for c in unstated.caption)
+    assert "intervals for θ:" not in _chart_text(unstated.get("plotly_chart")[0])  # titled for θ₀(c)
     b = _charted_private_bounds(free.get("plotly_chart")[0])
-    bias = dpci.bias_bound(0.01, 4)
-    np.testing.assert_allclose(b, a + np.array([-bias, bias]), rtol=1e-9)
-    assert any("widened by" in c.value for c in free.caption)
+    caption = next(c.value for c in free.caption if "widened by" in c.value)
+    bias = float(caption.split("widened by ±")[1].split(",")[0])
+    assert 0 < bias <= 3
+    assert np.all(a[:, 0] - b[:, 0] >= bias * (1 - 1e-3)) and np.all(b[:, 1] - a[:, 1] >= bias * (1 - 1e-3))
     assert any("θ₀(c)" in c.value and "paper's intervals cover" in c.value for c in regular.caption)
     assert _chart_text(free.get("plotly_chart")[0]).count("intervals for θ:") == 1
 
 
 def test_present_states_the_estimand_in_words():
     at = _app("pages/5_Present.py")
-    at.query_params.update({"dataset": "synthetic", "d": "3", "n": "2000", "estimand": "unregularised"})
+    at.query_params.update(
+        {"dataset": "synthetic", "d": "3", "n": "2000", "estimand": "unregularised", "theta_bound": "3"}
+    )
     at.run()
     _no_errors(at)
     lines = [_shown(m.value) for m in at.markdown]

@@ -13,8 +13,8 @@ from dpci.data import make_synthetic_logistic
 from dpci.data.synthetic import population_theta0
 from dpci.mechanisms import NoiseLaw, c_for_epsilon_prime
 from dpci.methods import OffsetLaw
-from dpci.recommend import bias_bound, predict, recommend_c, reference
-from dpci.recommend.reference import design_min_eigenvalue
+from dpci.recommend import predict, recommend_c, reference
+from dpci.recommend.reference import design_min_eigenvalue, predicted_bias
 from dpci.recommend.widths import coverage, half_widths
 
 FACTS = dict(n=5_000, d=6, method="output", privacy="pure", budget=0.3)
@@ -144,29 +144,25 @@ def test_the_unregularised_interval_is_wider_by_twice_the_bias_bound():
     regular = predict(**FACTS, c=0.01)
     widened = predict(**FACTS, c=0.01, estimand="unregularised")
     assert regular.bias is None
-    assert widened.bias == pytest.approx(bias_bound(0.01, 6))
+    assert widened.bias == pytest.approx(predicted_bias(0.01, dpci.LogisticLoss(), reference(6), None))
     assert widened.width == pytest.approx(regular.width + 2 * widened.bias, rel=1e-12)
 
 
-# --- the bias bound --------------------------------------------------------------------------------------
+# --- the bias bound's algebra (the proven bound from a release: tests/test_bias_bound.py) ---------------
 @pytest.mark.parametrize(
     "theta", [(1.5, -1.0, 0.3), (0.8, -0.4, 0.2), (2.0, 1.0, -1.0, 0.5, 0.3), (1.5, -1.0, 0.5, -0.3, 0.8, 0.3)]
 )
 @pytest.mark.parametrize("c", [1e-4, 1e-3, 1e-2, 1e-1])
 def test_the_bias_bound_holds_on_known_truth(theta, c):
-    """||theta_0(c) - theta|| <= bias_bound(c) with B = ||theta||, theta_0 exact (population quadrature)."""
+    """||theta_0(c) - theta|| <= min(B, 2cB / (mu + 2c)) with B = ||theta|| and the exact mu of the synthetic
+    design (its lambda_min times f''(B)), theta_0 exact (population quadrature)."""
     theta = np.array(theta)
     actual = np.linalg.norm(population_theta0(theta, c) - theta)
-    bound = bias_bound(c, len(theta), theta_bound=float(np.linalg.norm(theta)))
+    ref = reference(len(theta), guess=theta)
+    bound = predicted_bias(c, dpci.LogisticLoss(), ref, float(np.linalg.norm(theta)))
     assert actual <= bound
     assert bound <= np.linalg.norm(theta)  # never worse than the trivial bound
     assert bound < 4 * actual + 1e-12  # and not vacuous: within a small factor here
-
-
-def test_the_bias_bound_is_flat_without_curvature():
-    """The Huber loss has f'' = 0 outside its band: no curvature bound on the ball, so the bound is B."""
-    loss = dpci.HuberLoss(0.5)
-    assert bias_bound(1e-3, 3, loss, theta_bound=2.0) == 2.0 == bias_bound(1e-1, 3, loss, theta_bound=2.0)
 
 
 def test_the_design_eigenvalue_is_exact():
@@ -238,9 +234,11 @@ def test_conf_int_names_its_estimand_and_widens_for_the_unregularised():
         mechanism="output", privacy="zcdp", budget=0.5, c=0.01, classes=(-1, 1), random_state=0
     ).fit(X, y)
     regular, free = model.conf_int(), model.conf_int(estimand="unregularised", theta_bound=2.0)
-    bias = bias_bound(0.01, 3, theta_bound=2.0)
-    np.testing.assert_allclose(free["lower"], regular["lower"] - bias)
-    np.testing.assert_allclose(free["upper"], regular["upper"] + bias)
+    bias = free.attrs["bias_bound"]
+    assert regular.attrs["bias_bound"] is None and bias == dpci.bias_bound(model.release_, 2.0)
+    paid = model.release_.interval(0.05 - bias.delta)  # the bound's failure probability paid from alpha
+    np.testing.assert_allclose(free["lower"], paid[:, 0] - bias.value)
+    np.testing.assert_allclose(free["upper"], paid[:, 1] + bias.value)
     assert "θ₀(c)" in regular.attrs["estimand"] and "without penalty" in free.attrs["estimand"]
     assert "intervals for: the coefficients of the model fitted with the penalty" in str(model.summary())
 
@@ -272,7 +270,7 @@ def test_every_registered_method_gets_a_recommendation_or_a_reason(method, priva
 
 
 def test_each_method_says_which_estimand_its_interval_is_for_and_how_much_theta_widens_it():
-    from dpci.recommend import estimand_bias, interval_estimand, widened
+    from dpci.recommend import estimand_bias, interval_estimand, theta_interval
 
     paper, no_c = (
         methods.get("objective"),
@@ -283,9 +281,10 @@ def test_each_method_says_which_estimand_its_interval_is_for_and_how_much_theta_
         interval_estimand(no_c, "regularised")  # the estimators refuse it
     assert interval_estimand(no_c, "regularised", strict=False) == "unregularised"  # a page shows what it is
     loss = dpci.LogisticLoss()
-    assert estimand_bias(paper, "regularised", 1e-3, 3, loss) is None
-    assert estimand_bias(no_c, "unregularised", 1e-3, 3, loss) is None  # its interval is for theta already
-    bias = estimand_bias(paper, "unregularised", 1e-3, 3, loss, theta_bound=2.0)
-    assert bias == dpci.bias_bound(1e-3, 3, theta_bound=2.0) > 0
-    bounds = np.array([[-1.0, 1.0], [0.5, 2.0]])
-    assert np.array_equal(widened(bounds, bias), bounds + [-bias, bias]) and widened(bounds, None) is bounds
+    X, y = make_synthetic_logistic(2_000, [1.0, -0.5, 0.2], random_state=4)
+    release = dpci.ReleaseSpec("objective", "pure", 1.0, None, loss, 1e-3, 0.05, 1_000, 0).release(X, y)
+    assert estimand_bias(paper, "regularised", release, loss) is None
+    assert estimand_bias(no_c, "unregularised", release, loss) is None  # its interval is for theta already
+    bias = estimand_bias(paper, "unregularised", release, loss, theta_bound=2.0)
+    assert bias == dpci.bias_bound(release, 2.0) and bias.value > 0
+    assert np.array_equal(theta_interval(release, None), release.interval())

@@ -16,7 +16,7 @@ import streamlit as st
 
 from dpci import methods as registry
 from dpci.exceptions import DataValidationError
-from dpci.recommend import Prediction, Recommendation, describe_estimand, interval_estimand, predict, recommend_c
+from dpci.recommend import BiasBound, Prediction, Recommendation, describe_estimand, predict, recommend_c
 from dpci.recommend import estimand_bias as dpci_estimand_bias
 from dpci.recommend.reference import PUBLIC_SEED
 from ui.datasets import dataset_key, load_data
@@ -131,7 +131,7 @@ def _capital(text: str) -> str:
 def describe_prediction(at: Prediction) -> str:
     """The predicted width and what the penalty costs, in few words."""
     if at.bias is not None:
-        return f"width ≈ {at.width:.2g}, bias bound ±{at.bias:.2g} included"
+        return f"width ≈ {at.width:.2g}, predicted bias ±{at.bias:.2g} included"
     return f"width ≈ {at.width:.2g}; shrinks coefficients by ≤ {at.shrinkage:.2g}"
 
 
@@ -233,35 +233,57 @@ def recommended_slider_c(s: Settings, n: int, d: int) -> float | None:
     return advise(s, n, d).slider_c
 
 
-def estimand_bias(s: Settings, c: float, d: int) -> float | None:
-    """The bias bound the private interval is widened by (None for the regularised estimand, or a method
-    whose interval is for theta already): post-processing of public facts."""
-    return dpci_estimand_bias(registry.get(s.mechanism), s.estimand, c, d, s.loss, strict=False)
+def estimand_bias(s: Settings, release) -> BiasBound | None:
+    """The proven bias bound the private interval is widened by (dpci.bias_bound: the stated public B and
+    the release's private Hessian, post-processing); None when the intervals are for theta_0(c), or for
+    theta already (a method without c)."""
+    if s.shown_estimand == "regularised" or not registry.get(s.mechanism).uses_c:
+        return None
+    return dpci_estimand_bias(registry.get(s.mechanism), "unregularised", release, s.loss, s.theta_bound, s.alpha)
 
 
 def estimand_symbol(s: Settings) -> str:
-    shown = interval_estimand(registry.get(s.mechanism), s.estimand, strict=False)
-    return "θ₀(c)" if shown == "regularised" else "θ"
+    return "θ₀(c)" if s.shown_estimand == "regularised" else "θ"
 
 
-def estimand_caption(s: Settings, bias: float | None) -> str:
-    """Under a chart of intervals: which estimand they are for, in words."""
+def _bias_words(bias: BiasBound) -> str:
+    """How far the penalty can move a coefficient, and what the bound rests on."""
+    if bias.trivial:
+        return (
+            f"±{bias.value:.3g}, your public bound B on ‖θ‖ itself: no curvature of the loss on the ball ‖θ‖ ≤ B "
+            "could be proven from the private Hessian (or the loss is flat there, as the Huberized hinge is off "
+            "its band), so the penalty's bias is bounded only by B"
+        )
+    return (
+        f"±{bias.value:.3g}, a proven bound on the penalty's bias from your public bound B = {bias.theta_bound:g} "
+        f"on ‖θ‖ and the private Hessian (it holds with probability {1 - bias.delta:.3g}, paid from the level)"
+    )
+
+
+def estimand_caption(s: Settings, bias: BiasBound | None) -> str:
+    """Under a chart of intervals: which estimand they are for, in words (and why not theta, if asked)."""
     method = registry.get(s.mechanism)
     if not method.uses_c:
         return f"The intervals are for {describe_estimand('unregularised')}: {method.label} has no penalty c."
     if bias is None:
+        refused = s.theta_refusal
         return (
             f"The private interval is for {describe_estimand('regularised')}, c = {fmt_c(s.c)}: what the paper's "
-            "intervals cover. Choose *θ: without penalty* in the sidebar for the coefficients odds ratios mean."
+            "intervals cover. "
+            + (
+                refused
+                if refused
+                else "Choose *θ: without penalty* in the sidebar (with a public bound on ‖θ‖) for the coefficients "
+                "odds ratios mean."
+            )
         )
     return (
         f"The private interval is for {describe_estimand('unregularised')}: it is the interval for θ₀(c) widened "
-        f"by ±{bias:.3g}, a proven bound on the penalty's bias (public facts only; docs/choosing-c.md). The "
-        "variability and non-private intervals are still for θ₀(c)."
+        f"by {_bias_words(bias)}; docs/choosing-c.md. The variability and non-private intervals are still for θ₀(c)."
     )
 
 
-def estimand_sentence(s: Settings, c: float, bias: float | None) -> str:
+def estimand_sentence(s: Settings, c: float, bias: BiasBound | None) -> str:
     """What the intervals are for, in a stakeholder's words (Present, its report and CSV)."""
     if not registry.get(s.mechanism).uses_c:
         return "The intervals are for the coefficients without penalty (the method uses none)."
@@ -272,7 +294,7 @@ def estimand_sentence(s: Settings, c: float, bias: float | None) -> str:
         )
     return (
         f"The intervals are for the coefficients without penalty, penalty bias included: each is widened by "
-        f"±{bias:.3g}, a proven bound on how far the penalty c = {c:.3g} can move a coefficient."
+        f"{_bias_words(bias)}."
     )
 
 

@@ -31,7 +31,7 @@ def _load_builtin(dataset: str, d: int, c, loss, scaling="unit"):
 def truth_c(s: Settings) -> float:
     """The c of the synthetic data's true coefficients an interval is for: the settings' c (theta_0(c)),
     or none for the unregularised estimand (a loss without a unique unpenalised minimiser: 1e-9)."""
-    if s.estimand == "regularised":
+    if s.shown_estimand == "regularised":
         return s.c
     return 0.0 if s.model == "logistic" else 1e-9
 

@@ -15,7 +15,7 @@ from dpci.losses import loss_params
 from dpci.presentation.numbers import rounded_table
 from dpci.presentation.odds import odds_ratio_table, readable_odds
 from dpci.presentation.tables import csv_safe, escape_markdown, markdown_table
-from dpci.recommend import describe_estimand, interval_estimand
+from dpci.recommend import describe_estimand
 from ui.data import public_changes
 from ui.settings import SCALINGS, Settings
 from ui.upload import upload_not_private
@@ -56,7 +56,7 @@ def settings_in_words(s: Settings, n: int, d: int, not_private: str | None) -> d
         "Rows": f"{n:,}",
         "Features": f"{d - 1} and a constant",
         "Regularisation c": f"{s.c:g}",
-        "Intervals for": describe_estimand(interval_estimand(registry.get(s.mech), s.estimand, strict=False)),
+        "Intervals for": describe_estimand(s.shown_estimand),
         "Randomness": "fresh and secret (a private release)"
         if not s.teaching
         else f"teaching mode, public seed {s.seed} (not a private release)",

@@ -164,7 +164,8 @@ def legacy_identity(s: Settings, data_key: str) -> str:
     """The name dpci gave these settings' release before release specifications (settings held labels),
     so a release stored then is still shown again for free, not paid a second time."""
     values = asdict(s)
-    for later in ("estimand", "view"):  # added since (post-processing and layout: never part of a release's name)
+    # added since (post-processing and layout: never part of a release's name)
+    for later in ("estimand", "theta_bound", "view"):
         values.pop(later)
     for name in LABELS:
         if name not in values:

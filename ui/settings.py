@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from dpci import methods as registry
 from dpci.accounting import Split
 from dpci.losses import LOSSES, get_loss, loss_parameters
+from dpci.recommend import theta_refusal
 from dpci.spec import ReleaseSpec
 
 # The app stores names (in the session, the address, settings files and the ledger's records); labels
@@ -76,6 +77,7 @@ class Settings:
     phi2_rest: float = 0.5
     c: float = 1e-3
     estimand: str = "regularised"  # a key of ESTIMANDS (post-processing: the release is the same)
+    theta_bound: float = 0.0  # B, a public bound on ||theta|| the user states (0: none stated, no interval for theta)
     level: float = 0.95
     m: int = 10_000
     vi_replicates: int = 10_000
@@ -123,6 +125,27 @@ class Settings:
     @property
     def alpha(self):
         return 1.0 - self.level
+
+    @property
+    def theta_refusal(self) -> str | None:
+        """Why the intervals are not for theta though theta was asked (None: not asked, or offered): an
+        interval for theta needs a stated public bound B on ||theta|| (dpci.recommend.theta_refusal)."""
+        method = registry.get(self.mechanism)
+        if self.estimand != "unregularised" or not method.uses_c:
+            return None
+        if not self.theta_bound > 0:
+            return (
+                "Intervals for θ need a bound B on ‖θ‖ that you state as public (from knowledge of the field, "
+                "never from these data): enter it under *Intervals for*. Without it the intervals are for θ₀(c)."
+            )
+        return theta_refusal(method, self.theta_bound)
+
+    @property
+    def shown_estimand(self) -> str:
+        """The estimand the intervals shown are for: theta when asked and offered, or for a method without c."""
+        if not registry.get(self.mechanism).uses_c:
+            return "unregularised"
+        return "unregularised" if self.estimand == "unregularised" and self.theta_refusal is None else "regularised"
 
     def spec(self) -> ReleaseSpec:
         """The release these settings describe (the seed only in teaching mode: a public seed)."""
@@ -174,6 +197,7 @@ RANGES = {
     "rho": (RHOS[0], RHOS[-1]),
     "phi2_rest": (0.05, 0.95),
     "seed": (0, 2**31 - 1),
+    "theta_bound": (0.0, 1e6),
 }
 CHOICES = {
     "c": C_VALUES,

@@ -179,9 +179,11 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
         list(ESTIMANDS),
         format_func=ESTIMANDS.get,
         help="θ₀(c): the coefficients of the model fitted with the penalty, what the paper's intervals cover. "
-        "θ: the coefficients without penalty (what odds ratios mean); the interval is widened by a proven bound "
-        "on the penalty's bias. Changing this draws nothing new: it is post-processing.",
+        "θ: the coefficients without penalty (what odds ratios mean); the interval is widened by a bound on the "
+        "penalty's bias, proven from a bound B on ‖θ‖ you state as public and the private Hessian. Changing this "
+        "draws nothing new: it is post-processing.",
     )
+    theta_bound_control(sb, current_settings())
     c_recommendation(sb, current_settings(), defer=defer_advice)
     settings_widget(sb.select_slider, "Confidence level", "level", LEVELS, format_func=lambda v: f"{100 * v:g}%")
     # Drawn only when opened (a lazy expander): fewer widgets make the first page load faster.
@@ -225,6 +227,26 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     settings = current_settings()
     share_settings(settings)  # every page's address holds the settings: a reload or a shared link keeps them
     return settings
+
+
+def theta_bound_control(sb, s: Settings) -> None:
+    """With *θ: without penalty* chosen (a method with a c): the public bound B on ‖θ‖ the bias bound needs,
+    and, while there is none, why the intervals stay for θ₀(c)."""
+    if s.estimand != "unregularised" or not registry.get(s.mechanism).uses_c:
+        return
+    settings_widget(
+        sb.number_input,
+        "Public bound B on ‖θ‖ (0: none stated)",
+        "theta_bound",
+        *RANGES["theta_bound"],
+        step=1.0,
+        help="A bound on the length of the coefficient vector without penalty that you can state publicly, "
+        "from knowledge of the field (never from these data). The interval for θ is proven only for it: a "
+        "larger B is safer and wider. Odds ratios of at most e^k per unit of each scaled feature give "
+        "B = k √d.",
+    )
+    if s.theta_refusal:
+        sb.caption(s.theta_refusal)
 
 
 def budget_control(sb, s: Settings) -> None:

@@ -10,7 +10,8 @@ Sections 3 and 6): rows of ``X`` in the unit L2 ball, labels in {-1, +1}.
 * :class:`Schema`, :class:`Column` -- public description of a dataset.
 * :class:`UnitBallPreprocessor` -- scikit-learn style transformer.
 * :func:`make_synthetic_logistic`, :func:`population_theta0` -- synthetic data
-  with a known population parameter theta0 (eq. 3.1 with n -> infinity).
+  with a known population parameter theta0 (eq. 3.1 with n -> infinity);
+  :func:`make_census_like`: a known truth with large coefficients and a near-singular design.
 * :func:`read_uploaded_csv` -- safe validation of user CSV files.
 * :class:`PublicFacts`, :func:`stand_in` -- a synthetic stand-in built from a dataset's public
   facts only, to tune on without spending privacy.
@@ -31,7 +32,9 @@ from dpci.data.preprocessing import (
 from dpci.data.schema import CATEGORICAL, NUMERIC, Column, Schema
 from dpci.data.standin import PublicFacts, stand_in, stand_in_loader
 from dpci.data.synthetic import (
+    CENSUS_LIKE_THETA,
     check_random_state,
+    make_census_like,
     make_synthetic_logistic,
     population_theta0,
     sample_unit_ball,
@@ -42,6 +45,7 @@ __all__ = [
     "ADULT_COLUMNS",
     "ADULT_SCHEMA",
     "CATEGORICAL",
+    "CENSUS_LIKE_THETA",
     "CONSTANT_NAME",
     "KDDCUP_COLUMNS",
     "KDDCUP_SCHEMA",
@@ -65,6 +69,7 @@ __all__ = [
     "load_adult_frame",
     "load_kddcup",
     "load_kddcup_frame",
+    "make_census_like",
     "make_dataset",
     "make_synthetic_logistic",
     "population_theta0",

@@ -439,3 +439,41 @@ def population_theta0(
         "n_points": len(design.nodes(fine, 2 * n_nodes, loss)[1]),
     }
     return est, info
+
+
+#: The census-like design's true coefficients (age, education, hours, sex, constant), in the scaled units
+#: of :func:`make_census_like`: ||theta|| = 25.2. On the raw scale (age / 90, education / 16, hours / 99,
+#: sex in {0, 1}, constant 1) the logit is 3 age + 6 education + 3 hours + sex - 8.5 (P(y = +1) = 0.23).
+CENSUS_LIKE_THETA = np.array([3.0, 6.0, 3.0, 1.0, -8.5]) * np.sqrt(5.0)
+
+
+def make_census_like(n: int, theta=None, *, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+    """A known-truth design shaped like census data: large coefficients and a near-singular design.
+
+    Four features of Adult's kind, each scaled by a public maximum (age 17-90 with a long right tail,
+    years of education 1-16, weekly hours 1-99, a binary sex), and a constant; every row is divided by the
+    public divisor sqrt(5), so ||x|| <= 1. The features are all positive and narrow, so the columns are
+    nearly collinear with the constant: lambda_min(E[x x']) = 0.0017 (400,000 rows), against 0.097 for
+    :func:`make_synthetic_logistic`'s design with d = 5. Labels follow the logistic model with ``theta``
+    (default :data:`CENSUS_LIKE_THETA`; well specified: the unpenalised population coefficients are theta).
+
+    Returns
+    -------
+    X : numpy.ndarray of shape (n, 5)
+        Rows with norm <= 1; the constant is the last column.
+    y : numpy.ndarray of shape (n,)
+        Labels in {-1.0, +1.0}.
+    """
+    if not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}.")
+    rng = check_random_state(random_state)
+    age = np.clip(rng.gamma(6.0, 4.0, n) + 17.0, 17.0, 90.0) / 90.0
+    education = np.clip(np.round(rng.normal(10.0, 2.5, n)), 1.0, 16.0) / 16.0
+    hours = np.clip(rng.normal(40.0, 12.0, n), 1.0, 99.0) / 99.0
+    sex = (rng.random(n) < 0.67).astype(float)
+    X = np.column_stack([age, education, hours, sex, np.ones(n)]) / np.sqrt(5.0)
+    theta = CENSUS_LIKE_THETA if theta is None else _check_theta(theta, add_constant=False)
+    if theta.shape != (5,):
+        raise ValueError(f"theta must have 5 coefficients (the constant's last), got {theta.shape[0]}.")
+    y = np.where(rng.random(n) < _expit(X @ theta), 1.0, -1.0)
+    return X, y

@@ -87,6 +87,9 @@ class Method:
     pure_steps: ClassVar[tuple[bool, ...]] = (False, False, False)
     #: False for a method with no regulariser c at all (its interval is for the unregularised theta).
     uses_c: ClassVar[bool] = True
+    #: True for a method whose release holds a private Hessian of Eq. 4.2 with the public noise law of
+    #: :meth:`hessian_noise` (the proven bias bound of an interval for theta is computed from it).
+    releases_hessian: ClassVar[bool] = False
 
     # --- privacy map ---------------------------------------------------------------------------
     def default_split(self, privacy: Notion) -> Split:
@@ -163,6 +166,11 @@ class Method:
         """``draws`` of the private matrices the interval would use, stacked (draws, d, d) each, for the
         population matrices given (a method that releases none returns these, repeated)."""
         return np.repeat(hessian[None], draws, axis=0), np.repeat(covariance[None], draws, axis=0)
+
+    def hessian_noise(self, alloc: Allocation, n: int, loss) -> NoiseLaw:
+        """The law of the noise on vec of the released Hessian (Algorithm 2), for a method that
+        ``releases_hessian``."""
+        raise NotImplementedError(f"{self.label} releases no private Hessian.")
 
     def smallest_c(self, alloc: Allocation, n: int, loss) -> float | None:
         """The bound the regularisation c must exceed for this method to run (None: any c > 0)."""

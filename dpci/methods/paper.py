@@ -19,6 +19,7 @@ from ..intervals import (
 )
 from ..mechanisms import (
     EPSILON_PRIME_SHARE,
+    matrix_noise_law,
     objective_epsilon_prime,
     objective_noise_law,
     objective_perturbation,
@@ -57,6 +58,12 @@ def solve_replicates(A, loss, c, weights, linear, start, block) -> np.ndarray:
 class PaperMethod(Method):
     """What Algorithms 3 and 5 share: coefficients first, then the private matrices at them, then
     the interval. A subclass gives the coefficient mechanism and the interval's last step."""
+
+    releases_hessian = True
+
+    def hessian_noise(self, alloc, n, loss):
+        """Algorithm 2's noise on the Hessian: phi2 and Lemma 3's (or 5's) sensitivity, as :func:`private_matrices`."""
+        return matrix_noise_law(loss.hessian_sensitivity(n), alloc.phi[1], alloc.privacy)
 
     def variability_key(self, alloc):
         """A replicate's coefficients use the coefficients' budget only (phi1; Section 7.2)."""

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..intervals import too_wide
-from ..recommend.estimands import widened
+from ..recommend.bias import theta_interval
 
 # ASCII punctuation that Markdown, GitHub-flavoured autolinks, LaTeX ($) or Streamlit's directives
 # (:red[...], :material/...:) read; CommonMark lets any of it be backslash-escaped.
@@ -52,10 +52,10 @@ def interval_table(
     """One row per coefficient: private, variability and non-private intervals, estimates, truth.
 
     ``variability`` is a (d, 2) array of variability-interval bounds (or None while none is ready).
-    ``bias``: the private interval is for the unregularised coefficients, widened by this bound on the
-    penalty's bias on both sides (:func:`dpci.bias_bound`; post-processing).
+    ``bias``: the private interval is for the unregularised coefficients, widened by this proven bound on
+    the penalty's bias on both sides (a :class:`dpci.recommend.BiasBound`; post-processing).
     """
-    bounds = widened(release.interval(alpha), bias)
+    bounds = theta_interval(release, bias, alpha)
     table = pd.DataFrame(
         {
             "feature": list(names),

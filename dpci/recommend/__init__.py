@@ -12,8 +12,9 @@ estimand with them. So there are two questions, and two estimands:
   target is not a useful one).
 * ``"unregularised"``: the interval is for theta = theta_0(0), the coefficients without penalty (what
   odds ratios mean). The regularised interval is widened on both sides by a proven bound on the
-  shrinkage bias (:func:`bias_bound`), so it covers theta whenever it covers theta_0(c) and the
-  bound's assumptions hold; the recommendation minimises that widened width.
+  shrinkage bias (:func:`bias_bound`: a public bound B on ||theta|| the user states, and the curvature
+  proven from the release's own private Hessian), so it covers theta whenever it covers theta_0(c) and
+  the bound holds; the recommendation minimises the widened width it predicts on the reference.
 
 Predictions use each method's own noise law (``coefficient_noise_law``) and the law of its Monte Carlo
 interval (``offset_laws``: Eq. 4.1 for Algorithm 3, Eq. 5.2 for Algorithm 5) at the population Hessian
@@ -23,6 +24,7 @@ with the stand-in's public guess of the coefficients, or a public stand-in the c
 here reads private data, so nothing is charged: a recommendation costs no privacy.
 """
 
+from .bias import BiasBound, bias_bound, theta_interval, theta_refusal
 from .estimands import (
     ESTIMAND_WORDS,
     ESTIMANDS,
@@ -30,14 +32,14 @@ from .estimands import (
     describe_estimand,
     estimand_bias,
     interval_estimand,
-    widened,
 )
-from .reference import Reference, bias_bound, reference
+from .reference import Reference, reference
 from .search import Prediction, Recommendation, predict, recommend_c
 
 __all__ = [
     "ESTIMANDS",
     "ESTIMAND_WORDS",
+    "BiasBound",
     "Prediction",
     "Recommendation",
     "Reference",
@@ -49,5 +51,6 @@ __all__ = [
     "predict",
     "recommend_c",
     "reference",
-    "widened",
+    "theta_interval",
+    "theta_refusal",
 ]

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from .reference import bias_bound
+from .bias import BiasBound, bias_bound
 
 ESTIMANDS = ("regularised", "unregularised")
 #: How a page says which estimand an interval is for.
@@ -42,15 +40,12 @@ def interval_estimand(method, estimand=None, strict=True) -> str:
     return estimand
 
 
-def estimand_bias(method, estimand, c, d, loss, theta_bound=None, strict=True) -> float | None:
-    """How much a ``method``'s interval is widened on both sides to be one for ``estimand``: the bias bound
-    (:func:`bias_bound`, post-processing of public facts) when theta is asked of a method whose interval is
-    for theta_0(c); None when the interval already is for the estimand."""
+def estimand_bias(method, estimand, release, loss, theta_bound=None, alpha=None, strict=True) -> BiasBound | None:
+    """How a ``method``'s interval is widened on both sides to be one for ``estimand``: the proven bias bound
+    of this release (:func:`~dpci.recommend.bias.bias_bound`: the stated public B and the release's private
+    Hessian; post-processing) when theta is asked of a method whose interval is for theta_0(c); None when the
+    interval already is for the estimand. Raises ValueError, saying why, when theta cannot be offered (no
+    stated ``theta_bound``, or a method that releases no private Hessian)."""
     if interval_estimand(method, estimand, strict) == "regularised" or not method.uses_c:
         return None
-    return bias_bound(c, d, loss, theta_bound=theta_bound)
-
-
-def widened(bounds, bias) -> np.ndarray:
-    """(d, 2) interval bounds widened by ``bias`` on both sides (None: as they are)."""
-    return bounds if not bias else bounds + np.array([-bias, bias])
+    return bias_bound(release, theta_bound, loss, alpha, method=method)

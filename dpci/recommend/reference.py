@@ -1,4 +1,4 @@
-"""The public reference the predictions are computed on, and the bound on the penalty's bias."""
+"""The public reference the predictions are computed on, and the penalty's bias predicted on it."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class Reference:
     """A public population the predictions are computed on: margin rows ``A`` with multiplicities
     ``weights`` (each row with both labels, weighted by its probability, for the default), its
     unpenalised coefficients ``theta`` and the smallest eigenvalue of its design's second moment
-    E[x x'] (the curvature :func:`bias_bound` assumes the real design has at least)."""
+    E[x x'] (the curvature the predicted bias assumes)."""
 
     A: np.ndarray = field(repr=False)
     weights: np.ndarray = field(repr=False)
@@ -119,71 +119,21 @@ def _stand_in_reference(stand_in, loss) -> Reference:
     return Reference(A, weights, theta0, eig, "the public stand-in passed")
 
 
-# --- the shrinkage bias ------------------------------------------------------------------------------
+# --- the shrinkage bias, predicted ------------------------------------------------------------------------------
 def min_curvature(loss, radius: float) -> float:
     """min of f''(z) over |z| <= radius (every margin theta.x with ||theta|| <= radius, ||x|| <= 1)."""
     z = np.concatenate([np.linspace(-radius, radius, 2001), [k for k in loss.kinks if abs(k) <= radius]])
     return float(np.min(loss.second_derivative(z)))
 
 
-def bias_bound(c: float, d: int, loss="logistic", *, theta_bound=None, guess=None, stand_in=None) -> float:
-    """A bound on ||theta_0(c) - theta_0(0)||, and so on each coefficient's shrinkage bias.
-
-    Proof (docs/choosing-c.md): with L the population loss and theta* = theta_0(0), the first-order
-    conditions give grad L(theta_c) - grad L(theta*) = -2c theta_c. If L is mu-strongly convex on the
-    ball ||theta|| <= B, which holds both points (||theta_c|| <= ||theta*|| <= B), then
-    mu ||D||^2 <= <grad L(theta_c) - grad L(theta*), D> = -2c <theta* + D, D> <= 2cB ||D|| - 2c ||D||^2
-    for D = theta_c - theta*, so ||D|| <= 2cB / (mu + 2c) (and <= B always). With rows ||x|| <= 1,
-    |theta.x| <= B, so mu >= min_{|z| <= B} f''(z) * lambda_min(E[x x']).
-
-    ``theta_bound`` is B, a public bound on ||theta|| (default: the norm of the reference's
-    coefficients, i.e. the stand-in's public guess); lambda_min(E[x x']) is the reference design's, an
-    assumption stated with the result (a flatter real design needs a stand-in like it). Public facts
-    only: no data, no privacy cost.
-
-    Parameters
-    ----------
-    c : float
-        The regulariser of Eq. 3.1.
-    d : int
-        The number of coefficients, the constant included.
-    loss : str or Loss, default "logistic"
-        The loss (its curvature on |z| <= B gives mu).
-    theta_bound : float, optional
-        B, a public bound on ||theta||.
-    guess : sequence of float, optional
-        The public guess of the coefficients behind the default reference.
-    stand_in : (X, y), optional
-        A public dataset whose design replaces the default reference's.
-
-    Returns
-    -------
-    float
-        b(c) = min(B, 2cB / (mu + 2c)): widen each interval by it on both sides to cover theta.
-
-    Raises
-    ------
-    ValueError
-        d < 2, a theta_bound that is not positive, or a stand-in that cannot be used.
-
-    Examples
-    --------
-    >>> import dpci
-    >>> round(dpci.bias_bound(1e-3, 3, theta_bound=2.0), 4)  # rows with 2 features and a constant, ||theta|| <= 2
-    0.2209
-    >>> dpci.bias_bound(1e-3, 3, "huber", theta_bound=2.0)  # f'' = 0 off its band: no curvature, the trivial bound
-    2.0
-    """
-    loss = coerce_loss(loss)
-    ref = reference(d, loss, guess=guess, stand_in=stand_in, theta_bound=theta_bound)
-    return bias_bound_on(c, loss, ref, theta_bound)
-
-
 def theta_bound_of(ref: Reference, theta_bound) -> float:
     return float(np.linalg.norm(ref.theta)) if theta_bound is None else positive("theta_bound", theta_bound)
 
 
-def bias_bound_on(c, loss, ref: Reference, theta_bound) -> float:
+def predicted_bias(c, loss, ref: Reference, theta_bound) -> float:
+    """The bias bound b(c) = min(B, 2cB / (mu + 2c)) with mu from the reference design: a *prediction* for
+    :func:`dpci.recommend_c`, not a proof about any data (the interval a user receives is widened by
+    :func:`dpci.recommend.bias.bias_bound`, from its own release)."""
     B = theta_bound_of(ref, theta_bound)
     mu = min_curvature(loss, B) * ref.design_min_eigenvalue
     return min(B, 2.0 * c * B / (mu + 2.0 * c))

@@ -15,7 +15,7 @@ from ..exceptions import RegularisationTooSmall, UnderCoverageWarning, WideInter
 from ..intervals import check_alpha, hessian_and_covariance, too_wide
 from ..losses import coerce_loss
 from .estimands import check_estimand, describe_estimand
-from .reference import PUBLIC_SEED, Reference, bias_bound_on, min_curvature, positive, reference, theta_bound_of
+from .reference import PUBLIC_SEED, Reference, min_curvature, positive, predicted_bias, reference, theta_bound_of
 from .widths import coverage, half_widths
 
 C_RANGE = (1e-6, 1.0)  # the c searched (the app's slider ends at 1)
@@ -139,7 +139,7 @@ class _Problem:
         )
         shift = theta_c - self.ref.theta
         shrinkage = float(np.max(np.abs(shift)))
-        bias = None if self.estimand == "regularised" else bias_bound_on(c, loss, self.ref, self.theta_bound)
+        bias = None if self.estimand == "regularised" else predicted_bias(c, loss, self.ref, self.theta_bound)
         widened = halves + (bias or 0.0)
         target = theta_c if bias is None else self.ref.theta
         cover = coverage(error, widened, np.zeros_like(shift) if bias is None else shift)
