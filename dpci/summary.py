@@ -13,10 +13,12 @@ import html
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from . import methods
 from .inference import coefficient_table
+from .intervals import too_wide
 from .ledger.hooks import is_public_seed
 from .recommend import describe_estimand, interval_estimand
 
@@ -158,4 +160,12 @@ def release_summary(release, names, *, title: str, random_state, delta=None, alp
     notes = list(caveats)
     if not method.accounts_for_privacy_noise:
         notes.append("This interval leaves the privacy noise out: its SE, p-values and bounds are too small.")
+    width = float(np.mean(table["upper"] - table["lower"]))
+    typical = float(np.median(np.abs(table["estimate"])))
+    if too_wide(width / 2.0, typical):
+        notes.append(
+            f"Too wide to be useful: the intervals are {width:.3g} wide on average, more than twice a typical "
+            f"estimated coefficient ({typical:.2g}), so they cannot tell a coefficient of that size from 0. "
+            "More budget or more rows narrow them."
+        )
     return Summary(title, header, table, tuple(notes))

@@ -305,3 +305,16 @@ def test_feasibility_refuses_bad_input_with_a_clear_message(facts, message):
     given = dict(n=2_000, d=3, method="output", privacy="zcdp", budget=0.5, c=1e-3) | facts
     with pytest.raises(ValueError, match=message):
         dpci.feasibility(given.pop("n"), given.pop("d"), **given)
+
+
+@pytest.mark.parametrize("budget, wide", [(0.05, True), (5.0, False)])
+def test_summary_calls_intervals_too_wide_to_be_useful(budget, wide):
+    """Privacy noise that swamps the coefficients: the summary says the intervals cannot tell a typical
+    estimated coefficient from 0; at a generous budget it does not."""
+    X, y = make_synthetic_logistic(5_000, [1.5, -1.0, 0.5, 0.3], random_state=2)
+    model = dpci.PrivateLogisticRegression(
+        mechanism="output", budget=budget, c=1e-2, classes=(-1, 1), n_samples=1_000, random_state=0
+    ).fit(X, y)
+    said = "Too wide to be useful" in str(model.summary())
+    half = float(np.mean(model.conf_int_[:, 1] - model.conf_int_[:, 0])) / 2
+    assert said == wide == (half >= np.median(np.abs(model.coef_))), (half, model.coef_)
