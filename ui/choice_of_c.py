@@ -129,10 +129,10 @@ def _capital(text: str) -> str:
 
 
 def describe_prediction(at: Prediction) -> str:
-    """The predicted width and what the penalty costs, in few words."""
+    """The predicted width and, for θ₀(c), the size of what it estimates (the score it was chosen by)."""
     if at.bias is not None:
         return f"width ≈ {at.width:.2g}, predicted bias ±{at.bias:.2g} included"
-    return f"width ≈ {at.width:.2g}; shrinks coefficients by ≤ {at.shrinkage:.2g}"
+    return f"width ≈ {at.width:.2g}, a typical coefficient of θ₀(c) ≈ {at.typical:.2g}"
 
 
 DEFERRED = "_c_recommendation_slot"  # (its place in the sidebar, the settings, the data's shape) until drawn
