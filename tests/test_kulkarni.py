@@ -337,6 +337,24 @@ def test_the_prior_caveat_reads_the_posterior_spread():
     assert "coverage 0." in k.COVARIATE_CAVEAT and "Adult" in k.COVARIATE_CAVEAT  # the measured coverage
 
 
+def test_a_job_of_the_app_shows_the_caveat_of_its_release():
+    """The app's background jobs collect dpci's warnings for their page (ui.jobs, collect_warnings): a release
+    whose first column is nearly flat (scaled by 0.02: data-only sd of its coefficient ~20) is carried by
+    the prior there, and the job holds that caveat, once, beside its result."""
+    from ui.jobs import Job
+
+    X, y = gaussian_rows(np.random.default_rng(0), 2000, np.array([0.5, -1.0, 0.5]))
+    X[:, 0] *= 0.02
+
+    def make():
+        yield dpci.private_confidence_intervals(X, y, dpci.LogisticLoss(), "kulkarni", "zcdp", 0.5, random_state=0)
+
+    job = Job("kulkarni", make)
+    assert job.wait(60) and job.error is None
+    assert job.warnings == [k.PRIOR_CAVEAT]
+    assert np.diff(job.latest.conf_int)[0, 0] > 2 * 1.96 * k.PRIOR_SHARE_MAX * k.PRIOR_SD  # the prior's width
+
+
 @pytest.mark.slow  # 40 releases on 30,162 rows: about 2 minutes on the loaded 2-core machine
 def test_adult_rows_under_cover_and_every_release_says_so():
     """Adult's rows (d = 10), y drawn from the logistic model at a moderate known truth, rho = 0.5: the
