@@ -33,6 +33,10 @@ likelihood, the same draws for every theta). Prior theta ~ N(0, PRIOR_SD^2 I). T
 sampled by importance sampling from a Student-t proposal at its Gauss-Newton mode (two adaptive
 rounds; self-normalised weights, then systematic resampling), giving the posterior mean and the
 equal-tailed credible interval. The interval targets the unregularised theta (estimand_c = 0).
+
+The credible interval is only as good as the Gaussian covariate model and the prior: every posterior
+checks, from the release alone, whether either carries it, and says so (:func:`caveats`,
+UnderCoverageWarning; measured on Adult's rows in docs/related-methods.md).
 """
 
 from __future__ import annotations
@@ -411,7 +415,7 @@ class KulkarniBayesian(Method):
     description = (
         "Gaussian noise on the sums of y x, x x' and x (zCDP); a noise-aware Bayesian posterior for the "
         "coefficients (Kulkarni et al., errata fixed) and its equal-tailed credible interval. Targets the "
-        "unregularised coefficients; logistic loss only."
+        "unregularised coefficients; logistic loss only. Assumes Gaussian covariates: it warns where that matters."
     )
     how_it_trains = "releases noisy sums of y·x, x·xᵀ and x and computes the posterior of θ from them"
     prior_sd = PRIOR_SD
