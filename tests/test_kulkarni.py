@@ -323,17 +323,21 @@ def test_covariate_model_reliance_against_its_cubic_term():
     assert small < 1e-6
 
 
-def test_the_prior_caveat_reads_the_posterior_spread():
-    """PRIOR_CAVEAT when a direction's posterior sd exceeds PRIOR_SHARE_MAX prior sds (the draws alone say
-    it), not otherwise; the covariate caveat needs a large reliance, not met at theta = 0."""
+def test_caveats_read_the_posterior_draws():
+    """PRIOR_CAVEAT when a direction's posterior sd exceeds PRIOR_SHARE_MAX prior sds, not otherwise;
+    COVARIATE_CAVEAT when the draws' reliance exceeds RELIANCE_MAX (at theta ~ (3, -3, 1), n = 5,000: ~13),
+    not in the linear regime (theta ~ 0: reliance 0)."""
     rng = np.random.default_rng(0)
     plug_in = (np.array([0.0, 0.0, 0.6]), np.diag([0.06, 0.06, 0.0]))
     limit = k.PRIOR_SHARE_MAX * k.PRIOR_SD
     rotation = np.linalg.qr(rng.standard_normal((3, 3)))[0]  # a direction, not a coordinate
     wide = (rng.standard_normal((4000, 3)) * [1.2 * limit, 0.1, 0.1]) @ rotation.T
     narrow = (rng.standard_normal((4000, 3)) * [0.8 * limit, 0.1, 0.1]) @ rotation.T
-    assert k.caveats(np.zeros(3), wide, plug_in, 5000, 2.0) == [k.PRIOR_CAVEAT]
-    assert k.caveats(np.zeros(3), narrow, plug_in, 5000, 2.0) == []
+    assert k.caveats(wide, plug_in, 5000, 2.0) == [k.PRIOR_CAVEAT]
+    assert k.caveats(narrow, plug_in, 5000, 2.0) == []
+    tight = 0.05 * rng.standard_normal((2000, 3))
+    assert k.caveats(tight, plug_in, 5000, 2.0) == []
+    assert k.caveats(tight + [3.0, -3.0, 1.0], plug_in, 5000, 2.0) == [k.COVARIATE_CAVEAT]
     assert "coverage 0." in k.COVARIATE_CAVEAT and "Adult" in k.COVARIATE_CAVEAT  # the measured coverage
 
 
