@@ -14,7 +14,7 @@ than return an approximate point.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg.blas import dsyrk, ssyrk
@@ -231,3 +231,101 @@ def minimise_erm(A, loss, c, linear=None, weights=None, tol=1e-10, max_iter=100,
         "Objective perturbation needs the exact minimiser; try a larger c, or check the data for "
         "extreme rows."
     )
+
+
+@dataclass(frozen=True)
+class SharedStart:
+    """What the replicates of one dataset share for :func:`minimise_erm_shared`: theta_0, the rows'
+    gradients f'(a_i . theta_0) a_i there and the full data's Gram A^T diag(f'') A / n there."""
+
+    theta: np.ndarray
+    slopes: np.ndarray = field(repr=False)  # f'(a_i . theta_0) a_i, shape (n, d)
+    gram: np.ndarray = field(repr=False)  # A^T diag(f''(a_i . theta_0)) A / n, shape (d, d)
+    rows: np.ndarray = field(repr=False)  # A^T in single precision, (d, n)
+    margins: np.ndarray = field(repr=False)  # a_i . theta_0 in single precision, (n,)
+
+
+def shared_start(A, loss, theta) -> SharedStart:
+    """The :class:`SharedStart` at ``theta`` (one pass for f', f'' and one Gram product)."""
+    theta = np.asarray(theta, dtype=float)
+    AT = row_major_transpose(A)
+    margins = theta @ AT
+    slope, curvature = loss.derivatives(margins)
+    gram = weighted_grams(AT, curvature)[0] / A.shape[0]
+    return SharedStart(theta, A * slope[:, None], gram, AT.astype(np.float32), margins.astype(np.float32))
+
+
+# A replicate whose chord steps stop contracting this much per step is finished by minimise_erm.
+CHORD_CONTRACTION = 0.5
+# While every gradient is above this, a pass is in single precision: its margins a_i . theta_0 +
+# a_i . (theta - theta_0) carry the rounding of the small second term only, so the gradients are
+# good to ~1e-8, enough to take a step; none is stopped on them (the stopping rule is in double).
+SINGLE_PASSES_ABOVE = 1e-6
+
+
+def _chord_gradients(start, loss, A, AT, th, W, L, c, single):
+    """grad J_b at each row of ``th`` (one pass over the rows for the batch; see SINGLE_PASSES_ABOVE)."""
+    n = A.shape[0]
+    if single:
+        z = (th - start.theta).astype(np.float32) @ start.rows
+        z += start.margins
+        d1, _ = loss.weighted_derivatives(z, None if W is None else W.astype(np.float32))
+        return (d1 @ start.rows.T).astype(float) / n + 2.0 * c * th + L
+    d1, _ = loss.weighted_derivatives(th @ AT, W)
+    return d1 @ A / n + 2.0 * c * th + L
+
+
+def minimise_erm_shared(A, loss, c, weights=None, linear=None, start=None, tol=1e-10, max_iter=60):
+    """Exact minimisers of many replicates' objectives (rows of ``weights`` (B, n), ``linear`` (B, d)),
+    all by chord steps with the full data's Hessian H_0 at its minimiser theta_0:
+
+        theta <- theta - H_0^{-1} grad J_b(theta),
+
+    a pass over the rows per step (two products, B x d x n), none of d x d per replicate. A replicate's
+    minimiser is close to theta_0 (a bootstrap resample moves it by O(1 / sqrt(n))), where its Hessian
+    is close to H_0, so the steps contract its gradient at a steady rate (measured ~0.05 per step at
+    n = 30,000, d = 50; ~0.15 at n = 2,000, d = 4). A replicate whose gradient stops contracting by
+    CHORD_CONTRACTION per step (a Huber row crossing a kink, a replicate far out) is finished by
+    :func:`minimise_erm`. Every returned minimiser has ||grad J_b|| <= tol, in double precision.
+    """
+    n, d = A.shape
+    if weights is None and linear is None:
+        raise ValueError("give weights, linear terms or both: they define the batch")
+    B = len(weights) if weights is not None else len(linear)
+    start = shared_start(A, loss, minimise_erm(A, loss, c, tol=tol).theta) if start is None else start
+    AT = row_major_transpose(A)
+    lin = np.zeros((B, d)) if linear is None else np.asarray(linear, dtype=float) / n
+    inv_hessian = np.linalg.inv(start.gram + 2.0 * c * np.eye(d))  # symmetric: grad @ inv is inv @ grad
+    theta = np.tile(start.theta, (B, 1))
+    # At theta_0 every replicate's gradient comes from the rows' gradients there: no pass over f.
+    counts = np.ones((1, n)) if weights is None else weights
+    grad = counts @ start.slopes / n + 2.0 * c * start.theta + lin
+    active, th, W, L = np.arange(B), theta.copy(), weights, lin
+    prev, single = np.full(B, np.inf), False  # single: grad came from a single-precision pass
+    finish: list[int] = []
+    for _ in range(max_iter + 1):
+        norm = np.sqrt(np.einsum("ij,ij->i", grad, grad))
+        done = (norm <= tol) & (not single)
+        stuck = ~done & (norm > CHORD_CONTRACTION * prev)
+        theta[active[done | stuck]] = th[done | stuck]
+        finish.extend(active[stuck].tolist())
+        keep = ~done & ~stuck
+        active, th, grad, prev, L = active[keep], th[keep], grad[keep], norm[keep], L[keep]
+        W = None if W is None else W[keep]
+        if not len(active):
+            break
+        single = bool(prev.min() > SINGLE_PASSES_ABOVE)
+        th = th - grad @ inv_hessian
+        grad = _chord_gradients(start, loss, A, AT, th, W, L, c, single)
+    theta[active] = th
+    for b in finish + active.tolist():
+        theta[b] = minimise_erm(
+            A,
+            loss,
+            c,
+            linear=None if linear is None else linear[b],
+            weights=None if weights is None else weights[b],
+            theta_init=theta[b],
+            tol=tol,
+        ).theta
+    return theta
