@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg.blas import dsyrk, ssyrk
 
 _BLOCK = 4096  # rows per block of margin_rows' transposing copy
 # Entries of A per chunk of a Gram product (4 MB in double precision): the chunk and its scaled copy
@@ -84,10 +83,12 @@ def _cholesky_solve(lower, b):
 def weighted_grams(AT, *weights, dtype=np.float64):
     """A^T diag(w) A for each w >= 0 of ``weights``, from AT = A.T (d, n), in one pass over the rows.
 
-    Each chunk of rows is scaled by sqrt(w) and added by a symmetric rank-k update (BLAS syrk, half
-    the multiply-adds of a general product); the chunks are small enough to stay in cache, so A is
-    read from memory once for all the products. ``dtype=np.float32`` halves the work again (for a
-    matrix that only chooses a step, never for a released one). Returns float64 (d, d) matrices.
+    Each chunk of rows is scaled by sqrt(w) and multiplied by its own transpose, which NumPy hands
+    to BLAS as a symmetric rank-k update (syrk: half the multiply-adds of a general product; its
+    BLAS, so the thread limits the caller sets on NumPy apply); the chunks are small enough to stay
+    in cache, so A is read from memory once for all the products. ``dtype=np.float32`` halves the
+    work again (for a matrix that only chooses a step, never for a released one); the chunks' sums
+    are added in double precision. Returns exactly symmetric float64 (d, d) matrices.
     """
     d, n = AT.shape
     roots = []
@@ -96,23 +97,16 @@ def weighted_grams(AT, *weights, dtype=np.float64):
         if w.shape != (n,) or not np.all(w >= 0.0):  # sqrt(w) scales the rows; NaN fails too
             raise ValueError(f"a Gram product's weights must be {n} numbers >= 0 (got shape {w.shape}).")
         roots.append(np.sqrt(w).astype(dtype, copy=False))
-    syrk = ssyrk if dtype == np.float32 else dsyrk
-    grams = [np.zeros((d, d), dtype=dtype, order="F") for _ in roots]
+    grams = [np.zeros((d, d)) for _ in roots]
     rows = max(1, _GRAM_ENTRIES // max(d, 1))
-    scaled = np.empty((d, min(rows, n)), dtype=dtype)
+    scaled, product = np.empty((d, min(rows, n)), dtype=dtype), np.empty((d, d), dtype=dtype)
     for start in range(0, n, rows):
         block = AT[:, start : start + rows]
         out = scaled[:, : block.shape[1]]
-        for k, root in enumerate(roots):
+        for gram, root in zip(grams, roots):
             np.multiply(block, root[start : start + rows], out=out)
-            # out is (d, k) C-ordered, so out.T is Fortran (k, d): trans=1 gives out out^T in the upper triangle.
-            grams[k] = syrk(1.0, out.T, beta=1.0, c=grams[k], trans=1, overwrite_c=1)
-    return [_symmetric_from_upper(g.astype(float, copy=False)) for g in grams]
-
-
-def _symmetric_from_upper(upper):
-    """The symmetric matrix whose upper triangle (diagonal included) is that of ``upper``."""
-    return np.triu(upper) + np.triu(upper, 1).T
+            gram += np.matmul(out, out.T, out=product)  # out @ out.T: NumPy calls syrk
+    return grams
 
 
 def weighted_gram(AT, w):
