@@ -14,7 +14,9 @@ than return an approximate point.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
@@ -80,15 +82,36 @@ def _cholesky_solve(lower, b):
     return np.linalg.solve(lower.T, np.linalg.solve(lower, b))
 
 
+# Gram products of at least this many multiply-adds (n d^2, ~1 ms of work) run on one BLAS thread.
+# Measured at n = 100,000, d = 200 (two products, on a machine whose two cores other work kept busy):
+# one thread 0.72-0.91 s (0.30 s of CPU), two threads 9.2-13.4 s (3.0-4.1 s of CPU): OpenBLAS's
+# threads wait for each other by spinning, so a thread that loses its core stalls the product.
+ONE_THREAD_MACS = 2**24
+
+
+@cache
+def _blas_threads():
+    """threadpoolctl's view of the loaded BLAS libraries (found once: ~20 ms)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def one_blas_thread(macs: float):
+    """A context in which BLAS runs on one thread, for work of at least ONE_THREAD_MACS multiply-adds
+    (a smaller product is left as it is: the limit would cost more than it saves)."""
+    return _blas_threads().limit(limits=1, user_api="blas") if macs >= ONE_THREAD_MACS else nullcontext()
+
+
 def weighted_grams(AT, *weights, dtype=np.float64):
     """A^T diag(w) A for each w >= 0 of ``weights``, from AT = A.T (d, n), in one pass over the rows.
 
     Each chunk of rows is scaled by sqrt(w) and multiplied by its own transpose, which NumPy hands
-    to BLAS as a symmetric rank-k update (syrk: half the multiply-adds of a general product; its
-    BLAS, so the thread limits the caller sets on NumPy apply); the chunks are small enough to stay
-    in cache, so A is read from memory once for all the products. ``dtype=np.float32`` halves the
-    work again (for a matrix that only chooses a step, never for a released one); the chunks' sums
-    are added in double precision. Returns exactly symmetric float64 (d, d) matrices.
+    to its BLAS as a symmetric rank-k update (syrk: half the multiply-adds of a general product);
+    the chunks are small enough to stay in cache, so A is read from memory once for all the
+    products, on one BLAS thread (see ONE_THREAD_MACS). ``dtype=np.float32`` halves the work again
+    (for a matrix that only chooses a step, never for a released one); the chunks' sums are added
+    in double precision. Returns exactly symmetric float64 (d, d) matrices.
     """
     d, n = AT.shape
     roots = []
@@ -100,12 +123,13 @@ def weighted_grams(AT, *weights, dtype=np.float64):
     grams = [np.zeros((d, d)) for _ in roots]
     rows = max(1, _GRAM_ENTRIES // max(d, 1))
     scaled, product = np.empty((d, min(rows, n)), dtype=dtype), np.empty((d, d), dtype=dtype)
-    for start in range(0, n, rows):
-        block = AT[:, start : start + rows]
-        out = scaled[:, : block.shape[1]]
-        for gram, root in zip(grams, roots):
-            np.multiply(block, root[start : start + rows], out=out)
-            gram += np.matmul(out, out.T, out=product)  # out @ out.T: NumPy calls syrk
+    with one_blas_thread(n * d * d):
+        for start in range(0, n, rows):
+            block = AT[:, start : start + rows]
+            out = scaled[:, : block.shape[1]]
+            for gram, root in zip(grams, roots):
+                np.multiply(block, root[start : start + rows], out=out)
+                gram += np.matmul(out, out.T, out=product)  # out @ out.T: NumPy calls syrk
     return grams
 
 

@@ -56,3 +56,24 @@ def test_bad_weights_are_refused_with_a_message(weights, words):
     AT = row_major_transpose(np.ones((3, 2)))
     with pytest.raises(ValueError, match=words):
         weighted_grams(AT, np.array(weights))
+
+
+def test_large_products_run_on_one_blas_thread(monkeypatch):
+    """A Gram product of ONE_THREAD_MACS multiply-adds or more runs with BLAS limited to one thread (on a
+    busy machine, OpenBLAS's spinning threads made two threads 12x slower than one); a small one is left
+    alone, and the caller's setting is back afterwards."""
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+    before = blas_threads()
+    with solver.one_blas_thread(solver.ONE_THREAD_MACS):
+        assert set(blas_threads().values()) == {1}
+    assert blas_threads() == before
+    with solver.one_blas_thread(solver.ONE_THREAD_MACS - 1):
+        assert blas_threads() == before
+    seen = []
+    monkeypatch.setattr(solver, "one_blas_thread", lambda macs: seen.append(macs) or solver.nullcontext())
+    weighted_grams(row_major_transpose(np.ones((300, 7))), np.ones(300), np.ones(300))
+    assert seen == [300 * 7 * 7]
