@@ -77,3 +77,23 @@ def test_large_products_run_on_one_blas_thread(monkeypatch):
     monkeypatch.setattr(solver, "one_blas_thread", lambda macs: seen.append(macs) or solver.nullcontext())
     weighted_grams(row_major_transpose(np.ones((300, 7))), np.ones(300), np.ones(300))
     assert seen == [300 * 7 * 7]
+
+
+def test_the_limit_reaches_the_thread_that_computes():
+    """A limit set in one thread does not reach another with this OpenBLAS (threadpoolctl measured 2 threads
+    in a new thread inside the main thread's limit of 1), so the limit is set by the call itself, in the
+    thread that runs the product, and is that thread's own."""
+    import threading
+
+    from threadpoolctl import threadpool_info
+
+    seen = []
+
+    def inside():
+        with solver.one_blas_thread(solver.ONE_THREAD_MACS):
+            seen.append({lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"})
+
+    thread = threading.Thread(target=inside)
+    thread.start()
+    thread.join()
+    assert seen == [{1}]
