@@ -281,13 +281,14 @@ CHORD_CONTRACTION = 0.5
 SINGLE_PASSES_ABOVE = 1e-6
 
 
-def _chord_gradients(start, loss, A, AT, th, W, L, c, single):
-    """grad J_b at each row of ``th`` (one pass over the rows for the batch; see SINGLE_PASSES_ABOVE)."""
+def _chord_gradients(start, loss, A, AT, th, W, W32, L, c, single):
+    """grad J_b at each row of ``th`` (one pass over the rows for the batch; see SINGLE_PASSES_ABOVE);
+    ``W32``: the weights W in single precision."""
     n = A.shape[0]
     if single:
         z = (th - start.theta).astype(np.float32) @ start.rows
         z += start.margins
-        d1, _ = loss.weighted_derivatives(z, None if W is None else W.astype(np.float32))
+        d1, _ = loss.weighted_derivatives(z, W32)
         return (d1 @ start.rows.T).astype(float) / n + 2.0 * c * th + L
     d1, _ = loss.weighted_derivatives(th @ AT, W)
     return d1 @ A / n + 2.0 * c * th + L
@@ -319,6 +320,7 @@ def minimise_erm_shared(A, loss, c, weights=None, linear=None, start=None, tol=1
     counts = np.ones((1, n)) if weights is None else weights
     grad = counts @ start.slopes / n + 2.0 * c * start.theta + lin
     active, th, W, L = np.arange(B), theta.copy(), weights, lin
+    W32 = None if W is None else W.astype(np.float32)
     prev, single = np.full(B, np.inf), False  # single: grad came from a single-precision pass
     finish: list[int] = []
     for _ in range(max_iter + 1):
@@ -328,13 +330,15 @@ def minimise_erm_shared(A, loss, c, weights=None, linear=None, start=None, tol=1
         theta[active[done | stuck]] = th[done | stuck]
         finish.extend(active[stuck].tolist())
         keep = ~done & ~stuck
-        active, th, grad, prev, L = active[keep], th[keep], grad[keep], norm[keep], L[keep]
-        W = None if W is None else W[keep]
-        if not len(active):
-            break
+        prev = norm
+        if not keep.all():  # the finished replicates leave the batch (copies of the others' rows)
+            active, th, grad, prev, L = active[keep], th[keep], grad[keep], norm[keep], L[keep]
+            W, W32 = (None, None) if W is None else (W[keep], W32[keep])
+            if not len(active):
+                break
         single = bool(prev.min() > SINGLE_PASSES_ABOVE)
         th = th - grad @ inv_hessian
-        grad = _chord_gradients(start, loss, A, AT, th, W, L, c, single)
+        grad = _chord_gradients(start, loss, A, AT, th, W, W32, L, c, single)
     theta[active] = th
     for b in finish + active.tolist():
         theta[b] = minimise_erm(
