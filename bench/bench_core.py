@@ -16,6 +16,16 @@ that reference fit's (the ratio of the minima beside it is the least disturbed b
     python bench/bench_core.py --root ../old-tree  # time another checkout's dpci (before/after)
     python bench/bench_core.py --threads 1         # BLAS and OpenMP on one thread, for both
     python bench/bench_core.py --kddcup            # also KDD Cup 99, n = 450,000, d = 10
+    python bench/bench_core.py --scaling --quick   # the scaling table, n <= 100,000 (a couple of minutes)
+    python bench/bench_core.py --scaling           # n in {1e4, 1e5, 1e6}, d in {10, 50, 200} (longer)
+    python bench/bench_core.py --scaling --against ../old/dpci-root   # and another checkout, interleaved
+    python bench/bench_core.py --scaling --n 1000000 --d 10           # one row of the table
+
+The scaling table times one interval (logistic loss, c = 1e-3, m = 10,000, both mechanisms, both
+notions) on synthetic rows in the unit ball (``make_synthetic_logistic``, a constant column), each
+against a scikit-learn fit timed just before it in the same process, on one BLAS thread for both.
+With ``--against``, both checkouts are loaded side by side and each release is timed in turn with
+each, so that the old and the new code meet the same load.
 """
 
 from __future__ import annotations
@@ -113,6 +123,114 @@ def bench(dpci, name, X, y, c, repeats):
     return ref, rows
 
 
+SCALING_N = (10_000, 100_000, 1_000_000)
+SCALING_D = (10, 50, 200)
+QUICK_N = (10_000, 100_000)
+
+
+def scaling_data(n: int, d: int):
+    """n rows of d features (the last a constant) in the unit ball, labels from a fixed theta of norm 2."""
+    from dpci.data import make_synthetic_logistic
+
+    theta = np.random.default_rng(d).standard_normal(d)
+    return make_synthetic_logistic(n, 2.0 * theta / np.linalg.norm(theta), random_state=n + d)
+
+
+def load_checkouts(roots):
+    """``dpci`` imported from each root, with its own modules: [(name, package, modules)]. A call into one
+    must run inside ``sys.modules.update(modules)`` (its lazy imports then find its own modules)."""
+    import importlib
+
+    loaded = []
+    for root in roots:
+        for name in [m for m in sys.modules if m == "dpci" or m.startswith("dpci.")]:
+            del sys.modules[name]
+        sys.path.insert(0, str(Path(root).resolve()))
+        package = importlib.import_module("dpci")
+        importlib.import_module("dpci.data")
+        sys.path.pop(0)
+        modules = {m: mod for m, mod in sys.modules.items() if m == "dpci" or m.startswith("dpci.")}
+        loaded.append((str(root), package, modules))
+    return loaded
+
+
+def wall_and_cpu(fn) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of one call. On one thread the CPU time is what the call costs
+    whatever else the machine runs (a busy machine gives it fewer turns, not more work)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def fit_seconds(X, y, c) -> tuple[float, float]:
+    """Wall and CPU seconds of one scikit-learn fit of the same model (the reference)."""
+    from sklearn.linear_model import LogisticRegression
+
+    return wall_and_cpu(lambda: LogisticRegression(C=1 / (2 * c * len(X)), fit_intercept=False).fit(X, y))
+
+
+def release_seconds(dpci, X, y, mechanism, privacy, budget, c) -> tuple[float, float]:
+    """Wall and CPU seconds of one private interval (logistic loss, m = 10,000) with the package ``dpci``."""
+    loss = dpci.LogisticLoss()
+    settings = dict(mechanism=mechanism, privacy=privacy, budget=budget, c=c, random_state=0)
+    return wall_and_cpu(lambda: dpci.private_confidence_intervals(X, y, loss, **settings))
+
+
+def scaling_rows(checkouts, X, y, c, repeats):
+    """For each method and checkout: the best of ``repeats`` rounds of (fit, release) wall and CPU
+    seconds, each release timed right after a fit; the checkouts take turns within a round."""
+    fit_seconds(X, y, c)  # warm-up
+    rows = []
+    for mechanism, privacy, budget in METHODS:
+        best: dict[str, list[float]] = {}
+        for round_ in range(repeats + 1):  # round 0 warms up (lazy imports) and is dropped
+            for root, dpci, modules in checkouts:
+                sys.modules.update(modules)
+                sample = [*fit_seconds(X, y, c), *release_seconds(dpci, X, y, mechanism, privacy, budget, c)]
+                if round_ > 0:
+                    best[root] = [min(a, b) for a, b in zip(best.get(root, sample), sample)]
+        keys = ("fit", "fit_cpu", "dpci", "dpci_cpu")
+        rows += [dict(method=f"{mechanism}/{privacy}", root=root, **dict(zip(keys, t))) for root, t in best.items()]
+    return rows
+
+
+def scaling(checkouts, sizes, repeats):
+    """Prints the scaling table, one (n, d) at a time, and returns its rows."""
+    c, table = 1e-3, []
+    code = {root: "new" if k == 0 else "old" for k, (root, _, _) in enumerate(checkouts)} if len(checkouts) > 1 else {}
+    print(f"{'n':>9}{'d':>5}  {'method':<16}{'code':<5}{'fit ms':>9}{'dpci ms':>9}{'x fit':>7}{'CPU: x fit':>12}")
+    for n, d in sizes:
+        X, y = scaling_data(n, d)
+        for row in scaling_rows(checkouts, X, y, c, repeats):
+            row.update(n=n, d=d, code=code.get(row["root"], ""))
+            table.append(row)
+            print(
+                f"{n:9d}{d:5d}  {row['method']:<16}{row['code']:<5}{row['fit'] * 1e3:9.1f}{row['dpci'] * 1e3:9.1f}"
+                f"{row['dpci'] / row['fit']:7.2f}{row['dpci_cpu'] / row['fit_cpu']:12.2f}",
+                flush=True,
+            )
+    return table
+
+
+def scaling_main(args):
+    import sklearn.linear_model  # noqa: F401 - loaded before the thread limit, which reaches only loaded libraries
+    from threadpoolctl import threadpool_limits
+
+    roots = [args.root] + ([args.against] if args.against else [])
+    checkouts = load_checkouts(roots)
+    threadpool_limits(args.threads or 1)
+    ns = args.n or (QUICK_N if args.quick else SCALING_N)
+    sizes = [(n, d) for n in ns for d in args.d or SCALING_D]
+    repeats = args.repeats if args.repeats_given else (2 if args.quick else 3)
+    print(
+        f"one interval against one scikit-learn fit, {args.threads or 1} BLAS thread(s), best of {repeats}; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
+    warnings.simplefilter("ignore")
+    scaling(checkouts, sizes, repeats)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=15, help="timed rounds (medians over them)")
@@ -124,7 +242,16 @@ def main():
         type=int,
         help="BLAS and OpenMP threads for both (default: theirs); 1 is steadier on a busy machine",
     )
+    parser.add_argument("--scaling", action="store_true", help="the scaling table (synthetic rows, d up to 200)")
+    parser.add_argument("--quick", action="store_true", help="with --scaling: n up to 100,000 only")
+    parser.add_argument("--against", type=Path, help="with --scaling: also time this checkout, interleaved")
+    parser.add_argument("--n", type=int, nargs="+", help="with --scaling: these n only")
+    parser.add_argument("--d", type=int, nargs="+", help="with --scaling: these d only")
     args = parser.parse_args()
+    args.repeats_given = "--repeats" in sys.argv
+    if args.scaling:
+        scaling_main(args)
+        return
     sys.path.insert(0, str(args.root.resolve()))
     import sklearn.linear_model  # noqa: F401 - loaded before the thread limit, which reaches only loaded libraries
 

@@ -14,7 +14,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .solver import row_major_transpose, weighted_gram
+from .solver import row_major_transpose, weighted_grams
 
 
 def hessian_and_covariance(A, loss, theta, c, weights=None):
@@ -27,8 +27,9 @@ def hessian_and_covariance(A, loss, theta, c, weights=None):
     d1, d2 = loss.derivatives(theta @ AT)
     if weights is not None:
         d1, d2 = d1 * np.sqrt(weights), d2 * weights  # d1^2 is weighted once
-    hessian = weighted_gram(AT, d2) / n + 2.0 * c * np.eye(d)
-    covariance = weighted_gram(AT, d1 * d1) / n - 4.0 * c * c * np.outer(theta, theta)
+    hessian, covariance = weighted_grams(AT, d2, d1 * d1)  # both in one pass over the rows
+    hessian = hessian / n + 2.0 * c * np.eye(d)
+    covariance = covariance / n - 4.0 * c * c * np.outer(theta, theta)
     return hessian, covariance
 
 

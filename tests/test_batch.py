@@ -86,3 +86,33 @@ def test_solver_arrays_skip_numpys_huge_page_request_and_leave_its_switch_as_it_
         assert real(before) is before
     finally:
         real(previous)
+
+
+@pytest.mark.parametrize(
+    "loss", [LogisticLoss(), HuberLoss(0.5), HuberLoss(0.05)], ids=["logistic", "huber", "huber-narrow"]
+)
+@pytest.mark.parametrize("terms", ["weights", "linear", "both"])
+def test_shared_hessian_chord_steps_equal_single_solves(loss, terms):
+    """Wide rows (d >= SHARED_HESSIAN_D) take chord steps with the full data's Hessian: every replicate
+    still ends with ||grad J_b|| <= 1e-10 in double precision, at the single solver's minimiser (both
+    within tol / (2c) of it; a replicate whose steps stop contracting is finished by the single solver)."""
+    from dpci.batch import SHARED_HESSIAN_D, batch_start
+    from dpci.solver import SharedStart
+
+    rng = np.random.default_rng(SHARED_HESSIAN_D)
+    n, d, c, B = 4000, SHARED_HESSIAN_D + 2, 1e-3, 12
+    X = unit_ball_rows(rng, n, d)
+    A = margin_rows(X, logistic_labels(rng, X, 3 * rng.standard_normal(d) / np.sqrt(d)))
+    W = np.array([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(B)], dtype=float)
+    beta = spherical_laplace(rng, d, 0.2, B)  # strong noise: the replicates land far from theta_0
+    W, beta = (None if terms == "linear" else W), (None if terms == "weights" else beta)
+    start = batch_start(A, loss, minimise_erm(A, loss, c).theta)
+    assert isinstance(start, SharedStart)
+    batch = minimise_erm_batch(A, loss, c, W, beta, start=start)
+    for b in range(B):
+        w = np.ones(n) if W is None else W[b]
+        lin = np.zeros(d) if beta is None else beta[b]
+        single = minimise_erm(A, loss, c, linear=lin, weights=w).theta
+        np.testing.assert_allclose(batch[b], single, atol=1e-10 / c, rtol=0)
+        grad = A.T @ (w * loss.derivatives(A @ batch[b])[0]) / n + 2 * c * batch[b] + lin / n
+        assert np.linalg.norm(grad) <= 1e-10

@@ -173,3 +173,23 @@ def test_value_and_derivatives_are_the_textbook_formulas_bit_for_bit(loss):
     for a, w in zip(alone, want):
         np.testing.assert_array_equal(a, w)
         np.testing.assert_array_equal(np.signbit(a), np.signbit(w))
+
+
+@pytest.mark.parametrize("loss", [LogisticLoss(), HuberLoss(0.5)], ids=repr)
+@pytest.mark.parametrize("d", [31, 32, 80])
+def test_single_precision_steps_reach_the_same_minimiser(monkeypatch, loss, d):
+    """From SINGLE_PRECISION_STEPS_D coefficients on, the steps' Hessians are single precision; the stopping
+    rule is not: the gradient is <= tol in double precision, and J being 2c-strongly convex, both solves
+    lie within tol / (2c) of the minimiser, so within tol / c of each other (with a linear term and weights)."""
+    from dpci import solver
+
+    rng = np.random.default_rng(d)
+    n, c, tol = 5_000, 1e-3, 1e-10
+    X = unit_ball_rows(rng, n, d)
+    A = X * logistic_labels(rng, X, 2.0 * rng.standard_normal(d) / np.sqrt(d))[:, None]
+    b, w = 3.0 * rng.standard_normal(d), rng.integers(0, 3, size=n).astype(float)
+    fast = minimise_erm(A, loss, c, linear=b, weights=w, tol=tol)
+    monkeypatch.setattr(solver, "SINGLE_PRECISION_STEPS_D", 10**9)
+    exact = minimise_erm(A, loss, c, linear=b, weights=w, tol=tol)
+    assert fast.grad_norm <= tol and exact.grad_norm <= tol
+    np.testing.assert_allclose(fast.theta, exact.theta, atol=tol / c, rtol=0)
