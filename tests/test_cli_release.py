@@ -21,7 +21,7 @@ def people(tmp_path):
     csv = tmp_path / "people.csv"
     csv.write_text("\n".join(["age,hours,label", *rows]))
     bounds = tmp_path / "bounds.json"
-    bounds.write_text(json.dumps({"age": [0, 120], "hours": [0, 100]}))
+    bounds.write_text(json.dumps({"bounds": {"age": [0, 120], "hours": [0, 100]}, "labels": ["yes", "no"]}))
     return csv, bounds
 
 

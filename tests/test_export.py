@@ -29,7 +29,8 @@ def _stored(spec=None):
 def test_the_record_holds_the_stored_numbers_and_what_they_cost():
     record = json.loads(release_record(_stored()))
     assert record["release"] == "abc123" and record["outputs"]["conf_int"] == [[0.1, 0.9], [-2.0, 0.0]]
-    assert record["charge"] == {"private": True, "charge": 1.0, "spent_before": 0.5}
+    assert record["charge"] == {"counted": True, "charge": 1.0, "spent_before": 0.5}
+    assert record["private"] is True and record["not_private"] is None
 
 
 @pytest.mark.parametrize(
