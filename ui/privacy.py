@@ -148,10 +148,17 @@ def describe(s: Settings) -> str:
 
 
 def spec_of(s: Settings, where: str) -> dict:
-    """What the ledger stores about a release made from the app: its settings by name, the page, and
-    for an upload its public description (file name, target, bounds, categories), so its script can
-    read the same columns the same way."""
-    spec = dict(source="app", release=s.spec().to_dict(), app_settings=asdict(s), page=where)
+    """What the ledger stores about a release made from the app: its settings by name, the page, why it
+    is not private (values read from an upload; None when it is), and for an upload its public
+    description (file name, target, bounds, categories), so its script can read the same columns the
+    same way."""
+    from ui.upload import upload_not_private
+
+    # not_private: recorded with the release, so Present says the same after a reload, in any browser
+    # (dpci.ledger.records.not_private_reason reads it)
+    spec = dict(
+        source="app", release=s.spec().to_dict(), app_settings=asdict(s), page=where, not_private=upload_not_private(s)
+    )
     result, kept = st.session_state.get("upload_result"), st.session_state.get("upload_kept")
     if s.dataset == "upload" and result is not None:
         from ui.export import upload_spec
