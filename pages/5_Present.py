@@ -172,7 +172,7 @@ if not_private:  # the chart travels alone (its HTML download): it says so itsel
     chart.update_layout(title=dict(text="Not private: values read from the data", font=dict(color="#b00020")))
 st.plotly_chart(chart, width="stretch", config={"displaylogo": False})
 with headline:
-    odds = present.odds_ratios(table, settings, not_private)
+    odds = present.odds_ratios(table, settings, not_private, stored)
 ledger = release.spend.to_frame()
 ledger_fig = ledger_plot(
     ledger,

@@ -13,7 +13,7 @@ from dpci import methods as registry
 from dpci.data import ADULT_SCHEMA
 from dpci.losses import loss_params
 from dpci.presentation.numbers import rounded_table
-from dpci.presentation.odds import odds_ratio_table, readable_odds
+from dpci.presentation.odds import Change, odds_ratio_table, readable_odds
 from dpci.presentation.tables import csv_safe, escape_markdown, markdown_table
 from dpci.recommend import describe_estimand, interval_estimand
 from ui.data import public_changes
@@ -104,14 +104,16 @@ def settings_in_words(
     return words
 
 
-def odds_ratios(table: pd.DataFrame, s: Settings, not_private: str | None) -> pd.DataFrame | None:
+def odds_ratios(table: pd.DataFrame, s: Settings, not_private: str | None, stored=None) -> pd.DataFrame | None:
     """The odds ratios of a logistic release (None when there are none to state), drawn as a table with
     a sentence per feature, or a note saying why there are none; ``not_private`` as for
-    :func:`settings_in_words`."""
+    :func:`settings_in_words`. A stored release states the public changes it recorded when it was made
+    (the same in any session), else those of the settings' data."""
     if s.model != "logistic":
         st.caption("Odds ratios belong to logistic regression: the Huberized SVM's coefficients have no odds reading.")
         return None
-    changes = public_changes(s)
+    recorded = (stored.spec.get("odds_changes") if stored is not None else None) or None
+    changes = {k: Change(**v) for k, v in recorded.items()} if recorded else public_changes(s)
     if changes is None:
         if s.dataset == "synthetic":
             st.caption("The synthetic features have no public units, so no odds ratios are stated: coefficients only.")
