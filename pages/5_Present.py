@@ -82,9 +82,11 @@ else:
     n, d = X.shape
 
 upload = stored.spec.get("upload") if stored is not None else None  # what the release says of its file
-title = (
-    f"What the private model says about {present.outcome(settings, upload)}, with {100 * settings.level:g}% confidence"
-)
+# What is not private is the stored release's own record (made with it), so a reload, another browser
+# and every download say the same; only a teaching-mode preview (nothing stored) reads this session.
+not_private = not_private_reason(stored) if stored is not None else ui.upload_not_private(settings)
+model = "model (not private)" if not_private else "private model"
+title = f"What the {model} says about {present.outcome(settings, upload)}, with {100 * settings.level:g}% confidence"
 st.html(ui.layout.COMPACT)  # the headline and the first odds ratio on a projector's first screen
 st.markdown("# " + ui.escape_markdown(title))  # the outcome may name an upload's columns
 if stored is None:
@@ -100,6 +102,8 @@ else:
         f"Release `{stored.id}`, made {when} ({ui.escape_markdown(ui.privacy.describe(settings))}): the stored "
         f"numbers, the same in any browser and after a restart.{differ}"
     )
+if not_private:  # on the first screen, before any number
+    st.error(f"Not private: {ui.escape_markdown(not_private)}")
 headline = st.container()  # the odds ratios, drawn here once the audience has chosen the table
 PUBLIC, INTERNAL = "Public: private numbers only", "Internal: with non-private comparisons"
 audience = ui.kept_widget(
@@ -125,11 +129,6 @@ if internal:
     )
 else:
     table = interval_table(names, release, alpha=settings.alpha, bias=bias)
-# What is not private is the stored release's own record (made with it), so a reload, another browser
-# and every download say the same; only a teaching-mode preview (nothing stored) reads this session.
-not_private = not_private_reason(stored) if stored is not None else ui.upload_not_private(settings)
-if not_private:
-    st.error(f"Not private: {ui.escape_markdown(not_private)}")
 
 sentences = plain_summary(
     table,
@@ -172,7 +171,7 @@ if not_private:  # the chart travels alone (its HTML download): it says so itsel
     chart.update_layout(title=dict(text="Not private: values read from the data", font=dict(color="#b00020")))
 st.plotly_chart(chart, width="stretch", config={"displaylogo": False})
 with headline:
-    odds = present.odds_ratios(table, settings, not_private, stored)
+    odds = present.odds_ratios(table, settings, not_private, stored, upload)
 ledger = release.spend.to_frame()
 ledger_fig = ledger_plot(
     ledger,

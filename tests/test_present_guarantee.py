@@ -133,6 +133,8 @@ def test_present_states_one_true_guarantee_fresh_and_reloaded_on_page_report_and
         for name, view in views.items():
             if view is not None:
                 assert _guarantee(view) == expected, (when, name)
+        title = "What the private model says about label = yes" if public else "What the model (not private) says"
+        assert title in views["page"] and title in views["report"], when
     assert _body(fresh["csv"]) == _body(reloaded["csv"])  # the same numbers
     for views in (fresh, reloaded):
         header = _header(views["csv"])

@@ -104,11 +104,13 @@ def settings_in_words(
     return words
 
 
-def odds_ratios(table: pd.DataFrame, s: Settings, not_private: str | None, stored=None) -> pd.DataFrame | None:
+def odds_ratios(
+    table: pd.DataFrame, s: Settings, not_private: str | None, stored=None, upload: dict | None = None
+) -> pd.DataFrame | None:
     """The odds ratios of a logistic release (None when there are none to state), drawn as a table with
     a sentence per feature, or a note saying why there are none; ``not_private`` as for
-    :func:`settings_in_words`. A stored release states the public changes it recorded when it was made
-    (the same in any session), else those of the settings' data."""
+    :func:`settings_in_words`, ``upload`` as for :func:`outcome`. A stored release states the public
+    changes it recorded when it was made (the same in any session), else those of the settings' data."""
     if s.model != "logistic":
         st.caption("Odds ratios belong to logistic regression: the Huberized SVM's coefficients have no odds reading.")
         return None
@@ -127,7 +129,7 @@ def odds_ratios(table: pd.DataFrame, s: Settings, not_private: str | None, store
     odds = odds_ratio_table(table, changes)
     if not len(odds):
         return None
-    st.subheader(escape_markdown(f"Odds of {outcome(s)}"))  # an upload names the outcome
+    st.subheader(escape_markdown(f"Odds of {outcome(s, upload)}"))  # an upload names the outcome
     void = guarantee_void(s, not_private)
     bounds = "the bounds chosen at upload" if s.dataset == "upload" else "its documented public bounds, not the data's"
     st.caption(
