@@ -4,9 +4,11 @@ opening Present's ``?release=`` link), on the page, in its report and in every C
 labels read from the data leave it not private everywhere; public ones keep it private, and the internal
 CSV names the columns no guarantee covers."""
 
+import io
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 pytest.importorskip("streamlit")
@@ -113,6 +115,8 @@ def _body(csv_text: str) -> str:
 
 @pytest.mark.parametrize("public", [True, False], ids=["public bounds", "bounds from the data"])
 def test_present_states_one_true_guarantee_fresh_and_reloaded_on_page_report_and_every_csv(public, downloads):
+    from ui.privacy import history_csv
+
     data = _upload(11 if public else 12)
     at, book, key = _released_upload(data, public)
     assert book.status(key).releases == 1 and book.status(key).spent == pytest.approx(1.0)  # one charge
@@ -152,3 +156,6 @@ def test_present_states_one_true_guarantee_fresh_and_reloaded_on_page_report_and
         assert internal["Not private"] == f"the columns {NON_PRIVATE_COLUMNS} (computed from the data without privacy)"
     else:
         assert internal["Not private"].startswith("every column (") and NON_PRIVATE_COLUMNS in internal["Not private"]
+    history = pd.read_csv(io.StringIO(history_csv(book.history(key))))  # the sidebar's History (CSV)
+    made = history[history["release"] == release_id]
+    assert made["private"].tolist() == [public] and made["counted"].tolist() == [True]

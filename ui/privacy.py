@@ -305,18 +305,26 @@ def ledger_caption(s: Settings) -> str:
 
 
 def history_csv(history: list[dict]) -> str:
-    """The ledger's history of a dataset as CSV (time in UTC; what; private; charge; total before)."""
+    """The ledger's history of a dataset as CSV (time in UTC; what; private: whether what it made carries
+    a guarantee, a stored release's own record deciding; counted: whether the ledger charged it; charge;
+    total before)."""
     import datetime as dt
 
     import pandas as pd
 
+    from dpci.ledger.records import not_private_reason
     from dpci.presentation.tables import csv_safe
+
+    def private(r) -> bool:
+        stored = ledger().release(r["release"]) if r["private"] and r["release"] else None
+        return bool(r["private"]) and (stored is None or not_private_reason(stored) is None)
 
     rows = [
         dict(
             time=dt.datetime.fromtimestamp(r["time"], dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
             what=r["what"],
-            private=r["private"],
+            private=private(r),
+            counted=r["private"],
             charge=r["charge"],
             spent_before=r["spent_before"],
             release=r["release"] or "",
