@@ -89,3 +89,20 @@ def test_the_script_needs_nothing_but_dpci(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "spent in 1 private release" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "recorded, comment",
+    [
+        ({"not_private": None}, "# public bounds, as in the app"),
+        ({"not_private": "the bounds of age are the data's own"}, "# NOT public: read from the data"),
+        ({}, "# NOT public: read from the data"),  # a record that predates the field: the safe reading
+    ],
+    ids=["public", "read from the data", "not recorded"],
+)
+def test_the_script_calls_bounds_public_only_when_the_release_recorded_them_so(recorded, comment):
+    upload = {"file": "people.csv", "target": "label", "positive": "yes", "columns": []}
+    upload["columns"] = [dict(name="age", kind="numeric", lower=18.0, upper=79.0, categories=[])]
+    script = release_script(Settings(dataset="upload", d=1), _stored({"upload": upload, **recorded}))
+    line = next(line for line in script.splitlines() if line.strip().startswith("bounds="))
+    assert line.split("},  ", 1)[1].startswith(comment), line
