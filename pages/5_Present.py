@@ -168,7 +168,7 @@ if stored is not None:  # the chart carries the release's id, in the page and in
         font=dict(size=12, color="#666"),
     )
 if not_private:  # the chart travels alone (its HTML download): it says so itself
-    chart.update_layout(title=dict(text="Not private: values read from the data", font=dict(color="#b00020")))
+    chart.update_layout(title=dict(text="Not private: no privacy guarantee", font=dict(color="#b00020")))
 st.plotly_chart(chart, width="stretch", config={"displaylogo": False})
 with headline:
     odds = present.odds_ratios(table, settings, not_private, stored, upload)

@@ -38,8 +38,10 @@ def outcome(s: Settings, upload: dict | None = None) -> str:
 # The columns of Present's table that a private release makes (the feature's name aside): its intervals,
 # and its odds ratios with the public change they compare. Every other column (the non-private and
 # variability intervals, computed from the data without privacy; a synthetic truth) is not private.
-PRIVATE_COLUMNS = ("private_estimate", "private_lower", "private_upper", "change", "odds_ratio", "odds_ratio_lower")
-PRIVATE_COLUMNS += ("odds_ratio_upper",)
+PRIVATE_COLUMNS = (
+    *("private_estimate", "private_lower", "private_upper"),
+    *("change", "odds_ratio", "odds_ratio_lower", "odds_ratio_upper"),
+)
 
 
 def guarantee_void(s: Settings, not_private: str | None) -> str | None:
