@@ -83,8 +83,9 @@ def add_release_arguments(parser) -> None:
     data.add_argument("--features", help="comma-separated feature columns (default: every other column)")
     data.add_argument(
         "--bounds",
-        help='a JSON file of public facts: {"age": [0, 120], ...} or {"bounds": {...}, "categories": {"city": [...]}}; '
-        "what it leaves out is taken from the data and is not private",
+        help='a JSON file of public facts: {"age": [0, 120], ...} or {"bounds": {...}, "categories": {"city": [...]}, '
+        '"labels": ["yes", "no"]}; what it leaves out is taken from the data, and the release is then recorded as '
+        "not private",
     )
     data.add_argument("--sep", help="the separator (default: guessed)")
     data.add_argument("--d", type=int, help="use the first d features (default: all)")
@@ -110,14 +111,45 @@ def add_release_arguments(parser) -> None:
 
 
 def _public_facts(path):
+    """(bounds, categories, labels) from the --bounds file; None for what it does not give."""
     if not path:
-        return None, None
+        return None, None, None
     facts = json.loads(Path(path).read_text())
     if not isinstance(facts, dict):
         raise ValueError(f"{path}: expected a JSON object of bounds, got {type(facts).__name__}.")
-    if "bounds" in facts or "categories" in facts:
-        return facts.get("bounds"), facts.get("categories")
-    return facts, None
+    if {"bounds", "categories", "labels"} & set(facts):
+        return facts.get("bounds"), facts.get("categories"), facts.get("labels")
+    return facts, None, None
+
+
+def _labels_public(labels, schema) -> bool:
+    """Whether the --bounds file gave the target's two values as public facts (they must be the values
+    the file holds); without them the values were read from the data."""
+    if labels is None:
+        return False
+    found = {str(schema.positive_class), str(schema.negative_class)}
+    if not isinstance(labels, list) or {str(v) for v in labels} != found or len(labels) != 2:
+        raise ValueError(f'"labels" in --bounds must list the target\'s two values, {sorted(found)}; got {labels!r}.')
+    return True
+
+
+def file_not_private(result, labels_public: bool) -> str | None:
+    """Why a release from this file is not private (values read from the data), in the command line's
+    words; None when every bound, category and label was given as a public fact."""
+    parts = []
+    if result.data_derived:
+        parts.append(f"the bounds or categories of {', '.join(result.data_derived)} were read from the data")
+    if not labels_public:
+        schema = result.schema
+        parts.append(
+            f"the label values {schema.positive_class!r} and {schema.negative_class!r} were read from the data"
+        )
+    if not parts:
+        return None
+    return (
+        "; ".join(parts) + ". Values taken from the data reveal something about individual rows: give them in "
+        '--bounds ({"bounds": ..., "categories": ..., "labels": [...]}) from a codebook.'
+    )
 
 
 def release_main(args) -> int:
@@ -126,13 +158,13 @@ def release_main(args) -> int:
     from .data import guess_separator, read_uploaded_csv
     from .ledger import BudgetExceeded, Ledger, NotCovered
     from .ledger.config import canonical_csv
-    from .ledger.records import release_payload, release_record
+    from .ledger.records import not_private_reason, release_payload, release_record
     from .losses import loss_from_text
     from .spec import ReleaseSpec
 
     try:
         raw = Path(args.data).read_bytes()
-        bounds, categories = _public_facts(args.bounds)
+        bounds, categories, labels = _public_facts(args.bounds)
         sep = args.sep or guess_separator(raw)
         features = args.features.split(",") if args.features else None
         with warnings.catch_warnings(record=True) as caught:
@@ -148,6 +180,7 @@ def release_main(args) -> int:
             )
         for warning in caught:
             print(f"warning: {warning.message}", file=sys.stderr)
+        not_private = file_not_private(result, _labels_public(labels, result.schema))
         data = result.to_dataset(d=args.d, normalize=args.scaling)
         privacy, budget = ("pure", args.epsilon) if args.epsilon is not None else ("zcdp", args.rho)
         split = None if args.split is None else tuple(float(v) for v in args.split.split(","))
@@ -174,12 +207,14 @@ def release_main(args) -> int:
             d=data.X.shape[1] - 1,
             scaling=args.scaling,
         ),
+        not_private=not_private,
     )
     payload = release_payload(release, feature_names=data.feature_names)
     release_id = ledger.store_release(
         watch.admissions[-1], key, f"cli:{json.dumps(record, sort_keys=True)}", record, payload, "command line"
     )
-    print(f"release {release_id} ({'NOT private: public seed' if args.seed is not None else 'private'})")
+    reason = not_private_reason(ledger.release(release_id))
+    print(f"release {release_id} ({'private' if reason is None else 'NOT private: ' + reason})")
     print(f"{'feature':30s} {'estimate':>10s} {'lower':>10s} {'upper':>10s}")
     for name, theta, (low, high) in zip(data.feature_names, release.theta, release.conf_int):
         print(f"{str(name)[:30]:30s} {theta:10.4g} {low:10.4g} {high:10.4g}")

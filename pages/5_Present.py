@@ -7,7 +7,7 @@ import streamlit as st
 import dpci
 import ui
 import ui.layout
-from dpci.ledger.records import StoredIntervals
+from dpci.ledger.records import StoredIntervals, not_private_reason
 from dpci.presentation.figures import forest_plot, ledger_plot, plain
 from dpci.presentation.odds import readable_odds
 from dpci.presentation.report import report_html
@@ -29,13 +29,14 @@ if asked and stored is None:
     st.stop()
 if stored is None and not current.teaching:
     st.title("Present a release")
+    real = ui.privacy.needs_explicit_release(current)  # an upload: released on the Explorer only, its cost said first
     st.info(
         f"Nothing has been released from {ui.escape_markdown(ui.privacy.dataset_label(current))} yet. Present "
         "shows the one release you make: press *Release* on the Explorer once the settings are "
-        "chosen (ideally on the stand-in of the sweep pages, which costs no privacy), or release the sidebar's "
-        "settings here."
+        "chosen (ideally on the stand-in of the sweep pages, which costs no privacy)"
+        + ("." if real else ", or release the sidebar's settings here.")
     )
-    if st.button("Release the sidebar's settings", type="primary"):
+    if not real and st.button("Release the sidebar's settings", type="primary"):
         try:
             made = ui.cached_release(ui.dataset_key(current), current, "Present")
         except (ui.Refused, ValueError) as err:
@@ -80,7 +81,12 @@ if stored is not None:  # the stored release says its own size and names: nothin
 else:
     n, d = X.shape
 
-title = f"What the private model says about {present.outcome(settings)}, with {100 * settings.level:g}% confidence"
+upload = stored.spec.get("upload") if stored is not None else None  # what the release says of its file
+# What is not private is the stored release's own record (made with it), so a reload, another browser
+# and every download say the same; only a teaching-mode preview (nothing stored) reads this session.
+not_private = not_private_reason(stored) if stored is not None else ui.upload_not_private(settings)
+model = "model (not private)" if not_private else "private model"
+title = f"What the {model} says about {present.outcome(settings, upload)}, with {100 * settings.level:g}% confidence"
 st.html(ui.layout.COMPACT)  # the headline and the first odds ratio on a projector's first screen
 st.markdown("# " + ui.escape_markdown(title))  # the outcome may name an upload's columns
 if stored is None:
@@ -96,6 +102,8 @@ else:
         f"Release `{stored.id}`, made {when} ({ui.escape_markdown(ui.privacy.describe(settings))}): the stored "
         f"numbers, the same in any browser and after a restart.{differ}"
     )
+if not_private:  # on the first screen, before any number
+    st.error(f"Not private: {ui.escape_markdown(not_private)}")
 headline = st.container()  # the odds ratios, drawn here once the audience has chosen the table
 PUBLIC, INTERNAL = "Public: private numbers only", "Internal: with non-private comparisons"
 audience = ui.kept_widget(
@@ -121,9 +129,6 @@ if internal:
     )
 else:
     table = interval_table(names, release, alpha=settings.alpha, bias=bias)
-not_private = ui.upload_not_private(settings)
-if not_private:
-    st.error(f"Not private: {ui.escape_markdown(not_private)}")
 
 sentences = plain_summary(
     table,
@@ -162,9 +167,11 @@ if stored is not None:  # the chart carries the release's id, in the page and in
         yanchor="bottom",
         font=dict(size=12, color="#666"),
     )
+if not_private:  # the chart travels alone (its HTML download): it says so itself
+    chart.update_layout(title=dict(text="Not private: no privacy guarantee", font=dict(color="#b00020")))
 st.plotly_chart(chart, width="stretch", config={"displaylogo": False})
 with headline:
-    odds = present.odds_ratios(table, settings)
+    odds = present.odds_ratios(table, settings, not_private, stored, upload)
 ledger = release.spend.to_frame()
 ledger_fig = ledger_plot(
     ledger,
@@ -176,7 +183,7 @@ ledger_fig = ledger_plot(
 st.plotly_chart(ledger_fig, width="stretch")
 
 st.subheader("Downloads")
-if internal or not_private:
+if internal or present.guarantee_void(settings, not_private):
     st.caption("What you download is what this page shows: it includes numbers that are not private.")
     name = "intervals-internal" if internal else "intervals-not-private"
 else:
@@ -186,7 +193,7 @@ c1, c2, c3 = st.columns(3)
 # on_click="ignore": a download does not rerun the page, so a second click right after is not cancelled
 c1.download_button(
     "Intervals (CSV)",
-    present.intervals_csv(table, settings, n, d, not_private, odds, provenance),
+    present.intervals_csv(table, settings, n, d, not_private, odds, provenance, upload),
     f"{name}.csv",
     "text/csv",
     width="stretch",
@@ -205,7 +212,7 @@ c3.download_button(
     "Full report (HTML)",
     lambda: report_html(
         title,
-        {**present.settings_in_words(settings, n, d, not_private), **provenance},
+        {**present.settings_in_words(settings, n, d, not_private, upload), **provenance},
         sentences,
         table,
         ledger,

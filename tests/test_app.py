@@ -559,7 +559,7 @@ def test_present_states_no_guarantee_for_an_upload_with_data_derived_bounds():
     assert "bounds of age, hours" in at.error[0].value
     shown = " ".join(m.value for m in at.markdown)
     assert "No privacy guarantee" in shown and "guarantees" not in shown
-    assert any("taken from the data, so not private" in c.value for c in at.caption)  # the odds ratios' range
+    assert any("turned into odds: not private, as the coefficients are not" in c.value for c in at.caption)
 
 
 def test_an_address_cannot_inject_a_link_or_an_image():

@@ -154,10 +154,13 @@ def test_the_downloaded_csv_says_how_its_numbers_were_drawn():
     text = intervals_csv(table, Settings(randomness="teaching", seed=7), 30_162, 11, None)
     header = [line for line in text.splitlines() if line.startswith("# ")]
     assert "# Randomness: teaching mode, public seed 7 (not a private release)" in header
-    assert "# Privacy guarantee: ε = 1 (pure differential privacy)" in header
+    assert (
+        "# Privacy guarantee: none: not private (teaching mode: the public seed 7 made the noise, so anyone can "
+        "recompute it). The mechanism would spend ε = 1 (pure differential privacy)" in header
+    )
     assert any(line.startswith("# dpci version: ") for line in header) and "# Outcome: income >50K" in header
     assert "0.1235" in text and "0.123456789" not in text  # rounded
-    words = settings_in_words(Settings(privacy="zcdp", rho=0.5), 1000, 3, "bounds from the data")
+    words = settings_in_words(Settings(privacy="zcdp", rho=0.5), 1000, 3, None)
     assert words["Privacy guarantee"].startswith("ρ = 0.5 (zero-concentrated DP), i.e. (ε = 5.76")
     assert words["Randomness"] == "fresh and secret (a private release)" and words["Features"] == "2 and a constant"
     assert not any(key in words for key in ("phi2_rest", "vi_replicates", "m", "n"))  # no internal names

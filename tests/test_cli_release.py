@@ -21,7 +21,7 @@ def people(tmp_path):
     csv = tmp_path / "people.csv"
     csv.write_text("\n".join(["age,hours,label", *rows]))
     bounds = tmp_path / "bounds.json"
-    bounds.write_text(json.dumps({"age": [0, 120], "hours": [0, 100]}))
+    bounds.write_text(json.dumps({"bounds": {"age": [0, 120], "hours": [0, 100]}, "labels": ["yes", "no"]}))
     return csv, bounds
 
 
@@ -85,3 +85,68 @@ def test_bad_input_says_what_is_wrong(people, tmp_path, capsys):
     assert "missing.csv" in capsys.readouterr().err
     assert main(["release", "--data", str(csv), "--target", "nope", "--epsilon", "1"]) == 2
     assert "nope" in capsys.readouterr().err
+
+
+BOUNDS = {"age": [0, 120], "hours": [0, 100]}
+
+
+@pytest.mark.parametrize(
+    "facts, read_from_data",
+    [
+        ({"bounds": BOUNDS, "labels": ["yes", "no"]}, []),
+        ({"bounds": BOUNDS}, ["label values 'yes' and 'no'"]),
+        ({"bounds": {"age": [0, 120]}, "labels": ["no", "yes"]}, ["bounds or categories of hours"]),
+        (None, ["bounds or categories of age, hours", "label values"]),
+    ],
+    ids=["all public", "labels from the data", "a bound from the data", "nothing public"],
+)
+def test_a_release_is_recorded_private_only_when_every_bound_and_label_is_public(
+    people, tmp_path, capsys, facts, read_from_data
+):
+    csv, _ = people
+    argv = ["release", "--data", str(csv), "--target", "label", "--epsilon", "0.5", "--record", str(tmp_path / "r")]
+    if facts is not None:
+        (tmp_path / "facts.json").write_text(json.dumps(facts))
+        argv += ["--bounds", str(tmp_path / "facts.json")]
+    assert main(argv) == 0
+    said = capsys.readouterr().out.splitlines()[0]
+    record = json.loads((tmp_path / "r").read_text())
+    book, key = _key(csv)
+    assert book.status(key).spent == pytest.approx(0.5)  # charged either way: its noise was drawn
+    assert record["charge"]["counted"] is True
+    if not read_from_data:
+        assert said.endswith("(private)") and record["private"] is True and record["not_private"] is None
+        return
+    assert "(NOT private: " in said and record["private"] is False
+    for part in read_from_data:  # said, and recorded with the stored release (what Present reads)
+        assert part in said and part in record["not_private"] and part in record["specification"]["not_private"]
+
+
+def test_the_ledgers_files_are_readable_and_writable_by_their_owner_only(people, tmp_path, capsys):
+    import os
+    import stat
+
+    csv, bounds = people
+    folder = tmp_path / "not-yet" / "ledger"
+    argv = ["release", "--data", str(csv), "--target", "label", "--bounds", str(bounds), "--epsilon", "0.5"]
+    old = os.umask(0o022)  # the usual umask, under which a file is made 0644 unless made otherwise
+    try:
+        assert main([*argv, "--database", f"sqlite:///{folder / 'ledger.sqlite3'}"]) == 0
+    finally:
+        os.umask(old)
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in folder.iterdir()}
+    assert "ledger.sqlite3" in modes and "secret.key" in modes, modes
+    assert set(modes.values()) == {0o600}, {k: oct(v) for k, v in modes.items()}  # the WAL's files too
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+def test_public_labels_that_are_not_the_targets_values_are_refused(people, tmp_path, capsys):
+    csv, _ = people
+    facts = tmp_path / "facts.json"
+    facts.write_text(json.dumps({"bounds": BOUNDS, "labels": ["yes", "maybe"]}))
+    argv = ["release", "--data", str(csv), "--target", "label", "--bounds", str(facts), "--epsilon", "0.5"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "\"labels\" in --bounds must list the target's two values, ['no', 'yes']" in err
+    book, key = _key(csv)
+    assert key not in [d.key for d in book.datasets()]  # refused before the ledger heard of it: nothing drawn

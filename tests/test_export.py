@@ -29,7 +29,8 @@ def _stored(spec=None):
 def test_the_record_holds_the_stored_numbers_and_what_they_cost():
     record = json.loads(release_record(_stored()))
     assert record["release"] == "abc123" and record["outputs"]["conf_int"] == [[0.1, 0.9], [-2.0, 0.0]]
-    assert record["charge"] == {"private": True, "charge": 1.0, "spent_before": 0.5}
+    assert record["charge"] == {"counted": True, "charge": 1.0, "spent_before": 0.5}
+    assert record["private"] is True and record["not_private"] is None
 
 
 @pytest.mark.parametrize(
@@ -88,3 +89,20 @@ def test_the_script_needs_nothing_but_dpci(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "spent in 1 private release" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "recorded, comment",
+    [
+        ({"not_private": None}, "# public bounds, as in the app"),
+        ({"not_private": "the bounds of age are the data's own"}, "# NOT public: read from the data"),
+        ({}, "# NOT public: read from the data"),  # a record that predates the field: the safe reading
+    ],
+    ids=["public", "read from the data", "not recorded"],
+)
+def test_the_script_calls_bounds_public_only_when_the_release_recorded_them_so(recorded, comment):
+    upload = {"file": "people.csv", "target": "label", "positive": "yes", "columns": []}
+    upload["columns"] = [dict(name="age", kind="numeric", lower=18.0, upper=79.0, categories=[])]
+    script = release_script(Settings(dataset="upload", d=1), _stored({"upload": upload, **recorded}))
+    line = next(line for line in script.splitlines() if line.strip().startswith("bounds="))
+    assert line.split("},  ", 1)[1].startswith(comment), line

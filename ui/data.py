@@ -4,7 +4,7 @@ and non-private releases, the bound on c), and how their errors are shown.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import streamlit as st
 
@@ -80,9 +80,15 @@ def cached_release(key: str, s: Settings, where: str = "Explorer"):
         privacy.forget_request(s, key)
         raise Refused(str(err)) from None
     payload = release_payload(release, feature_names=load_data(s)[2])
+    spec = privacy.spec_of(s, where)
+    changes = public_changes(s)
+    if changes is not None:  # the odds ratios' public changes, so Present states them without the data
+        spec["odds_changes"] = {name: asdict(change) for name, change in changes.items()}
     release_id = book.store_release(
-        watch.admissions[-1], ref.key, privacy.identity(s, key), privacy.spec_of(s, where), payload, privacy.visitor()
+        watch.admissions[-1], ref.key, privacy.identity(s, key), spec, payload, privacy.visitor()
     )
+    if privacy.needs_explicit_release(s):  # real data: the one release made is the one Present shows
+        privacy.choose(s, release_id)
     draw_odometer(s)
     return StoredIntervals.from_payload(payload, release_id)
 

@@ -26,7 +26,9 @@ def upload_spec(result, file_name: str, sep: str | None) -> dict:
     return dict(file=file_name, sep=sep or ",", target=schema.label, positive=schema.positive_class, columns=columns)
 
 
-def _data_lines(s: Settings, upload: dict | None) -> list[str]:
+def _data_lines(s: Settings, upload: dict | None, public: bool = True) -> list[str]:
+    """How the script reads the release's data; ``public``: whether the release's bounds and labels
+    were public facts (else the script says they were read from the data)."""
     if s.dataset == "adult":
         return [
             "from dpci.data import load_adult",
@@ -57,7 +59,8 @@ def _data_lines(s: Settings, upload: dict | None) -> list[str]:
         f"    {upload.get('target', 'label')!r},",
         f"    positive_class={upload.get('positive')!r},",
         f"    features={features!r},",
-        f"    bounds={bounds!r},  # public bounds, as in the app",
+        f"    bounds={bounds!r},  "
+        + ("# public bounds, as in the app" if public else "# NOT public: read from the data; give public ones"),
         f"    categories={categories!r},",
         f"    sep={upload.get('sep', ',')!r},",
         ")",
@@ -82,7 +85,10 @@ def release_spec_of(s: Settings, stored: StoredRelease | None):
 def release_script(s: Settings, stored: StoredRelease | None = None) -> str:
     """A Python script that makes a release with these settings (fresh randomness) on a ledger."""
     upload = (stored.spec.get("upload") if stored else None) or None
-    data = _data_lines(s, upload)
+    # the bounds are public when the release recorded nothing read from the data (a record without the
+    # field is read as not private, as dpci.ledger.records.not_private_reason reads it)
+    public = stored is None or ("not_private" in stored.spec and not stored.spec["not_private"])
+    data = _data_lines(s, upload, public)
     arrays = "X, y" if s.dataset == "synthetic" else "data.X, data.y"
     header = [
         '"""A private release with the settings of the dpci app' + (f" (release {stored.id})" if stored else "") + ".",

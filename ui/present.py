@@ -13,18 +13,20 @@ from dpci import methods as registry
 from dpci.data import ADULT_SCHEMA
 from dpci.losses import loss_params
 from dpci.presentation.numbers import rounded_table
-from dpci.presentation.odds import odds_ratio_table, readable_odds
+from dpci.presentation.odds import Change, odds_ratio_table, readable_odds
 from dpci.presentation.tables import csv_safe, escape_markdown, markdown_table
 from dpci.recommend import describe_estimand
 from ui.data import public_changes
 from ui.settings import SCALINGS, Settings
-from ui.upload import upload_not_private
 
 
-def outcome(s: Settings) -> str:
-    """What the model predicts, in words: "income >50K" (Adult), "label = yes" (an upload)."""
+def outcome(s: Settings, upload: dict | None = None) -> str:
+    """What the model predicts, in words: "income >50K" (Adult), "label = yes" (an upload: as its stored
+    release describes it, ``upload``, else as this session read it)."""
     if s.dataset == "adult":
         return f"{ADULT_SCHEMA.label} {ADULT_SCHEMA.positive_class}"
+    if s.dataset == "upload" and upload and "target" in upload:
+        return f"{upload['target']} = {upload.get('positive')}"
     if s.dataset == "upload":
         result = st.session_state.get("upload_result")
         if result is not None:
@@ -33,8 +35,39 @@ def outcome(s: Settings) -> str:
     return "y = +1 (synthetic data)"
 
 
-def settings_in_words(s: Settings, n: int, d: int, not_private: str | None) -> dict[str, str]:
-    """The settings a reader of the report needs, named as a reader would name them."""
+# The columns of Present's table that a private release makes (the feature's name aside): its intervals,
+# and its odds ratios with the public change they compare. Every other column (the non-private and
+# variability intervals, computed from the data without privacy; a synthetic truth) is not private.
+PRIVATE_COLUMNS = (
+    *("private_estimate", "private_lower", "private_upper"),
+    *("change", "odds_ratio", "odds_ratio_lower", "odds_ratio_upper"),
+)
+
+
+def guarantee_void(s: Settings, not_private: str | None) -> str | None:
+    """Why nothing shown carries a guarantee (values read from the data, or teaching mode's public
+    seed), or None when the private release's guarantee holds."""
+    if s.teaching:
+        seed = f"teaching mode: the public seed {s.seed} made the noise, so anyone can recompute it"
+        return seed if not_private is None else f"{seed}; {not_private}"
+    return not_private
+
+
+def not_private_columns(table: pd.DataFrame, s: Settings, not_private: str | None) -> list[str]:
+    """The columns of ``table`` no privacy guarantee covers: every one when the release's guarantee is
+    void (:func:`guarantee_void`), else those that are not the private release's (:data:`PRIVATE_COLUMNS`)."""
+    numbers = [str(c) for c in table.columns if c != "feature"]
+    if guarantee_void(s, not_private):
+        return numbers
+    return [c for c in numbers if c not in PRIVATE_COLUMNS]
+
+
+def settings_in_words(
+    s: Settings, n: int, d: int, not_private: str | None, upload: dict | None = None
+) -> dict[str, str]:
+    """The settings a reader of the report needs, named as a reader would name them; ``not_private``:
+    why the release carries no guarantee (values read from the data), or None; ``upload``: the stored
+    release's description of its upload (:func:`outcome`)."""
     method = registry.get(s.mech)
     if s.priv == "pure":
         guarantee = f"ε = {s.epsilon:g} (pure differential privacy)"
@@ -45,8 +78,12 @@ def settings_in_words(s: Settings, n: int, d: int, not_private: str | None) -> d
         guarantee = f"ρ = {s.rho:g} (zero-concentrated DP), i.e. (ε = {approx.epsilon:.3g}, δ = {s.delta:.0e})"
         amounts = [share * s.rho for share in s.split]
         symbol = "ρ"
+    void = guarantee_void(s, not_private)
+    if void:  # the mechanism's spend is not a guarantee of what is shown
+        spent = "would spend" if s.teaching else "spent"
+        guarantee = f"none: not private ({void}). The mechanism {spent} {guarantee}"
     words = {
-        "Outcome": outcome(s),
+        "Outcome": outcome(s, upload),
         "Method": method.label[:1].upper() + method.label[1:] + f" ({s.label('model').lower()})",
         "Privacy guarantee": guarantee,
         "Budget split": " / ".join(f"{symbol} {v:.3g}" for v in amounts)
@@ -60,7 +97,7 @@ def settings_in_words(s: Settings, n: int, d: int, not_private: str | None) -> d
         "Randomness": "fresh and secret (a private release)"
         if not s.teaching
         else f"teaching mode, public seed {s.seed} (not a private release)",
-        "Not private": not_private or "nothing: every number shown is private",
+        "Not private": void or "nothing: every number shown is private",
     }
     for name, value in loss_params(s.loss).items():
         words["Huber width h" if name == "h" and s.model == "huber" else f"Loss parameter {name}"] = f"{value:g}"
@@ -69,13 +106,18 @@ def settings_in_words(s: Settings, n: int, d: int, not_private: str | None) -> d
     return words
 
 
-def odds_ratios(table: pd.DataFrame, s: Settings) -> pd.DataFrame | None:
-    """The private odds ratios of a logistic release (None when there are none to state), drawn as
-    a table with a sentence per feature, or a note saying why there are none."""
+def odds_ratios(
+    table: pd.DataFrame, s: Settings, not_private: str | None, stored=None, upload: dict | None = None
+) -> pd.DataFrame | None:
+    """The odds ratios of a logistic release (None when there are none to state), drawn as a table with
+    a sentence per feature, or a note saying why there are none; ``not_private`` as for
+    :func:`settings_in_words`, ``upload`` as for :func:`outcome`. A stored release states the public
+    changes it recorded when it was made (the same in any session), else those of the settings' data."""
     if s.model != "logistic":
         st.caption("Odds ratios belong to logistic regression: the Huberized SVM's coefficients have no odds reading.")
         return None
-    changes = public_changes(s)
+    recorded = (stored.spec.get("odds_changes") if stored is not None else None) or None
+    changes = {k: Change(**v) for k, v in recorded.items()} if recorded else public_changes(s)
     if changes is None:
         if s.dataset == "synthetic":
             st.caption("The synthetic features have no public units, so no odds ratios are stated: coefficients only.")
@@ -89,16 +131,14 @@ def odds_ratios(table: pd.DataFrame, s: Settings) -> pd.DataFrame | None:
     odds = odds_ratio_table(table, changes)
     if not len(odds):
         return None
-    st.subheader(escape_markdown(f"Odds of {outcome(s)}"))  # an upload names the outcome
-    bounds = (
-        "the bounds chosen at upload; some were taken from the data, so not private"
-        if upload_not_private(s)
-        else "its documented public bounds, not the data's"
-    )
+    st.subheader(escape_markdown(f"Odds of {outcome(s, upload)}"))  # an upload names the outcome
+    void = guarantee_void(s, not_private)
+    bounds = "the bounds chosen at upload" if s.dataset == "upload" else "its documented public bounds, not the data's"
     st.caption(
         f"Each odds ratio compares the two ends of a feature's range ({bounds}), the other features "
         "fixed; a category is compared with not being in it. An odds ratio above 1 means higher odds. Its "
-        "interval is the coefficient's, turned into odds: just as private."
+        "interval is the coefficient's, turned into odds: "
+        + ("just as private." if void is None else "not private, as the coefficients are not.")
     )
     st.markdown(markdown_table(readable_odds(odds, s.level).set_index("Change (public range)")))
     return odds
@@ -128,13 +168,21 @@ def intervals_csv(
     not_private: str | None,
     odds: pd.DataFrame | None = None,
     extra: dict[str, str] | None = None,
+    upload: dict | None = None,
 ) -> str:
     """The intervals (and the odds ratios, if any) rounded to 4 significant digits, under a header of
     '# name: value' lines saying what produced them (method, guarantee, level, randomness, dpci's
-    version, the date)."""
+    version, the date) and which of its columns are not private."""
     if odds is not None:
         table = table.merge(odds.drop(columns=["coefficient", "in_words"]), on="feature", how="left")
-    header = {**settings_in_words(s, n, d, not_private), **(extra or {})}
+    header = {**settings_in_words(s, n, d, not_private, upload), **(extra or {})}
+    void, columns = guarantee_void(s, not_private), not_private_columns(table, s, not_private)
+    if void:
+        header["Not private"] = f"every column ({', '.join(columns)}): {void}"
+    elif columns:
+        header["Not private"] = f"the columns {', '.join(columns)} (computed from the data without privacy)"
+    else:
+        header["Not private"] = "no column: every number is private"
     header["dpci version"] = dpci.__version__
     header["Made"] = f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}"
     lines = [f"# {k}: {v}" for k, v in header.items()]

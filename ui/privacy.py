@@ -148,10 +148,17 @@ def describe(s: Settings) -> str:
 
 
 def spec_of(s: Settings, where: str) -> dict:
-    """What the ledger stores about a release made from the app: its settings by name, the page, and
-    for an upload its public description (file name, target, bounds, categories), so its script can
-    read the same columns the same way."""
-    spec = dict(source="app", release=s.spec().to_dict(), app_settings=asdict(s), page=where)
+    """What the ledger stores about a release made from the app: its settings by name, the page, why it
+    is not private (values read from an upload; None when it is), and for an upload its public
+    description (file name, target, bounds, categories), so its script can read the same columns the
+    same way."""
+    from ui.upload import upload_not_private
+
+    # not_private: recorded with the release, so Present says the same after a reload, in any browser
+    # (dpci.ledger.records.not_private_reason reads it)
+    spec = dict(
+        source="app", release=s.spec().to_dict(), app_settings=asdict(s), page=where, not_private=upload_not_private(s)
+    )
     result, kept = st.session_state.get("upload_result"), st.session_state.get("upload_kept")
     if s.dataset == "upload" and result is not None:
         from ui.export import upload_spec
@@ -299,18 +306,26 @@ def ledger_caption(s: Settings) -> str:
 
 
 def history_csv(history: list[dict]) -> str:
-    """The ledger's history of a dataset as CSV (time in UTC; what; private; charge; total before)."""
+    """The ledger's history of a dataset as CSV (time in UTC; what; private: whether what it made carries
+    a guarantee, a stored release's own record deciding; counted: whether the ledger charged it; charge;
+    total before)."""
     import datetime as dt
 
     import pandas as pd
 
+    from dpci.ledger.records import not_private_reason
     from dpci.presentation.tables import csv_safe
+
+    def private(r) -> bool:
+        stored = ledger().release(r["release"]) if r["private"] and r["release"] else None
+        return bool(r["private"]) and (stored is None or not_private_reason(stored) is None)
 
     rows = [
         dict(
             time=dt.datetime.fromtimestamp(r["time"], dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
             what=r["what"],
-            private=r["private"],
+            private=private(r),
+            counted=r["private"],
             charge=r["charge"],
             spent_before=r["spent_before"],
             release=r["release"] or "",

@@ -1,6 +1,7 @@
-"""The Explorer's release controls: a release the ledger refuses (said before anything is drawn), and
-the one stored release that Present shows (chosen with the Release button: already paid for, so
-choosing it costs nothing more).
+"""The Explorer's release controls: a release the ledger refuses (said before anything is drawn), the
+one Release button of real data (under the preview: it spends, and its release is the one Present
+shows), and, for a release already stored, the button that makes it the one Present shows (already
+paid for: it costs nothing, so it is never named Release).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ def explain_refusal(err: Refused) -> None:
 
 
 def release_button(s: Settings, release) -> None:
-    """The Release button (makes this stored release the one Present shows) and what it says."""
+    """The button that makes this stored release the one Present shows (free: it is already paid
+    for), and what it says."""
     release_id = getattr(release, "release_id", None)
     c1, c2 = st.columns([1.4, 3], vertical_alignment="center")
     if release_id is not None and privacy.chosen(s) == release_id:
@@ -27,17 +29,17 @@ def release_button(s: Settings, release) -> None:
         c2.caption(f"These are the intervals *Present* shows (release `{release_id[:8]}…`) and its downloads contain.")
         return
     if s.teaching:
-        c1.button("Release", disabled=True, width="stretch", key="release_button")
+        c1.button("Present this release", disabled=True, width="stretch", key="release_button")
         c2.caption("Teaching mode: a public seed made these numbers, so there is nothing private to release.")
         return
     c1.button(
-        "Release",
+        "Present this release",
         on_click=privacy.choose,
         args=(s, release_id),
         width="stretch",
         key="release_button",
         help="Makes this the one release the Present page shows and its downloads contain. It is already on the "
-        "privacy ledger: choosing it costs nothing more.",
+        "privacy ledger: presenting it costs nothing more.",
     )
     status = privacy.status(s)
     looks = status.releases

@@ -59,7 +59,7 @@ def server_secret(url: str, env: Mapping[str, str] | None = None) -> bytes:
         folder = data_dir(env)
     path = folder / "secret.key"
     if not path.exists():
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:  # another process made it first

@@ -56,24 +56,53 @@ def release_payload(release, levels=LEVELS, feature_names=None) -> dict:
     )
 
 
+PUBLIC_SEED = "a public seed made its noise: anyone can recompute it"
+UNRECORDED = (
+    "its record does not say whether the bounds, categories and labels of its file were public facts "
+    "or read from the data, so it is treated as not private"
+)
+
+
+def not_private_reason(stored) -> str | None:
+    """Why a stored release (:class:`dpci.ledger.StoredRelease`) carries no privacy guarantee, or None
+    when it does. The reason is recorded with the release when it is made (``spec["not_private"]``:
+    values read from the data, in the words of whoever made it), so a reload, another browser and every
+    export say the same. A release the ledger did not charge as private was drawn from a public seed.
+    A release of a file (an upload, a CSV on the command line) whose record lacks the field cannot show
+    that its bounds and labels were public, so it is read as not private (the safe reading)."""
+    spec = stored.spec or {}
+    if "not_private" in spec:
+        recorded = spec["not_private"] or None
+    else:
+        recorded = UNRECORDED if "upload" in spec or spec.get("source") == "command line" else None
+    if not stored.charge or not stored.charge.get("private"):
+        return PUBLIC_SEED if recorded is None else f"{PUBLIC_SEED}; {recorded}"
+    return recorded
+
+
 def release_record(stored) -> str:
     """A stored release (:class:`dpci.ledger.StoredRelease`) as one JSON document: its id, time,
-    specification, public outputs and what it cost."""
+    specification, public outputs, whether it is private (and if not, why) and what it cost. ``charge``
+    says what the ledger counted: a release is charged when its noise is drawn, whether or not values
+    read from the data void its guarantee."""
     import json
 
     from ..version import __version__
 
     charge = stored.charge or {}
+    reason = not_private_reason(stored)
     record = dict(
         release=stored.id,
         created_utc=stored.created,
         dpci_version=__version__,
+        private=reason is None,
+        not_private=reason,
         specification=stored.spec,
         outputs=stored.payload,
         charge=None
         if not charge
         else dict(
-            private=bool(charge.get("private")), charge=charge.get("charge"), spent_before=charge.get("spent_before")
+            counted=bool(charge.get("private")), charge=charge.get("charge"), spent_before=charge.get("spent_before")
         ),
     )
     return json.dumps(record, indent=2, ensure_ascii=False, default=str)

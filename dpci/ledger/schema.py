@@ -15,6 +15,7 @@ Four tables and a version:
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -92,9 +93,21 @@ MIGRATIONS: dict[int, object] = {
 }
 
 
+def create_private_file(path: Path) -> None:
+    """Create ``path`` empty, readable and writable by its owner only (0600), and its folder (0700) if
+    missing; an existing file is left as it is. The ledger's file holds who released what and when, so
+    no other user of the machine may read it. SQLite gives the files it adds beside a database (``-wal``,
+    ``-shm``, ``-journal``) the database file's own permissions."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+
+
 def make_engine(url: str) -> sa.Engine:
     """An engine for ``url``; SQLite gets WAL mode, a busy timeout and foreign keys, and a file
-    database's folder is created. ``sqlite://`` (in memory) is shared by the threads of one process."""
+    database's folder (0700) and file (0600) are created (:func:`create_private_file`). ``sqlite://`` (in memory) is shared by the threads of one process."""
     parsed = sa.engine.make_url(url)
     if parsed.get_backend_name() != "sqlite":
         return sa.create_engine(url, pool_pre_ping=True, future=True)
@@ -104,7 +117,7 @@ def make_engine(url: str) -> sa.Engine:
             "sqlite://", poolclass=sa.pool.StaticPool, connect_args={"check_same_thread": False, "timeout": 60}
         )
     else:
-        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        create_private_file(Path(database).expanduser())
         engine = sa.create_engine(url, connect_args={"timeout": 60})
 
     @sa.event.listens_for(engine, "connect")

@@ -222,11 +222,9 @@ def test_an_upload_costs_nothing_until_it_is_released_and_teaching_mode_is_label
     _wait_for_app(page)
     assert "spent in 0 private releases" in _odometer(page)
     page.screenshot(path=str(ARTIFACTS / "upload-preview.png"), full_page=True)
-    page.locator('[data-testid="stButton"]').get_by_role("button", name="Release", exact=True).click()
-    page.get_by_text(re.compile(r"ε = 0.75 of ε = 3 spent in 1 private release\b")).first.wait_for(timeout=60_000)
-    page.get_by_text("Preview: not your data").first.wait_for(state="detached")  # gone once the rerun ends
-    page.screenshot(path=str(ARTIFACTS / "upload-released.png"), full_page=True)
 
+    # teaching mode before any release: Present previews the sidebar's settings from the public seed, and
+    # says so in its report (once released, Present shows the release instead)
     page.locator('[data-testid="stSidebar"]').get_by_text("Teaching mode (fixed seed)").click()
     page.get_by_text(re.compile("Teaching mode, seed 0")).first.wait_for()
     page.get_by_role("link", name="Present").first.click()
@@ -242,6 +240,21 @@ def test_an_upload_costs_nothing_until_it_is_released_and_teaching_mode_is_label
     text = report.read_text()
     assert "teaching mode, public seed 0" in text and "not a private release" in text
     page.screenshot(path=str(ARTIFACTS / "present-teaching-mode.png"), full_page=True)
+
+    page.locator('[data-testid="stSidebar"]').get_by_text("Teaching mode (fixed seed)").click()  # off again
+    page.get_by_role("link", name="Explorer").first.click()
+    page.get_by_text("Preview: not your data").first.wait_for(timeout=60_000)
+    _wait_for_app(page)
+    assert "spent in 0 private releases" in _odometer(page)  # teaching mode spent nothing
+    page.locator('[data-testid="stButton"]').get_by_role("button", name="Release", exact=True).click()
+    page.get_by_text(re.compile(r"ε = 0.75 of ε = 3 spent in 1 private release\b")).first.wait_for(timeout=60_000)
+    page.get_by_text("Preview: not your data").first.wait_for(state="detached")  # gone once the rerun ends
+    page.screenshot(path=str(ARTIFACTS / "upload-released.png"), full_page=True)
+    page.get_by_role("link", name="Present").first.click()  # the one release made is the one Present shows
+    page.wait_for_url(re.compile(r"/Present\?.*release="))
+    page.get_by_text(
+        re.compile(r"Not private: the label values 'yes' and 'no' were read from the data")
+    ).first.wait_for()
 
 
 @pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes

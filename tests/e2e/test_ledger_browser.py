@@ -52,7 +52,7 @@ def test_a_release_survives_reloads_tabs_browsers_and_a_restart(app_url, browser
     assert _bounds(tab) == first
     tab.close()
 
-    page.get_by_role("button", name="Release", exact=True).click()
+    page.get_by_role("button", name="Present this release", exact=True).click()
     page.get_by_role("button", name="Released").wait_for()
     page.get_by_role("link", name="Present").first.click()
     page.wait_for_url(re.compile(r"/Present\?.*release="))
