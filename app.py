@@ -166,6 +166,8 @@ def explorer():
         st.session_state["_last_forest"] = chart
         st.plotly_chart(chart, width="stretch", key="forest", config={"displaylogo": False})
         st.caption(ui.estimand_caption(settings, bias))
+        for caveat in getattr(release, "caveats", ()):  # the method's own word on this release's coverage
+            st.warning(ui.escape_markdown(caveat))
         if job.error:
             st.warning(f"Variability intervals stopped: {ui.escape_markdown(job.error)}")
         elif state is None:

@@ -104,6 +104,8 @@ else:
     )
 if not_private:  # on the first screen, before any number
     st.error(f"Not private: {ui.escape_markdown(not_private)}")
+for caveat in getattr(release, "caveats", ()):  # the method's own word on this release's coverage, stored with it
+    st.warning(ui.escape_markdown(caveat))
 headline = st.container()  # the odds ratios, drawn here once the audience has chosen the table
 PUBLIC, INTERNAL = "Public: private numbers only", "Internal: with non-private comparisons"
 audience = ui.kept_widget(

@@ -1121,3 +1121,14 @@ def test_the_presentation_view_is_kept_in_the_address_and_shows_the_chart_alone(
     assert at.query_params["view"] in ("presentation", ["presentation"])
     assert at.get("plotly_chart") and not at.metric  # the chart, without the numbers a class does not need
     assert json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["font"]["size"] == 17
+
+
+def test_the_explorer_shows_a_methods_caveat_about_its_release():
+    """Kulkarni et al. on Adult's rows lean on their Gaussian covariate model: the Explorer says so beside
+    the chart (the release's own caveat), not only the server's log."""
+    at = _explorer(
+        {"dataset": "adult", "mechanism": "kulkarni", "privacy": "zcdp", "rho": "0.5", "randomness": "teaching"}
+    )
+    assert not at.exception, [e.value for e in at.exception]
+    said = [w.value for w in at.warning if "Kulkarni" in w.value or "covariate" in w.value]
+    assert said, [w.value for w in at.warning]

@@ -389,3 +389,25 @@ def test_no_caveat_where_the_covariate_model_holds():
         assert said == []
         hits.append((ci[:, 0] <= theta) & (theta <= ci[:, 1]))
     assert 0.91 <= np.mean(hits) <= 0.99, np.mean(hits, axis=0)
+
+
+def test_a_release_carries_its_caveats_into_its_stored_record():
+    """On Adult's rows the covariate model is leaned on: the release itself says so (``caveats``), its
+    stored payload keeps it, and a release read back shows it again; a design where the method covers
+    carries none."""
+    import warnings
+
+    from dpci.data import load_adult, make_synthetic_logistic
+    from dpci.ledger.records import StoredIntervals, release_payload
+
+    adult = load_adult(d=10, normalize="global")
+    spec = dpci.ReleaseSpec(method="kulkarni", privacy="zcdp", budget=0.5, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release = spec.release(adult.X, adult.y)
+        X, y = make_synthetic_logistic(5_000, [1.0, -0.5, 0.3], random_state=3)
+        quiet = spec.release(X, y)
+    assert release.caveats and all(isinstance(c, str) for c in release.caveats)
+    back = StoredIntervals.from_payload(release_payload(release))
+    assert back.caveats == release.caveats
+    assert quiet.caveats == () and StoredIntervals.from_payload(release_payload(quiet)).caveats == ()

@@ -53,6 +53,7 @@ def release_payload(release, levels=LEVELS, feature_names=None) -> dict:
         intervals={_level_key(level): listed(release.interval(1.0 - level)) for level in levels},
         spend=spend_to_dict(release.spend),
         feature_names=None if feature_names is None else [str(v) for v in feature_names],
+        caveats=[str(v) for v in getattr(release, "caveats", ())],
     )
 
 
@@ -122,6 +123,7 @@ class StoredIntervals:
     intervals: dict
     spend: PrivacySpend
     release_id: str | None = None
+    caveats: tuple[str, ...] = ()  # the method's own warnings about this release's coverage
 
     @classmethod
     def from_payload(cls, payload: dict, release_id: str | None = None) -> StoredIntervals:
@@ -139,6 +141,7 @@ class StoredIntervals:
             intervals={k: np.asarray(v, dtype=float) for k, v in payload["intervals"].items()},
             spend=spend_from_dict(payload["spend"]),
             release_id=release_id,
+            caveats=tuple(payload.get("caveats", ())),
         )
 
     def interval(self, alpha=None) -> np.ndarray:

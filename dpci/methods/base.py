@@ -43,6 +43,9 @@ class PrivateRelease:
     coef_noise: NoiseLaw | None
     offsets: np.ndarray | None = field(default=None, repr=False)
     normal_cov: np.ndarray | None = field(default=None, repr=False)
+    #: What the method found, from the release alone, that its interval's coverage rests on (each also
+    #: warned as an UnderCoverageWarning when the release was made); a page shows them beside it.
+    caveats: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def spend(self) -> PrivacySpend:

@@ -462,19 +462,20 @@ class KulkarniBayesian(Method):
         ms, Ss = covariate_draws(Z2, z3, sigmas, n, NUISANCE_DRAWS, rng)
         plug_in = (plug_in[0][0], plug_in[1][0])
         mean, draws, ess = sample_posterior(z1, ms, Ss, plug_in, n, sigmas[0], rng, n_draws, self.prior_sd)
-        for message in caveats(draws, plug_in, n, sigmas[0], self.prior_sd):
+        said = caveats(draws, plug_in, n, sigmas[0], self.prior_sd)
+        for message in said:
             warn(message, UnderCoverageWarning, stacklevel=3)
-        return mean, draws, ess
+        return mean, draws, ess, tuple(said)
 
     def release(self, A, loss, c, alloc, alpha, n_samples, rng, closed_form=True) -> PrivateRelease:
         """One release: the noisy statistics, then the posterior mean and the equal-tailed interval.
         ``c`` is not used (the prior regularises; see estimand_c); ``closed_form`` has no effect."""
         n = A.shape[0]
         law = self.coefficient_noise_law(alloc, n, c, loss)
-        mean, draws, _ = self.posterior(A, alloc, rng, int(n_samples))
+        mean, draws, _, said = self.posterior(A, alloc, rng, int(n_samples))
         offsets = draws - mean
         conf = quantile_interval(mean, offsets, alpha)
-        return PrivateRelease(mean, None, None, conf, alpha, n, c, alloc, law, offsets, None)
+        return PrivateRelease(mean, None, None, conf, alpha, n, c, alloc, law, offsets, None, caveats=said)
 
     # --- bootstrap ---
     def replicate_coefficients(self, A, loss, c, alloc, weights, rngs, start, block) -> np.ndarray:
@@ -484,7 +485,7 @@ class KulkarniBayesian(Method):
         self.check_settings(alloc, A.shape[0], c, loss)
         theta = np.empty((len(weights), A.shape[1]))
         for b, (w, rng) in enumerate(zip(weights, rngs)):
-            mean, draws, _ = self.posterior(A, alloc, rng, REPLICATE_DRAWS, w)
+            mean, draws, _, _ = self.posterior(A, alloc, rng, REPLICATE_DRAWS, w)
             theta[b] = mean
             with self._lock:
                 self._cache[mean.tobytes()] = draws - mean
