@@ -13,7 +13,7 @@ import ui.layout
 import ui.navigation
 from dpci.presentation.figures import forest_plot
 from dpci.presentation.numbers import rounded_table
-from dpci.presentation.tables import interval_table, markdown_table, narrower_than_variability
+from dpci.presentation.tables import interval_table, markdown_table, narrower_than_variability, release_too_wide
 
 # An emoji icon: a Material one is fetched from fonts.gstatic.com, which fails offline.
 st.set_page_config(
@@ -168,6 +168,8 @@ def explorer():
         st.caption(ui.estimand_caption(settings, bias))
         for caveat in getattr(release, "caveats", ()):  # the method's own word on this release's coverage
             st.warning(ui.escape_markdown(caveat))
+        if wide := release_too_wide(table):
+            st.warning(wide)
         if job.error:
             st.warning(f"Variability intervals stopped: {ui.escape_markdown(job.error)}")
         elif state is None:

@@ -11,7 +11,7 @@ from dpci.ledger.records import StoredIntervals, not_private_reason
 from dpci.presentation.figures import forest_plot, ledger_plot, plain
 from dpci.presentation.odds import readable_odds
 from dpci.presentation.report import report_html
-from dpci.presentation.tables import interval_table, plain_summary
+from dpci.presentation.tables import interval_table, plain_summary, release_too_wide
 from ui import export, present
 from ui.settings import settings_from_spec
 
@@ -131,6 +131,8 @@ if internal:
     )
 else:
     table = interval_table(names, release, alpha=settings.alpha, bias=bias)
+if wide := release_too_wide(table):
+    st.warning(wide)
 
 sentences = plain_summary(
     table,

@@ -1132,3 +1132,21 @@ def test_the_explorer_shows_a_methods_caveat_about_its_release():
     assert not at.exception, [e.value for e in at.exception]
     said = [w.value for w in at.warning if "Kulkarni" in w.value or "covariate" in w.value]
     assert said, [w.value for w in at.warning]
+
+
+@pytest.mark.parametrize(
+    "query, wide",
+    [
+        ({"dataset": "synthetic", "mechanism": "output", "epsilon": "0.05", "d": "3", "n": "2000"}, True),
+        ({"dataset": "synthetic", "mechanism": "output", "epsilon": "3", "d": "3", "c": "0.01"}, False),
+    ],
+)
+@pytest.mark.parametrize("page", ["Explorer", "Present"])
+def test_intervals_too_wide_to_be_useful_are_called_so_on_the_explorer_and_present(page, query, wide):
+    at = _explorer(query) if page == "Explorer" else _app("pages/5_Present.py")
+    if page == "Present":
+        at.query_params.update(query)
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = [w.value for w in at.warning if "Too wide to be useful" in w.value]
+    assert bool(said) == wide, [w.value for w in at.warning]

@@ -193,6 +193,14 @@ def too_wide_sentence(mean_width: float, typical: float, what: str = "The privat
     )
 
 
+def release_too_wide(table: pd.DataFrame) -> str:
+    """:func:`too_wide_sentence` for one release's table (:func:`interval_table`), judged against its own
+    estimates (post-processing: the truth is unknown), or "" when its intervals are useful."""
+    width = float(np.mean(table["private_upper"] - table["private_lower"]))
+    typical = float(np.median(np.abs(table["private_estimate"])))
+    return too_wide_sentence(width, typical).replace("a typical coefficient", "a typical estimated coefficient")
+
+
 def method_verdict(frame: pd.DataFrame, over: str, alpha: float) -> list[str]:
     """Plain sentences (Markdown), one per value of ``over``: the method with the shortest mean interval
     among those whose coverage is within 2 standard errors of 1 - alpha and whose intervals are useful
