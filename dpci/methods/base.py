@@ -87,6 +87,8 @@ class Method:
     pure_steps: ClassVar[tuple[bool, ...]] = (False, False, False)
     #: False for a method with no regulariser c at all (its interval is for the unregularised theta).
     uses_c: ClassVar[bool] = True
+    #: The losses (models) the method can fit, by name; None: every registered loss.
+    losses: ClassVar[tuple[str, ...] | None] = None
 
     # --- privacy map ---------------------------------------------------------------------------
     def default_split(self, privacy: Notion) -> Split:
@@ -102,6 +104,10 @@ class Method:
         identity (``spec.key``) and the function that runs it. Raises before any work when the
         settings are invalid (a notion the method lacks, a split of the wrong length)."""
         return Measurement(spec, self, self.allocate(spec.budget, spec.split, spec.privacy))
+
+    def fits(self, loss_name: str) -> bool:
+        """Whether the method can fit the model of this loss (:attr:`losses`)."""
+        return self.losses is None or loss_name in self.losses
 
     def check_notion(self, privacy) -> Notion:
         return check_choice(f"privacy (for method {self.name!r})", privacy, self.notions)
