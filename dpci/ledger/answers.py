@@ -83,16 +83,43 @@ class StoredRelease:
     charge: dict | None = field(default=None)
 
 
+@dataclass(frozen=True)
+class Practice:
+    """A practice dataset's ledger (public data: counted, never refused): ``epsilon`` (the releases'
+    ε added up, None when one of them is ρ-zCDP only) and ``rho`` spent over ``releases`` releases,
+    and for each, whether a curator holding ``budget`` would have refused it (``refused``)."""
+
+    budget: Budget
+    epsilon: float | None
+    rho: float
+    releases: int
+    refused: tuple[bool, ...]
+
+    @property
+    def over(self) -> int:
+        """How many releases a curator would have refused."""
+        return sum(self.refused)
+
+    def describe(self) -> str:
+        """The spend in both units: "ε = 9.25 added up; ρ = 1.7, that is (ε = 8.1, δ = 1e-06)"."""
+        eps = f"ε = {self.epsilon:.3g} added up; " if self.epsilon is not None else ""
+        zcdp = Budget("zcdp", 1.0, self.budget.delta or 1e-6)
+        rho = zcdp.describe(self.rho) if self.rho > 0 else "ρ = 0"
+        plural = "s" * (self.releases != 1)
+        return f"{eps}{rho}, in {self.releases} release{plural}"
+
+    def mark(self) -> str:
+        """What a curator would do with the last release, in words ("" when it is within the budget)."""
+        if not self.refused or not self.refused[-1]:
+            return ""
+        return f"Over a budget of {self.budget.describe()}: a curator would refuse this release."
+
+
 def refusal(status: Status, charge: float, after: float) -> str:
     b = status.budget
-    who, setting = (
-        ("each visitor's budget on demo data", "DPCI_DEMO_BUDGET")
-        if status.demo
-        else ("the dataset's budget", "DPCI_BUDGET")
-    )
     return (
         f"Refused before it ran: this release costs {b.symbol} = {charge:.3g}, and with the {status.spent:.3g} already "
-        f"spent on this data the total would be {after:.3g}, over {who} of {b.amount:.3g}. Only whoever runs the "
-        f"server can set a budget ({setting}, or python -m dpci ledger); ask for less privacy budget here, or use a "
-        "public seed (the app's teaching mode: free, and not private)."
+        f"spent on this data the total would be {after:.3g}, over the dataset's budget of {b.amount:.3g}. Only "
+        "whoever runs the server can set a budget. Ask for less privacy budget, show a release already made "
+        "again (free), or use a public seed (teaching mode: free, and not private)."
     )
