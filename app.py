@@ -53,6 +53,7 @@ def explorer():
         st.stop()
 
     ui.layout.explorer_header(settings)  # title, "what am I looking at?" and the presentation toggle, one row
+    ui.practice_notice(settings)
 
     if settings.dataset == "upload":
         if not ui.upload_panel():

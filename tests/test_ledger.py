@@ -293,6 +293,8 @@ def test_practice_data_counts_every_release_and_real_data_refuses(practice, budg
     assert book.rho == pytest.approx(math.fsum(r for _, r in requests), rel=1e-12)
     assert book.epsilon is None  # a zCDP release: no ε describes the total
     assert "a curator would refuse this release" in book.mark() and "ρ = 1.82" in book.describe()
+    preview = ledger.preview(key, spend(5.0))  # practice data: admitted, and said to be over
+    assert preview.admitted and "a curator would refuse this release" in preview.reason
 
 
 def test_a_dataset_registered_as_real_data_stays_real_data():

@@ -18,6 +18,17 @@ def explain_refusal(err: Refused) -> None:
     st.error(escape_markdown(str(err)))
 
 
+def practice_notice(s: Settings) -> None:
+    """Say once, plainly, that the shipped data is public practice data (nothing on the page is refused)."""
+    if s.dataset not in privacy.SHIPPED:
+        return
+    st.caption(
+        f"**Practice data.** {privacy.dataset_label(s)} is public: nobody in it is protected. Every release draws "
+        "its noise and is counted on your practice ledger in the sidebar, which marks any release a curator's "
+        "budget would refuse; nothing here is refused. An uploaded CSV is real data, and its budget refuses."
+    )
+
+
 def release_button(s: Settings, release) -> None:
     """The Release button (makes this stored release the one Present shows) and what it says."""
     release_id = getattr(release, "release_id", None)

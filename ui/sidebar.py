@@ -36,6 +36,7 @@ from ui.state import (
     current_settings,
     load_settings_file,
     restore_table2,
+    set_setting,
     settings_store,
     settings_widget,
     share_settings,
@@ -70,13 +71,17 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
         # shown until the user changes a setting (a page's reruns would otherwise hide it within seconds)
         sb.warning(escape_markdown(st.session_state["_url_warning"]))  # quotes the address's own text
     sb.header("Privacy")
+    refused = ledger_view.notion_refusals(current_settings())
+    _offer_only_what_runs(refused)
     privacy = current_settings().privacy
     budget_control(sb, current_settings())
-    notions = chosen_notions()
-    settings_widget(sb.radio, "Privacy notion", "privacy", list(notions), format_func=PRIVACY.get, horizontal=True)
-    if len(notions) < len(PRIVACY):
-        supported = " and ".join(PRIVACY[n] for n in notions)
+    notions = [n for n in chosen_notions() if n not in refused]
+    settings_widget(sb.radio, "Privacy notion", "privacy", notions, format_func=PRIVACY.get, horizontal=True)
+    if len(chosen_notions()) < len(PRIVACY):
+        supported = " and ".join(PRIVACY[n] for n in chosen_notions())
         sb.caption(f"{escape_markdown(current_settings().label('mechanism'))} supports {supported} only.")
+    for reason in refused.values():  # the app's own words
+        sb.caption(reason)
     if privacy == "zcdp":
         settings_widget(
             sb.select_slider, "δ for the (ε, δ) equivalent", "delta", DELTAS, format_func=lambda v: f"{v:.0e}"
@@ -100,6 +105,7 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     _teaching_toggle(sb)
     st.session_state[ODOMETER_SLOT] = sb.empty()
     draw_odometer(current_settings())
+    _start_again(sb, current_settings())
     sb.header("Data")
     dataset = settings_widget(
         sb.selectbox,
@@ -152,7 +158,7 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     )
     if "h" in loss_parameters(model):
         settings_widget(sb.slider, "Huber width h" if model == "huber" else "Width h", "h", *RANGES["h"], step=0.05)
-    methods_offered = mechanisms()
+    methods_offered = offered_methods(current_settings().model, refused)
     settings_widget(
         sb.radio,
         "Mechanism",
@@ -162,6 +168,8 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
         help="Objective perturbation adds noise to the training objective (Algorithm 1); output "
         "perturbation adds it to the trained coefficients (Algorithm 4).",
     )
+    for reason in methods_left_out(current_settings().model, refused):  # the registry's labels
+        sb.caption(reason)
     sb.header("Interval")
     settings_widget(
         sb.select_slider,
@@ -306,8 +314,49 @@ def _teaching_toggle(sb):
         sb.caption(f"Teaching mode, {seed}: the numbers are reproducible and **not private**.")
 
 
+def offered_methods(model: str, refused=()) -> dict[str, str]:
+    """The methods that run with this model and with a notion the dataset's budget admits
+    (``refused``: notions it cannot pay for), name -> label."""
+    return {
+        name: label
+        for name, label in mechanisms().items()
+        if registry.get(name).fits(model) and set(registry.get(name).notions) - set(refused)
+    }
+
+
+def methods_left_out(model: str, refused=()) -> list[str]:
+    """Why each method not offered is left out, in sentences."""
+    reasons = []
+    for name, label in mechanisms().items():
+        method = registry.get(name)
+        if not method.fits(model):
+            reasons.append(f"{label} is not offered: it fits {_models_said(method.losses)} only.")
+        elif not set(method.notions) - set(refused):
+            reasons.append(f"{label} is not offered: it releases ρ-zCDP only, which this data's budget cannot count.")
+    return reasons
+
+
+def _models_said(losses) -> str:
+    names = models()
+    return " and ".join(names.get(loss, loss).lower() for loss in losses)
+
+
+def _offer_only_what_runs(refused) -> None:
+    """Before any widget is drawn: a method or notion the settings hold that is not offered gives way
+    to one that is (a shared address may name one), so no page asks for a release that cannot run."""
+    s = current_settings()
+    offered = offered_methods(s.model, refused)
+    if offered and s.mechanism not in offered:
+        set_setting("mechanism", next(iter(offered)))
+        s = current_settings()
+    notions = [n for n in registry.get(s.mechanism).notions if n not in refused]
+    if notions and s.privacy not in notions:
+        set_setting("privacy", notions[0])
+
+
 def draw_odometer(s: Settings):
-    """The privacy ledger of the settings' dataset in its sidebar slot (redrawn after each release)."""
+    """The privacy ledger of the settings' dataset in its sidebar slot (redrawn after each release):
+    for practice data the visitor's practice ledger, with its marks and a way to start again."""
     slot = st.session_state.get(ODOMETER_SLOT)
     if slot is None:
         return
@@ -317,12 +366,41 @@ def draw_odometer(s: Settings):
     except ValueError:  # no upload yet
         box.markdown("**Privacy ledger** · no dataset yet")
         return
+    if status.demo:
+        _practice_odometer(box, s)
+        return
     box.markdown(ledger_view.ledger_caption(s))
     box.progress(min(status.spent / status.budget.amount, 1.0))
     if status.not_private:
         box.caption(
             f"+ {status.not_private} result{'s' * (status.not_private != 1)} no guarantee covers "
             "(teaching mode, non-private or bootstrap intervals, sweeps on the real data)."
+        )
+
+
+def _practice_odometer(box, s: Settings) -> None:
+    book = ledger_view.practice(s)
+    box.markdown(ledger_view.practice_caption(s))
+    spent = book.rho if book.budget.notion == "zcdp" else book.epsilon
+    box.progress(1.0 if spent is None else min(spent / book.budget.amount, 1.0))
+    if book.mark():
+        box.warning(book.mark())
+
+
+def _start_again(sb, s: Settings) -> None:
+    """Practice data: a button that starts the visitor's practice ledger again (drawn once a run, under
+    the ledger, which a release redraws)."""
+    try:
+        practice = ledger_view.dataset_ref(s).demo
+    except ValueError:  # no upload yet
+        return
+    if practice:
+        sb.button(
+            "Start again",
+            on_click=ledger_view.start_again,
+            args=(s,),
+            key="start_again",
+            help="Forget your practice releases of this dataset and begin a new practice ledger.",
         )
 
 

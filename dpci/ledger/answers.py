@@ -41,7 +41,8 @@ class Status:
 @dataclass(frozen=True)
 class Preview:
     """What a release would cost before it runs: its ``charge``, the total ``before`` and ``after`` it,
-    and whether the filter admits it (else ``reason``)."""
+    and whether the filter admits it (else ``reason``; for practice data, always admitted, ``reason``
+    says when a curator would refuse it)."""
 
     charge: float
     before: float
@@ -55,7 +56,7 @@ class Preview:
         if math.isnan(self.charge):  # a notion the budget cannot pay for
             return f"{what} cannot be paid from this dataset's budget: {self.reason}"
         text = f"{what} costs {b.symbol} = {self.charge:.3g}: the budget of this dataset goes from {self.before:.3g} to {self.after:.3g} of {b.amount:.3g}."
-        return text if self.admitted else f"{text} {self.reason}"
+        return f"{text} {self.reason}" if self.reason else text
 
 
 @dataclass(frozen=True)

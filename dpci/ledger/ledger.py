@@ -254,8 +254,11 @@ class Ledger:
         )
 
     def preview(self, key: str, spend: PrivacySpend) -> Preview:
-        """What admitting a release with ``spend`` would do now (nothing is written)."""
+        """What admitting a release with ``spend`` would do now (nothing is written). Practice data
+        admits it whatever it costs; ``reason`` then says when a curator would refuse it."""
         status = self.status(key)
+        if status.demo:
+            return self._practice_preview(key, status, spend)
         try:
             charge = status.budget.charge(spend, status.group_size)
         except ValueError as err:
@@ -266,19 +269,22 @@ class Ledger:
         after = math.fsum([*spent, charge])
         return Preview(charge, status.spent, after, status.budget, ok, "" if ok else refusal(status, charge, after))
 
+    def _practice_preview(self, key: str, status: Status, spend: PrivacySpend) -> Preview:
+        try:
+            charge: float | None = status.budget.charge(spend, status.group_size)
+        except NotCovered:
+            charge = None
+        refused = curator_refusals(status.budget, [*self._asked(key, status.budget), charge])[-1]
+        cost = 0.0 if charge is None else charge
+        mark = f"Over a budget of {status.budget.describe()}: a curator would refuse this release." if refused else ""
+        return Preview(cost, status.spent, status.spent + cost, status.budget, True, mark)
+
     def practice(self, key: str) -> Practice:
         """A practice dataset's spend in ε and ρ, and which releases a curator holding its budget would
         have refused (the filter replayed, :func:`dpci.ledger.filter.curator_refusals`)."""
-        status = self.status(key)
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                sa.select(charges.c.charge, charges.c.epsilon, charges.c.rho)
-                .where(charges.c.dataset == key, charges.c.private)
-                .order_by(charges.c.id)
-            ).all()
-        budget = status.budget
-        # A release the budget's notion cannot count (pure budget, zCDP release) is one a curator refuses.
-        asked = [None if budget.notion == "pure" and eps is None else charge for charge, eps, _ in rows]
+        budget = self.status(key).budget
+        rows = self._private_rows(key)
+        asked = self._asked(key, budget, rows)
         epsilons = [eps for _, eps, _ in rows]
         return Practice(
             budget=budget,
@@ -287,6 +293,22 @@ class Ledger:
             releases=len(rows),
             refused=tuple(curator_refusals(budget, asked)),
         )
+
+    def _private_rows(self, key: str) -> list:
+        """(charge, epsilon, rho) of the dataset's private releases, oldest first."""
+        with self.engine.connect() as conn:
+            query = (
+                sa.select(charges.c.charge, charges.c.epsilon, charges.c.rho)
+                .where(charges.c.dataset == key, charges.c.private)
+                .order_by(charges.c.id)
+            )
+            return list(conn.execute(query).all())
+
+    def _asked(self, key: str, budget: Budget, rows=None) -> list[float | None]:
+        """Each private release's charge as a curator holding ``budget`` is asked for it: None for one
+        its notion cannot count (a zCDP release, no ε, on a pure budget)."""
+        rows = self._private_rows(key) if rows is None else rows
+        return [None if budget.notion == "pure" and eps is None else charge for charge, eps, _ in rows]
 
     def history(self, key: str) -> list[dict]:
         """Every result computed from the dataset, oldest first: when, what, private or not, its charge,
