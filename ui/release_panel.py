@@ -23,9 +23,8 @@ def practice_notice(s: Settings) -> None:
     if s.dataset not in privacy.SHIPPED:
         return
     st.caption(
-        f"**Practice data.** {privacy.dataset_label(s)} is public: nobody in it is protected. Every release draws "
-        "its noise and is counted on your practice ledger in the sidebar, which marks any release a curator's "
-        "budget would refuse; nothing here is refused. An uploaded CSV is real data, and its budget refuses."
+        f"**Practice data.** {privacy.dataset_label(s)} is public: nobody in it is protected, so nothing here is "
+        "refused. The practice ledger in the sidebar counts every release and marks any a curator would refuse."
     )
 
 
