@@ -149,7 +149,7 @@ def explorer():
         table = interval_table(names, release, nonprivate, vi, truth, settings.alpha, bias=bias)
         title = (
             f"{100 * settings.level:g}% intervals for {ui.estimand_symbol(settings)}: "
-            f"{settings.label('mechanism').lower()}, {settings.label('privacy')}"
+            f"{ui.chosen_method(settings).label}, {settings.label('privacy')}"
         )
         if preview:
             title = "Preview on a stand-in, not your data: " + title

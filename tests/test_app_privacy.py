@@ -87,6 +87,10 @@ def test_practice_data_is_never_refused_and_past_the_budget_the_ledger_marks_it(
     assert at.get("plotly_chart") and _status(at).releases == 2
     assert any("a curator would refuse this release" in w.value for w in at.sidebar.warning)
     assert any("Practice data" in c.value and "nobody in it is protected" in c.value for c in at.caption)
+    at.session_state["odometer_panel"] = True  # the ledger's history: the release past the budget is marked
+    at.run()
+    history = [c.value for c in at.sidebar.caption if c.value.startswith("• release")]
+    assert len(history) == 2 and all("a curator would refuse it" in line for line in history), history
     at.sidebar.button(key="start_again").click().run()
     assert not at.exception and _status(at).releases == 1  # forgotten; these settings drawn again
 

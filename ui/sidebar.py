@@ -332,7 +332,8 @@ def methods_left_out(model: str, refused=()) -> list[str]:
         if not method.fits(model):
             reasons.append(f"{label} is not offered: it fits {_models_said(method.losses)} only.")
         elif not set(method.notions) - set(refused):
-            reasons.append(f"{label} is not offered: it releases ρ-zCDP only, which this data's budget cannot count.")
+            said = " and ".join(PRIVACY[n] for n in method.notions)
+            reasons.append(f"{label} is not offered: it releases {said} only, which this data's budget cannot count.")
     return reasons
 
 
@@ -416,24 +417,31 @@ def _ledger_panel(sb):
         panel.caption(str(err))
         return
     status = ledger_view.ledger().status(ref.key)
-    scope = (
-        "Demo data: each browser has its own budget (kept in a cookie)."
-        if status.demo
-        else "One budget for this data, shared by everyone on this server."
-    )
     group = (
         ""
         if status.group_size == 1
         else f" One person may contribute up to {status.group_size} rows: every charge is for the group."
     )
-    panel.caption(
-        f"Budget {status.budget.describe()}, fixed by whoever runs the server before the first release; no page "
-        f"can raise it. {scope}{group} Every release is admitted before its noise is drawn; showing a stored "
-        "release again costs nothing."
-    )
     history = ledger_view.ledger().history(ref.key)
+    if status.demo:
+        panel.caption(
+            f"Practice budget {status.budget.describe()}. This data is public, so nothing is refused: each browser "
+            "keeps its own practice ledger (in a cookie), and a release past the budget is marked as one a "
+            "curator would refuse. Showing a stored release again costs nothing."
+        )
+        refused = ledger_view.ledger().practice(ref.key).refused  # the private releases, oldest first
+        marks = dict(zip((r["id"] for r in history if r["private"]), refused))
+    else:
+        panel.caption(
+            f"Budget {status.budget.describe()}, fixed by whoever runs the server before the first release; no "
+            f"page can raise it. One budget for this data, shared by everyone on this server.{group} Every "
+            "release is admitted before its noise is drawn; showing a stored release again costs nothing."
+        )
+        marks = {}
     for row in history[-12:]:
         cost = f"{status.budget.symbol} = {row['charge']:.3g}" if row["private"] else "not private"
+        if marks.get(row["id"]):
+            cost += "; a curator would refuse it"
         panel.caption(f"• {escape_markdown(row['what'])} ({cost})")
     if history:
         panel.download_button(
