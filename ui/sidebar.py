@@ -25,8 +25,9 @@ from ui.settings import (
     Settings,
     budget_value,
     fmt_c,
-    mechanisms,
+    methods_left_out,
     models,
+    offered_methods,
     settings_json,
 )
 from ui.state import (
@@ -312,34 +313,6 @@ def _teaching_toggle(sb):
     if s.teaching:
         seed = "this page's own public seed" if "seed" in st.session_state.get(UNUSED, ()) else f"seed {s.seed}"
         sb.caption(f"Teaching mode, {seed}: the numbers are reproducible and **not private**.")
-
-
-def offered_methods(model: str, refused=()) -> dict[str, str]:
-    """The methods that run with this model and with a notion the dataset's budget admits
-    (``refused``: notions it cannot pay for), name -> label."""
-    return {
-        name: label
-        for name, label in mechanisms().items()
-        if registry.get(name).fits(model) and set(registry.get(name).notions) - set(refused)
-    }
-
-
-def methods_left_out(model: str, refused=()) -> list[str]:
-    """Why each method not offered is left out, in sentences."""
-    reasons = []
-    for name, label in mechanisms().items():
-        method = registry.get(name)
-        if not method.fits(model):
-            reasons.append(f"{label} is not offered: it fits {_models_said(method.losses)} only.")
-        elif not set(method.notions) - set(refused):
-            said = " and ".join(PRIVACY[n] for n in method.notions)
-            reasons.append(f"{label} is not offered: it releases {said} only, which this data's budget cannot count.")
-    return reasons
-
-
-def _models_said(losses) -> str:
-    names = models()
-    return " and ".join(names.get(loss, loss).lower() for loss in losses)
 
 
 def _offer_only_what_runs(refused) -> None:
