@@ -328,13 +328,9 @@ def release_sentences(release_id: str | None) -> list[str]:
 def practice_caption(s: Settings) -> str:
     """The visitor's practice ledger: what was spent, in ε and ρ, and the last release's mark."""
     book = practice(s)
-    text = (
-        f"**Practice ledger** · {escape_markdown(dataset_label(s))}, your browser  \n"
-        f"Spent: {book.describe()}. Public data: nothing is refused."
-    )
-    if book.over:
-        text += f"  \n{book.over} of them over a budget of {book.budget.describe()}: a curator would refuse them."
-    return text
+    text = f"**Practice ledger** · {escape_markdown(dataset_label(s))}, your browser  \n{book.describe()}."
+    over = f"; {book.over} {'is' if book.over == 1 else 'are'} over the practice budget" if book.over else ""
+    return f"{text}  \nPublic data, so nothing is refused{over}."
 
 
 def ledger_caption(s: Settings) -> str:

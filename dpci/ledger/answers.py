@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .filter import Budget
+from .filter import DEFAULT_DELTA, Budget, tight_epsilon
 
 
 @dataclass(frozen=True)
@@ -102,18 +102,26 @@ class Practice:
         return sum(self.refused)
 
     def describe(self) -> str:
-        """The spend in both units: "ε = 9.25 added up; ρ = 1.7, that is (ε = 8.1, δ = 1e-06)"."""
-        eps = f"ε = {self.epsilon:.3g} added up; " if self.epsilon is not None else ""
-        zcdp = Budget("zcdp", 1.0, self.budget.delta or 1e-6)
-        rho = zcdp.describe(self.rho) if self.rho > 0 else "ρ = 0"
-        plural = "s" * (self.releases != 1)
-        return f"{eps}{rho}, in {self.releases} release{plural}"
+        """The spend in both units: "13 releases: ε = 78.8 added up, ρ = 213 (ε = 320 at δ = 1e-06)"."""
+        if not self.releases:
+            return "no releases yet"
+        delta = self.budget.delta or DEFAULT_DELTA
+        eps = f"ε = {self.epsilon:.3g} added up, " if self.epsilon is not None else ""
+        rho = f"ρ = {self.rho:.3g} (ε = {tight_epsilon(self.rho, delta):.3g} at δ = {delta:.0e})"
+        return f"{self.releases} release{'s' * (self.releases != 1)}: {eps}{rho}"
+
+    def budget_said(self) -> str:
+        """The practice budget as a teacher reads it: "ε = 10 at δ = 1e-06 (ρ = 1.54)", or "ε = 10"."""
+        b = self.budget
+        if b.notion == "pure":
+            return b.describe()
+        return f"ε = {b.approx_dp().epsilon:.3g} at δ = {b.delta:.0e} (ρ = {b.amount:.3g})"
 
     def mark(self) -> str:
         """What a curator would do with the last release, in words ("" when it is within the budget)."""
         if not self.refused or not self.refused[-1]:
             return ""
-        return f"Over a budget of {self.budget.describe()}: a curator would refuse this release."
+        return f"Over a budget of {self.budget_said()}: a curator would refuse this release."
 
 
 def refusal(status: Status, charge: float, after: float) -> str:

@@ -276,7 +276,7 @@ class Ledger:
             charge = None
         refused = curator_refusals(status.budget, [*self._asked(key, status.budget), charge])[-1]
         cost = 0.0 if charge is None else charge
-        mark = f"Over a budget of {status.budget.describe()}: a curator would refuse this release." if refused else ""
+        mark = "Over the practice budget: a curator would refuse this release." if refused else ""
         return Preview(cost, status.spent, status.spent + cost, status.budget, True, mark)
 
     def practice(self, key: str) -> Practice:
