@@ -556,3 +556,17 @@ def test_a_failure_in_the_middle_of_a_charge_leaves_the_ledger_as_it_was(databas
     assert reopened.status(key).releases == 1 and reopened.status(key).spent == pytest.approx(1.0)
     reopened.admit(key, spend(2.0), what="after")  # the lock was released: the ledger goes on
     assert [r["what"] for r in reopened.history(key)] == ["before", "after"]
+
+
+def test_the_practice_mark_is_for_the_release_shown():
+    """A stored release within the practice budget carries no mark though a later one is over it."""
+    ledger = Ledger(secret=b"s", demo_budget="epsilon=2")
+    key = ledger.key_of(b"adult", scope="visitor")
+    ledger.register(key, "Adult", demo=True)
+    ids = []
+    for eps in (2.0, 0.1):
+        admission = ledger.admit(key, spend(eps), what=f"ε = {eps}")
+        ids.append(ledger.store_release(admission, key, f"identity {eps}", {}, {}))
+    book = ledger.practice(key)
+    assert book.mark(ids[0]) == "" and book.refused_ids == {ids[1]}
+    assert book.mark(ids[1]) == book.mark() == "Over a budget of ε = 2: a curator would refuse this release."

@@ -325,6 +325,17 @@ def release_sentences(release_id: str | None) -> list[str]:
     return lines
 
 
+def practice_mark(s: Settings) -> str:
+    """The mark of the release the page shows for these settings, if a curator would refuse it ("" if
+    not, or if nothing of these settings is stored yet: then of the last release drawn)."""
+    from ui.datasets import dataset_key
+
+    if s.teaching:  # a public seed: the page shows no private release, and spent nothing
+        return ""
+    shown = stored(s, dataset_key(s))
+    return practice(s).mark(shown.release_id if shown is not None else None)
+
+
 def practice_caption(s: Settings) -> str:
     """The visitor's practice ledger: what was spent, in ε and ρ, and the last release's mark."""
     book = practice(s)

@@ -357,8 +357,9 @@ def _practice_odometer(box, s: Settings) -> None:
     box.markdown(ledger_view.practice_caption(s))
     spent = book.rho if book.budget.notion == "zcdp" else book.epsilon
     box.progress(1.0 if spent is None else min(spent / book.budget.amount, 1.0))
-    if book.mark():
-        box.warning(book.mark())
+    mark = ledger_view.practice_mark(s)
+    if mark:
+        box.warning(mark)
 
 
 def _start_again(sb, s: Settings) -> None:

@@ -95,6 +95,7 @@ class Practice:
     rho: float
     releases: int
     refused: tuple[bool, ...]
+    refused_ids: frozenset[str] = frozenset()  # the stored releases among those refused
 
     @property
     def over(self) -> int:
@@ -117,9 +118,11 @@ class Practice:
             return b.describe()
         return f"ε = {b.approx_dp().epsilon:.3g} at δ = {b.delta:.0e} (ρ = {b.amount:.3g})"
 
-    def mark(self) -> str:
-        """What a curator would do with the last release, in words ("" when it is within the budget)."""
-        if not self.refused or not self.refused[-1]:
+    def mark(self, release_id: str | None = None) -> str:
+        """What a curator would do with the stored release ``release_id`` (default: the last release), in
+        words; "" when it is within the budget."""
+        over = release_id in self.refused_ids if release_id is not None else bool(self.refused and self.refused[-1])
+        if not over:
             return ""
         return f"Over a budget of {self.budget_said()}: a curator would refuse this release."
 

@@ -285,20 +285,22 @@ class Ledger:
         budget = self.status(key).budget
         rows = self._private_rows(key)
         asked = self._asked(key, budget, rows)
-        epsilons = [eps for _, eps, _ in rows]
+        epsilons = [eps for _, eps, _, _ in rows]
+        refused = curator_refusals(budget, asked)
         return Practice(
             budget=budget,
             epsilon=None if any(e is None for e in epsilons) else math.fsum(epsilons),
-            rho=math.fsum(rho or 0.0 for _, _, rho in rows),
+            rho=math.fsum(rho or 0.0 for _, _, rho, _ in rows),
             releases=len(rows),
-            refused=tuple(curator_refusals(budget, asked)),
+            refused=tuple(refused),
+            refused_ids=frozenset(r[3] for r, no in zip(rows, refused) if no and r[3]),
         )
 
     def _private_rows(self, key: str) -> list:
-        """(charge, epsilon, rho) of the dataset's private releases, oldest first."""
+        """(charge, epsilon, rho, stored release id) of the dataset's private releases, oldest first."""
         with self.engine.connect() as conn:
             query = (
-                sa.select(charges.c.charge, charges.c.epsilon, charges.c.rho)
+                sa.select(charges.c.charge, charges.c.epsilon, charges.c.rho, charges.c.release)
                 .where(charges.c.dataset == key, charges.c.private)
                 .order_by(charges.c.id)
             )
@@ -308,7 +310,7 @@ class Ledger:
         """Each private release's charge as a curator holding ``budget`` is asked for it: None for one
         its notion cannot count (a zCDP release, no ε, on a pure budget)."""
         rows = self._private_rows(key) if rows is None else rows
-        return [None if budget.notion == "pure" and eps is None else charge for charge, eps, _ in rows]
+        return [None if budget.notion == "pure" and eps is None else charge for charge, eps, *_ in rows]
 
     def history(self, key: str) -> list[dict]:
         """Every result computed from the dataset, oldest first: when, what, private or not, its charge,
