@@ -53,7 +53,7 @@ def explorer():
         st.stop()
 
     ui.layout.explorer_header(settings)  # title, "what am I looking at?" and the presentation toggle, one row
-    ui.practice_notice(settings)
+    practice = ui.practice_notice(settings)
 
     if settings.dataset == "upload":
         if not ui.upload_panel():
@@ -120,6 +120,8 @@ def explorer():
         ui.explain_error(err)
         halt()
     ui.draw_odometer(settings)  # the sidebar's ledger, now that an upload (if any) has been read
+    if practice is not None:
+        ui.practice_notice(settings, practice)  # with the mark of the release now shown
     if preview:
         ui.preview_banner(settings, key)
     st.session_state["last_release_seconds"] = time.perf_counter() - started

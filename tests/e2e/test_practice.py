@@ -121,15 +121,18 @@ def test_a_teacher_moves_epsilon_up_and_back_down_past_the_budget(app_url, brows
             page.wait_for_function(PRIVATE_DRAWN)
             _no_refusal(page, f"stop {step + 1}: ε = {expected}")
             assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1
-            if EPSILON_STOPS[i] == 20.0:  # ρ = 96.8 alone: the release shown is marked
+            if EPSILON_STOPS[i] == 20.0:  # ρ = 96.8 alone: the release shown is marked, beside the chart too
                 page.get_by_text(MARK).first.wait_for()
+                assert page.locator('[data-testid="stMain"]').get_by_text(MARK).count() == 1
                 page.screenshot(path=str(ARTIFACTS / "practice-teacher-past-the-budget-1280x720.png"))
         wait_for_app(page)
         said = ledger.first.inner_text()
         # 13 releases (1 to 20; the way down shows the stored ones again, free), ε added up 1 + 1.25 + ... + 20 = 78.75
         assert re.search(r"13 releases: ε = 78\.8 added up, ρ = \S+ \(ε = \S+ at δ = 1e-06\)", said), said
         assert re.search(r"\d+ are over the practice budget", said), said
-        assert page.get_by_text(MARK).count() == 0  # back at ε = 1 (ρ = 0.242): the release shown is within it
+        assert (
+            page.get_by_text(MARK).count() == 0
+        )  # neither in the sidebar nor beside the chart: back at ε = 1 (ρ = 0.242): the release shown is within it
         for width, height in ((1280, 720), (1024, 768)):
             page.set_viewport_size({"width": width, "height": height})
             page.wait_for_timeout(1000)
