@@ -53,6 +53,7 @@ def explorer():
         st.stop()
 
     ui.layout.explorer_header(settings)  # title, "what am I looking at?" and the presentation toggle, one row
+    practice = ui.practice_notice(settings)
 
     if settings.dataset == "upload":
         if not ui.upload_panel():
@@ -119,6 +120,8 @@ def explorer():
         ui.explain_error(err)
         halt()
     ui.draw_odometer(settings)  # the sidebar's ledger, now that an upload (if any) has been read
+    if practice is not None:
+        ui.practice_notice(settings, practice)  # with the mark of the release now shown
     if preview:
         ui.preview_banner(settings, key)
     st.session_state["last_release_seconds"] = time.perf_counter() - started
@@ -148,7 +151,7 @@ def explorer():
         table = interval_table(names, release, nonprivate, vi, truth, settings.alpha, bias=bias)
         title = (
             f"{100 * settings.level:g}% intervals for {ui.estimand_symbol(settings)}: "
-            f"{settings.label('mechanism').lower()}, {settings.label('privacy')}"
+            f"{ui.chosen_method(settings).label}, {settings.label('privacy')}"
         )
         if preview:
             title = "Preview on a stand-in, not your data: " + title

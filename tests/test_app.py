@@ -957,11 +957,13 @@ def test_titles_say_labels_not_the_names_the_settings_hold():
     assert "output, zcdp" not in specs
 
 
-def test_settings_a_method_cannot_take_get_a_message_not_a_traceback():
-    """Kulkarni et al.'s method is for the logistic loss only: with the Huberized SVM the Explorer says so."""
+def test_settings_a_method_cannot_take_are_not_offered_and_the_sidebar_says_why():
+    """Kulkarni et al.'s method is for the logistic loss only: with the Huberized SVM it is not offered (the
+    reason beside the choices), and an address asking for the pair draws the first method that can run."""
     at = _explorer({"mechanism": "kulkarni", "privacy": "zcdp", "model": "huber", "dataset": "synthetic", "d": "2"})
-    assert not at.exception, [e.value for e in at.exception]
-    assert any("cannot run with these settings" in e.value for e in at.error)
+    _no_errors(at)
+    assert at.get("plotly_chart") and at.session_state["dpci_settings"]["mechanism"] != "kulkarni"
+    assert any("Kulkarni et al. noise-aware Bayesian is not offered" in c.value for c in at.sidebar.caption)
 
 
 def test_the_c_control_recommends_a_c_from_public_facts_and_uses_it():

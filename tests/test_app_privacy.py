@@ -10,6 +10,8 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
 
+from dpci.methods import allocate
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -54,7 +56,8 @@ def test_real_data_get_fresh_randomness_and_every_new_release_is_paid_once():
     for eps in (0.5, 0.3):
         at.sidebar.select_slider(key="w_epsilon").set_value(eps).run()
     status = _status(at)
-    assert status.releases == 3 and status.spent == pytest.approx(1.0 + 0.5 + 0.3)
+    rho = [allocate(eps, None, "objective", "pure").spend.rho for eps in (1.0, 0.5, 0.3)]
+    assert status.releases == 3 and status.spent == pytest.approx(sum(rho))  # practice: a zCDP budget, in ρ
     at.sidebar.select_slider(key="w_epsilon").set_value(1.0).run()
     assert _status(at).releases == 3  # the same settings again: the stored release, nothing drawn or paid
     np.testing.assert_array_equal(_private_bounds(at), first)
@@ -62,7 +65,8 @@ def test_real_data_get_fresh_randomness_and_every_new_release_is_paid_once():
     other = _page(d=2, n=2000)  # another browser (another visitor) draws its own release, on its own budget
     assert not np.array_equal(_private_bounds(other), first)
     assert _status(other).releases == 1 and _status(other).server_releases == server_before + 1
-    assert "ε = 1.8 of ε = 10 spent in 3 private releases" in " ".join(m.value for m in at.sidebar.markdown)
+    ledger = " ".join(m.value for m in at.sidebar.markdown)
+    assert "Practice ledger" in ledger and "3 releases: ε = 1.8 added up" in ledger
 
 
 def test_the_confidence_level_is_post_processing_and_costs_nothing():
@@ -73,16 +77,22 @@ def test_the_confidence_level_is_post_processing_and_costs_nothing():
     assert np.all(_private_bounds(at) > before)  # a 90% interval inside the 95% one: the same draws
 
 
-def test_a_release_the_budget_cannot_pay_is_refused_before_it_runs():
-    at = _page(d=2, n=2000, epsilon=5.0)  # 5 of the demo's 10
-    assert _status(at).spent == pytest.approx(5.0)
-    at.sidebar.select_slider(key="w_epsilon").set_value(10.0).run()
-    said = " ".join(e.value.replace("\\", "") for e in at.error)  # markdown-escaped on the page
-    assert "Refused before it ran" in said and "budget on demo data of 10" in said and "whoever runs the server" in said
-    assert _status(at).releases == 1  # nothing drawn; the last chart stays, faded, and says so
-    assert any("The chart of the last settings drawn" in c.value for c in at.caption)
-    at.sidebar.select_slider(key="w_epsilon").set_value(5.0).run()  # back to the stored release: free
+def test_practice_data_is_never_refused_and_past_the_budget_the_ledger_marks_it():
+    """Adult is public practice data: a release past the practice budget (ρ = 1.54, that is (10, 1e-6)) runs
+    and draws its chart; the practice ledger marks it, and "Start again" empties it."""
+    at = _page(d=2, n=2000, epsilon=5.0)  # ε = 5 by objective perturbation: ρ = 5.9, over the budget alone
     assert not at.exception and at.get("plotly_chart") and _status(at).releases == 1
+    at.sidebar.select_slider(key="w_epsilon").set_value(10.0).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.get("plotly_chart") and _status(at).releases == 2
+    assert any("a curator would refuse this release" in w.value for w in at.sidebar.warning)
+    assert any("Practice data" in c.value and "nobody in it is protected" in c.value for c in at.caption)
+    at.session_state["odometer_panel"] = True  # the ledger's history: the release past the budget is marked
+    at.run()
+    history = [c.value for c in at.sidebar.caption if c.value.startswith("• release")]
+    assert len(history) == 2 and all("a curator would refuse it" in line for line in history), history
+    at.sidebar.button(key="start_again").click().run()
+    assert not at.exception and _status(at).releases == 1  # forgotten; these settings drawn again
 
 
 def test_present_shows_the_one_release_made_and_says_how_it_was_drawn():
@@ -212,7 +222,7 @@ def test_budget_for_a_target_width_charges_every_search_on_the_real_data_before_
     assert _status(at).releases == 0  # the stand-in: nothing spent
     at.radio(key="sweep_source").set_value("The real data (private releases, on the privacy ledger)").run()
     assert at.multiselect(key="af_strategies_real").value == ["noise_reduction"]
-    assert any("at the most it can spend" in i.value and "from 0 to 2 of 10" in i.value for i in at.info), [
+    assert any("at the most it can spend" in i.value and "from 0 to 0.968 of 1.54" in i.value for i in at.info), [
         i.value for i in at.info
     ]
     spent = []
@@ -222,10 +232,10 @@ def test_budget_for_a_target_width_charges_every_search_on_the_real_data_before_
         assert at.session_state["slot_accuracy"].job.wait(240)
         at.run()
         spent.append(_status(at).spent)
-    assert spent == pytest.approx([2.0, 4.0, 6.0])
-    at.select_slider(key="af_max").set_value(5.0).run()  # 6 + 5 > 10: refused before it runs
-    assert any("Refused before it ran" in e.value.replace("\\", "") for e in at.error)
-    assert next(b for b in at.button if b.label == "Find the budget").disabled
+    assert spent == pytest.approx([0.9675, 1.935, 2.9025], rel=1e-12)  # each search at ε = 2: ρ = 0.9675
+    at.select_slider(key="af_max").set_value(5.0).run()  # practice data: past the budget, marked, not refused
+    assert any("a curator would refuse this release" in i.value for i in at.info), [i.value for i in at.info]
+    assert not next(b for b in at.button if b.label == "Find the budget").disabled
 
 
 def test_an_upload_file_name_is_shown_as_text_not_markdown():
@@ -321,3 +331,70 @@ def test_a_release_stored_before_release_specifications_is_found_by_its_old_name
     text = f"Adult (UCI census)|10|0||global|{sorted(old.items())}"
     then = hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
     assert legacy_identity(Settings(randomness="fresh"), "adult|10|0||global") == then
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        {},
+        {"demo": "1", "practice": "true", "ledger": "practice"},  # address fields the app does not read
+        {"dataset": "upload", "randomness": "fresh", "_visitor": "someone-elses-visitor-id"},
+    ],
+    ids=["nothing", "practice asked in the address", "another visitor's id"],
+)
+def test_an_upload_never_reaches_the_practice_rule_whatever_the_visitor_sends(sent):
+    """Real data keeps its gate: the server decides the rule from the data it loads, so an upload is
+    refused past its budget whatever the address or the session says, and never called practice data."""
+    from dpci.ledger import Ledger
+    from ui.privacy import canonical_upload
+
+    rng = np.random.default_rng(sum(map(ord, str(sent))))  # one upload per case: its budget is fixed once
+    rows = [f"{rng.integers(18, 80)},{rng.integers(1, 80)},{rng.choice(['yes', 'no'])}" for _ in range(1200)]
+    data = "\n".join(["age,hours,label", *rows]).encode()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    from ui.upload import upload_digest
+
+    at.session_state["upload_kept"] = ("people.csv", data, upload_digest(data))
+    if "_visitor" in sent:
+        at.session_state["_visitor"] = sent["_visitor"]
+    at.query_params.update({"dataset": "upload", **{k: v for k, v in sent.items() if k != "_visitor"}})
+    at.run()
+    at.run()
+    book = Ledger.from_config()
+    key = book.key_of(canonical_upload(data))
+    assert not book.status(key).demo
+    book.set_budget(key, "epsilon=0.6")  # whoever runs the server, before the first release
+    at.sidebar.select_slider(key="w_epsilon").set_value(0.5).run()
+    at.button(key="release_on_data").click().run()
+    assert not at.exception and book.status(key).releases == 1
+    at.sidebar.select_slider(key="w_epsilon").set_value(1.0).run()  # 0.5 + 1 > 0.6
+    said = " ".join(e.value.replace("\\", "") for e in at.error)
+    assert "Refused before it ran" in said and at.button(key="release_on_data").disabled
+    assert book.status(key).releases == 1 and not book.status(key).demo
+    assert not any("Practice data" in c.value for c in at.caption)
+    assert not any("Practice ledger" in m.value for m in at.sidebar.markdown)
+
+
+def test_the_sidebar_offers_only_what_runs_on_the_data_and_says_why():
+    """A pair that cannot run is not offered, with the reason in words: Kulkarni et al. with the Huberized
+    SVM (logistic regression only), ρ-zCDP on real data whose budget is pure ε-DP (and so Kulkarni et al.,
+    zCDP only). Practice data offers both notions. An address asking for a pair that cannot run draws the
+    first that can."""
+    at = _page(d=2, n=2000, mechanism="kulkarni", model="huber")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.get("plotly_chart")
+    mechanisms = at.sidebar.radio(key="w_mechanism").options
+    assert not any("Kulkarni" in m for m in mechanisms) and at.sidebar.radio(key="w_mechanism").value != "kulkarni"
+    said = " ".join(c.value for c in at.sidebar.caption)
+    assert "Kulkarni et al. noise-aware Bayesian is not offered: it fits logistic regression only." in said
+    assert at.sidebar.radio(key="w_privacy").options == ["Pure ε-DP", "ρ-zCDP"]
+
+    rng = np.random.default_rng(5)
+    rows = [f"{rng.integers(18, 80)},{rng.integers(1, 80)},{rng.choice(['yes', 'no'])}" for _ in range(1100)]
+    upload = _explorer_on_upload("pure.csv", "\n".join(["age,hours,label", *rows]).encode())
+    assert not upload.exception
+    assert upload.sidebar.radio(key="w_privacy").options == ["Pure ε-DP"]
+    said = " ".join(c.value for c in upload.sidebar.caption)
+    assert "ρ-zCDP is not offered: this data's budget, ε = 3, is pure ε-DP" in said
+    assert "it releases ρ-zCDP only, which this data's budget cannot count" in said
+    assert not any("Kulkarni" in m for m in upload.sidebar.radio(key="w_mechanism").options)

@@ -241,14 +241,35 @@ def test_release_estimator_and_large_budget_recover_the_maximum_likelihood_fit()
 # --- refusals ------------------------------------------------------------------------------------------
 def test_huber_loss_and_pure_dp_are_refused_clearly():
     X, y = gaussian_rows(np.random.default_rng(0), 200, np.array([1.0, 0.5]))
-    with pytest.raises(ValueError, match="only the logistic loss.*'huber'"):
+    with pytest.raises(ValueError, match="fits logistic regression only") as said:
         dpci.private_confidence_intervals(X, y, dpci.HuberLoss(0.5), "kulkarni", "zcdp", 0.5)
-    with pytest.raises(ValueError, match="only the logistic loss"):
+    assert "'" not in str(said.value) and str(said.value)[0].isupper()  # words, no code names
+    with pytest.raises(ValueError, match="fits logistic regression only"):
         METHOD.check_settings(METHOD.allocate(0.5, None, "zcdp"), 200, 1e-3, dpci.HuberLoss(0.5))
+    assert METHOD.fits("logistic") and not METHOD.fits("huber")
     with pytest.raises(ValueError, match="privacy .*'kulkarni'.*must be one of 'zcdp'"):
         METHOD.allocate(1.0, None, "pure")
     with pytest.raises(ValueError, match="must be one of 'zcdp'"):
         dpci.PrivateLogisticRegression(method="kulkarni", privacy="pure").fit(X, y)
+
+
+def test_the_method_travels_to_a_worker_process():
+    """The bootstrap sends the method to worker processes (cloudpickle): its lock stays behind, and the
+    copy replicates exactly as the original does (same weights, same seeds)."""
+    import cloudpickle
+
+    X, y = gaussian_rows(np.random.default_rng(1), 500, np.array([1.0, -0.5]))
+    A, alloc = margin_rows(X, y), METHOD.allocate(0.5, None, "zcdp")
+    weights = np.ones((2, A.shape[0]))
+    METHOD.replicate_coefficients(A, dpci.LogisticLoss(), 0.0, alloc, weights, rngs(0), 0, 2)  # fills the cache
+    copy = cloudpickle.loads(cloudpickle.dumps(METHOD))
+    theta = copy.replicate_coefficients(A, dpci.LogisticLoss(), 0.0, alloc, weights, rngs(0), 0, 2)
+    expected = METHOD.replicate_coefficients(A, dpci.LogisticLoss(), 0.0, alloc, weights, rngs(0), 0, 2)
+    np.testing.assert_array_equal(theta, expected)
+
+
+def rngs(seed):
+    return [np.random.default_rng([seed, b]) for b in range(2)]
 
 
 @pytest.mark.slow  # over 3 s: the quick run (-m "not slow") stays well under 4 minutes

@@ -254,8 +254,58 @@ def test_demo_data_is_scoped_per_visitor_with_the_server_total_beside_it():
     status = ledger.status(b)
     assert status.spent == pytest.approx(1.5, abs=1e-15) and status.server_spent == pytest.approx(3.5, abs=1e-15)
     assert (status.releases, status.server_releases) == (1, 2)
-    with pytest.raises(BudgetExceeded, match="each visitor's budget"):
-        ledger.admit(a, spend(0.1), what="a again")
+    ledger.admit(a, spend(0.1), what="a again")  # practice data: past the budget, counted and marked
+    assert ledger.practice(a).refused == (False, True) and ledger.practice(b).refused == (False,)
+
+
+def test_a_curator_replays_the_filter_and_a_refused_release_adds_nothing():
+    from dpci.ledger.filter import curator_refusals
+
+    budget = Budget.pure(2.0)
+    assert curator_refusals(budget, [1.5, 1.0, 0.5]) == [False, True, False]  # 1.5 + 0.5 = 2: within
+    assert curator_refusals(budget, [None, 2.0, 1e-9]) == [True, False, True]  # None: a notion it cannot count
+
+
+@pytest.mark.parametrize("practice", [True, False], ids=["practice data", "real data"])
+@pytest.mark.parametrize("budget", ["epsilon=2", "rho=1.4,delta=1e-6"], ids=["pure budget", "zcdp budget"])
+def test_practice_data_counts_every_release_and_real_data_refuses(practice, budget):
+    """The same requests: on practice data every release is charged, in ε and ρ, and those a curator
+    with the budget would refuse are marked; on real data the filter refuses them."""
+    ledger = Ledger(secret=b"s", budget=budget, demo_budget=budget)
+    key = ledger.key_of(b"rows", scope="visitor" if practice else "")
+    ledger.register(key, "rows", demo=practice)
+    # output perturbation, Table 2's split (0.8, 0.1, 0.1): rho = sum (share x eps)^2 / 2 per step
+    requests = [(spend(2.0), 1.32), (spend(0.1), 0.0033), (spend(0.5, "zcdp"), 0.5)]
+    pure = budget.startswith("epsilon")
+    # pure 2: 2.0 fills it, 0.1 is over, a zCDP release no ε counts; rho 1.4: 1.32 fits, 0.0033 too, 0.5 not
+    expected = (False, True, True) if pure else (False, False, True)
+    for i, (asked, _) in enumerate(requests):
+        if not practice and expected[i]:
+            with pytest.raises(NotCovered if pure and i == 2 else BudgetExceeded):
+                ledger.admit(key, asked, what=f"release {i}")
+            continue
+        ledger.admit(key, asked, what=f"release {i}")
+    if not practice:
+        assert ledger.status(key).releases == expected.count(False)
+        return
+    book = ledger.practice(key)
+    assert book.refused == expected and book.releases == 3 and book.over == sum(expected)
+    assert book.rho == pytest.approx(math.fsum(r for _, r in requests), rel=1e-12)
+    assert book.epsilon is None  # a zCDP release: no ε describes the total
+    assert "a curator would refuse this release" in book.mark() and "ρ = 1.82" in book.describe()
+    preview = ledger.preview(key, spend(5.0))  # practice data: admitted, and said to be over
+    assert preview.admitted and "a curator would refuse this release" in preview.reason
+
+
+def test_a_dataset_registered_as_real_data_stays_real_data():
+    """A key registered without ``demo`` is never practice data, whatever a later registration says."""
+    ledger = Ledger(secret=b"s", budget="epsilon=1")
+    key = ledger.key_of(b"an upload")
+    ledger.register(key, "upload")
+    ledger.register(key, "upload", demo=True)
+    ledger.admit(key, spend(1.0), what="fills it")
+    with pytest.raises(BudgetExceeded):
+        ledger.admit(key, spend(0.5), what="refused")
 
 
 def test_the_history_lists_private_and_not_private_results_with_the_total_before_each():
@@ -506,3 +556,17 @@ def test_a_failure_in_the_middle_of_a_charge_leaves_the_ledger_as_it_was(databas
     assert reopened.status(key).releases == 1 and reopened.status(key).spent == pytest.approx(1.0)
     reopened.admit(key, spend(2.0), what="after")  # the lock was released: the ledger goes on
     assert [r["what"] for r in reopened.history(key)] == ["before", "after"]
+
+
+def test_the_practice_mark_is_for_the_release_shown():
+    """A stored release within the practice budget carries no mark though a later one is over it."""
+    ledger = Ledger(secret=b"s", demo_budget="epsilon=2")
+    key = ledger.key_of(b"adult", scope="visitor")
+    ledger.register(key, "Adult", demo=True)
+    ids = []
+    for eps in (2.0, 0.1):
+        admission = ledger.admit(key, spend(eps), what=f"ε = {eps}")
+        ids.append(ledger.store_release(admission, key, f"identity {eps}", {}, {}))
+    book = ledger.practice(key)
+    assert book.mark(ids[0]) == "" and book.refused_ids == {ids[1]}
+    assert book.mark(ids[1]) == book.mark() == "Over a budget of ε = 2: a curator would refuse this release."

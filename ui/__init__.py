@@ -61,7 +61,7 @@ from ui.data import (
     results_key,
     seeded_spec,
 )
-from ui.release_panel import explain_refusal, preview_banner, protection_control, release_button
+from ui.release_panel import explain_refusal, practice_notice, preview_banner, protection_control, release_button
 from ui.settings import DATASETS, Settings, changed_settings, fmt_c, settings_values
 from ui.sidebar import ODOMETER_SLOT, draw_odometer, page, settings_file_panel, sidebar
 from ui.state import (
@@ -125,6 +125,7 @@ __all__ = [
     "not_private_reason",
     "page",
     "poll_interval",
+    "practice_notice",
     "preview_arrays",
     "preview_banner",
     "preview_nonprivate",

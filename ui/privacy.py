@@ -2,10 +2,11 @@
 (an SQLite file in the data directory unless DPCI_DATABASE_URL or ``[connections.dpci]`` in Streamlit's
 secrets says otherwise), so a reload, a new tab or a restart meets the same spend.
 
-* A dataset is named by a keyed hash of its content; the shipped demo data (Adult, synthetic) is kept
-  per visitor (a random id in a cookie that outlives reloads and restarts), with the server-wide total
-  shown beside it, so a class of 30 does not share one demo budget; an upload is one dataset for the
-  whole server.
+* Two rules, chosen by the server from the data it loads, never from what a visitor sends. The shipped
+  datasets (Adult, synthetic) are public *practice data*: every release draws its noise and goes into
+  the visitor's practice ledger (a random id in a cookie picks whose, never which rule), which marks what
+  a curator's budget would refuse and refuses nothing. Real data (an upload) is one dataset for the
+  whole server, and its budget refuses.
 * A release is named by its *identity*: the data and every setting its noise depends on (not the
   level, m or delta: post-processing). The Explorer shows the stored release of that identity if
   there is one (free: nothing is drawn); otherwise it asks the ledger to admit a new release (refused
@@ -90,7 +91,8 @@ def write_visitor_cookie() -> None:
 
 @dataclass(frozen=True)
 class DataRef:
-    """The settings' dataset in the ledger: its ``key``, a ``label`` for people, ``demo`` data or not."""
+    """The settings' dataset in the ledger: its ``key``, a ``label`` for people, and whether it is
+    ``demo`` (public practice) data."""
 
     key: str
     label: str
@@ -99,7 +101,9 @@ class DataRef:
 
 def dataset_ref(s: Settings) -> DataRef:
     """The data behind the settings (the same people whatever d, n or the upload's choices), registered
-    in the ledger with the server's default budget on first sight."""
+    in the ledger with the server's default budget on first sight. Practice data only for the shipped
+    files ``SHIPPED`` names, which :func:`ui.datasets.load_data` reads for these settings; anything else
+    is an upload, real data."""
     book = ledger()
     if s.dataset in SHIPPED:
         name = SHIPPED[s.dataset]
@@ -231,11 +235,49 @@ def preview_cost(s: Settings) -> tuple[str, bool]:
 
 
 def refusal(s: Settings) -> str | None:
-    """Why a new release of these settings would be refused (the ledger's filter), or None."""
+    """Why a new release of these settings would be refused (the ledger's filter), or None: never for
+    practice data (counted and marked instead) nor in teaching mode."""
     if s.teaching:
         return None
-    preview = ledger().preview(dataset_ref(s).key, spend_of(s))
+    ref = dataset_ref(s)
+    if ref.demo:
+        return None
+    preview = ledger().preview(ref.key, spend_of(s))
     return None if preview.admitted else preview.reason
+
+
+def practice(s: Settings):
+    """The visitor's practice ledger of the settings' dataset (:class:`dpci.ledger.Practice`), or None
+    for real data."""
+    ref = dataset_ref(s)
+    return ledger().practice(ref.key) if ref.demo else None
+
+
+def start_again(s: Settings) -> None:
+    """Button callback: forget this visitor's practice releases of the settings' dataset (practice data
+    only: the ledger refuses to reset real data)."""
+    ref = dataset_ref(s)
+    ledger().reset(ref.key)
+    st.session_state.get(CHOSEN, {}).pop(ref.key, None)
+    st.session_state.pop("_last_forest", None)
+
+
+def notion_refusals(s: Settings) -> dict[str, str]:
+    """The privacy notions the settings' dataset cannot pay for, with the reason in words: a zCDP
+    release on real data whose budget is pure ε-DP (no ε describes it). Empty for practice data."""
+    try:
+        ref = dataset_ref(s)
+    except ValueError:  # no upload yet: nothing to say
+        return {}
+    if ref.demo:
+        return {}
+    budget = ledger().status(ref.key).budget
+    if budget.notion == "pure":
+        return {
+            "zcdp": f"ρ-zCDP is not offered: this data's budget, {budget.describe()}, is pure ε-DP, which no ρ "
+            "release fits. Only whoever runs the server can give it a zCDP budget."
+        }
+    return {}
 
 
 def note_not_private(s: Settings, key: str, what: str) -> None:
@@ -289,6 +331,25 @@ def release_sentences(release_id: str | None) -> list[str]:
             "numbers, bootstraps or sweeps on the real data); a split or c chosen from them was chosen from the data."
         )
     return lines
+
+
+def practice_mark(s: Settings) -> str:
+    """The mark of the release the page shows for these settings, if a curator would refuse it ("" if
+    not, or if nothing of these settings is stored yet: then of the last release drawn)."""
+    from ui.datasets import dataset_key
+
+    if s.teaching:  # a public seed: the page shows no private release, and spent nothing
+        return ""
+    shown = stored(s, dataset_key(s))
+    return practice(s).mark(shown.release_id if shown is not None else None)
+
+
+def practice_caption(s: Settings) -> str:
+    """The visitor's practice ledger: what was spent, in ε and ρ, and the last release's mark."""
+    book = practice(s)
+    text = f"**Practice ledger** · {escape_markdown(dataset_label(s))}, your browser  \n{book.describe()}."
+    over = f"; {book.over} {'is' if book.over == 1 else 'are'} over the practice budget" if book.over else ""
+    return f"{text}  \nPublic data, so nothing is refused{over}."
 
 
 def ledger_caption(s: Settings) -> str:

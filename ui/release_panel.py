@@ -19,6 +19,23 @@ def explain_refusal(err: Refused) -> None:
     st.error(escape_markdown(str(err)))
 
 
+def practice_notice(s: Settings, slot=None):
+    """Say once, plainly, that the shipped data is public practice data (nothing on the page is refused),
+    and, given the ``slot`` it returned once the release is drawn, whether a curator would refuse the
+    release shown. Returns the slot (None for real data)."""
+    if s.dataset not in privacy.SHIPPED:
+        return None
+    drawn = slot is not None  # the release is drawn: its mark can be said
+    slot = slot if drawn else st.empty()
+    text = (
+        f"**Practice data.** {privacy.dataset_label(s)} is public: nobody in it is protected, so nothing here is "
+        "refused. The practice ledger in the sidebar counts every release and marks any a curator would refuse."
+    )
+    mark = privacy.practice_mark(s) if drawn else ""
+    slot.caption(f"{text} **{mark}**" if mark else text)
+    return slot
+
+
 def release_button(s: Settings, release) -> None:
     """The button that makes this stored release the one Present shows (free: it is already paid
     for), and what it says."""

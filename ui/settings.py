@@ -34,6 +34,37 @@ def mechanisms() -> dict[str, str]:
 
 
 PRIVACY = {"pure": "Pure ε-DP", "zcdp": "ρ-zCDP"}
+
+
+def offered_methods(model: str, refused=()) -> dict[str, str]:
+    """The methods that run with this model and with a notion the dataset's budget admits
+    (``refused``: notions it cannot pay for), name -> label."""
+    return {
+        name: label
+        for name, label in mechanisms().items()
+        if registry.get(name).fits(model) and set(registry.get(name).notions) - set(refused)
+    }
+
+
+def methods_left_out(model: str, refused=()) -> list[str]:
+    """Why each method not offered is left out, in sentences."""
+    reasons = []
+    for name, label in mechanisms().items():
+        method = registry.get(name)
+        if not method.fits(model):
+            reasons.append(f"{label} is not offered: it fits {_models_said(method.losses)} only.")
+        elif not set(method.notions) - set(refused):
+            said = " and ".join(PRIVACY[n] for n in method.notions)
+            reasons.append(f"{label} is not offered: it releases {said} only, which this data's budget cannot count.")
+    return reasons
+
+
+def _models_said(losses) -> str:
+    """The models of these losses in words: "logistic regression"."""
+    names = models()
+    return " and ".join(names.get(loss, loss).lower() for loss in losses)
+
+
 # The budget sliders' stops: about 1-2-2.5-3-4-5-6-7.5 per decade, values a class can read; the number box
 # beside them takes any budget, kept to two significant digits (BUDGET_DIGITS).
 EPSILONS = (0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0)

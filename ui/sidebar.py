@@ -25,8 +25,9 @@ from ui.settings import (
     Settings,
     budget_value,
     fmt_c,
-    mechanisms,
+    methods_left_out,
     models,
+    offered_methods,
     settings_json,
 )
 from ui.state import (
@@ -36,6 +37,7 @@ from ui.state import (
     current_settings,
     load_settings_file,
     restore_table2,
+    set_setting,
     settings_store,
     settings_widget,
     share_settings,
@@ -70,13 +72,17 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
         # shown until the user changes a setting (a page's reruns would otherwise hide it within seconds)
         sb.warning(escape_markdown(st.session_state["_url_warning"]))  # quotes the address's own text
     sb.header("Privacy")
+    refused = ledger_view.notion_refusals(current_settings())
+    _offer_only_what_runs(refused)
     privacy = current_settings().privacy
     budget_control(sb, current_settings())
-    notions = chosen_notions()
-    settings_widget(sb.radio, "Privacy notion", "privacy", list(notions), format_func=PRIVACY.get, horizontal=True)
-    if len(notions) < len(PRIVACY):
-        supported = " and ".join(PRIVACY[n] for n in notions)
+    notions = [n for n in chosen_notions() if n not in refused]
+    settings_widget(sb.radio, "Privacy notion", "privacy", notions, format_func=PRIVACY.get, horizontal=True)
+    if len(chosen_notions()) < len(PRIVACY):
+        supported = " and ".join(PRIVACY[n] for n in chosen_notions())
         sb.caption(f"{escape_markdown(current_settings().label('mechanism'))} supports {supported} only.")
+    for reason in refused.values():  # the app's own words
+        sb.caption(reason)
     if privacy == "zcdp":
         settings_widget(
             sb.select_slider, "δ for the (ε, δ) equivalent", "delta", DELTAS, format_func=lambda v: f"{v:.0e}"
@@ -100,6 +106,7 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     _teaching_toggle(sb)
     st.session_state[ODOMETER_SLOT] = sb.empty()
     draw_odometer(current_settings())
+    _start_again(sb, current_settings())
     sb.header("Data")
     dataset = settings_widget(
         sb.selectbox,
@@ -152,7 +159,7 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     )
     if "h" in loss_parameters(model):
         settings_widget(sb.slider, "Huber width h" if model == "huber" else "Width h", "h", *RANGES["h"], step=0.05)
-    methods_offered = mechanisms()
+    methods_offered = offered_methods(current_settings().model, refused)
     settings_widget(
         sb.radio,
         "Mechanism",
@@ -162,6 +169,8 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
         help="Objective perturbation adds noise to the training objective (Algorithm 1); output "
         "perturbation adds it to the trained coefficients (Algorithm 4).",
     )
+    for reason in methods_left_out(current_settings().model, refused):  # the registry's labels
+        sb.caption(reason)
     sb.header("Interval")
     settings_widget(
         sb.select_slider,
@@ -328,8 +337,22 @@ def _teaching_toggle(sb):
         sb.caption(f"Teaching mode, {seed}: the numbers are reproducible and **not private**.")
 
 
+def _offer_only_what_runs(refused) -> None:
+    """Before any widget is drawn: a method or notion the settings hold that is not offered gives way
+    to one that is (a shared address may name one), so no page asks for a release that cannot run."""
+    s = current_settings()
+    offered = offered_methods(s.model, refused)
+    if offered and s.mechanism not in offered:
+        set_setting("mechanism", next(iter(offered)))
+        s = current_settings()
+    notions = [n for n in registry.get(s.mechanism).notions if n not in refused]
+    if notions and s.privacy not in notions:
+        set_setting("privacy", notions[0])
+
+
 def draw_odometer(s: Settings):
-    """The privacy ledger of the settings' dataset in its sidebar slot (redrawn after each release)."""
+    """The privacy ledger of the settings' dataset in its sidebar slot (redrawn after each release):
+    for practice data the visitor's practice ledger, with its marks and a way to start again."""
     slot = st.session_state.get(ODOMETER_SLOT)
     if slot is None:
         return
@@ -339,12 +362,42 @@ def draw_odometer(s: Settings):
     except ValueError:  # no upload yet
         box.markdown("**Privacy ledger** · no dataset yet")
         return
+    if status.demo:
+        _practice_odometer(box, s)
+        return
     box.markdown(ledger_view.ledger_caption(s))
     box.progress(min(status.spent / status.budget.amount, 1.0))
     if status.not_private:
         box.caption(
             f"+ {status.not_private} result{'s' * (status.not_private != 1)} no guarantee covers "
             "(teaching mode, non-private or bootstrap intervals, sweeps on the real data)."
+        )
+
+
+def _practice_odometer(box, s: Settings) -> None:
+    book = ledger_view.practice(s)
+    box.markdown(ledger_view.practice_caption(s))
+    spent = book.rho if book.budget.notion == "zcdp" else book.epsilon
+    box.progress(1.0 if spent is None else min(spent / book.budget.amount, 1.0))
+    mark = ledger_view.practice_mark(s)
+    if mark:
+        box.warning(mark)
+
+
+def _start_again(sb, s: Settings) -> None:
+    """Practice data: a button that starts the visitor's practice ledger again (drawn once a run, under
+    the ledger, which a release redraws)."""
+    try:
+        practice = ledger_view.dataset_ref(s).demo
+    except ValueError:  # no upload yet
+        return
+    if practice:
+        sb.button(
+            "Start again",
+            on_click=ledger_view.start_again,
+            args=(s,),
+            key="start_again",
+            help="Forget your practice releases of this dataset and begin a new practice ledger.",
         )
 
 
@@ -360,24 +413,31 @@ def _ledger_panel(sb):
         panel.caption(str(err))
         return
     status = ledger_view.ledger().status(ref.key)
-    scope = (
-        "Demo data: each browser has its own budget (kept in a cookie)."
-        if status.demo
-        else "One budget for this data, shared by everyone on this server."
-    )
     group = (
         ""
         if status.group_size == 1
         else f" One person may contribute up to {status.group_size} rows: every charge is for the group."
     )
-    panel.caption(
-        f"Budget {status.budget.describe()}, fixed by whoever runs the server before the first release; no page "
-        f"can raise it. {scope}{group} Every release is admitted before its noise is drawn; showing a stored "
-        "release again costs nothing."
-    )
     history = ledger_view.ledger().history(ref.key)
+    if status.demo:
+        panel.caption(
+            f"Practice budget {status.budget.describe()}. This data is public, so nothing is refused: each browser "
+            "keeps its own practice ledger (in a cookie), and a release past the budget is marked as one a "
+            "curator would refuse. Showing a stored release again costs nothing."
+        )
+        refused = ledger_view.ledger().practice(ref.key).refused  # the private releases, oldest first
+        marks = dict(zip((r["id"] for r in history if r["private"]), refused))
+    else:
+        panel.caption(
+            f"Budget {status.budget.describe()}, fixed by whoever runs the server before the first release; no "
+            f"page can raise it. One budget for this data, shared by everyone on this server.{group} Every "
+            "release is admitted before its noise is drawn; showing a stored release again costs nothing."
+        )
+        marks = {}
     for row in history[-12:]:
         cost = f"{status.budget.symbol} = {row['charge']:.3g}" if row["private"] else "not private"
+        if marks.get(row["id"]):
+            cost += "; a curator would refuse it"
         panel.caption(f"• {escape_markdown(row['what'])} ({cost})")
     if history:
         panel.download_button(

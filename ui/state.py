@@ -46,11 +46,15 @@ def load_settings_file(data: bytes):
 
 
 def current_settings() -> Settings:
-    """The session's settings; a privacy notion the chosen method does not support (Kulkarni et al.
-    is zCDP only) gives way to one it does, so no page is asked for an impossible release."""
+    """The session's settings; a method that cannot fit the chosen model (Kulkarni et al. fits logistic
+    regression only) gives way to the first that can, and a privacy notion the method does not support
+    (Kulkarni et al. is zCDP only) to one it does, so no page is asked for an impossible release."""
     from dpci import methods as registry
 
     store = settings_store()
+    if not registry.get(store["mechanism"]).fits(store["model"]):
+        store["mechanism"] = next(m for m in registry.available() if registry.get(m).fits(store["model"]))
+        st.session_state.pop(WIDGET + "mechanism", None)
     notions = registry.get(store["mechanism"]).notions
     if store["privacy"] not in notions:
         store["privacy"] = notions[0]

@@ -10,7 +10,7 @@
 The argument, with the theorem each step uses, is in docs/privacy-ledger.md.
 """
 
-from .answers import Admission, Preview, Status, StoredRelease
+from .answers import Admission, Practice, Preview, Status, StoredRelease
 from .filter import Budget, BudgetExceeded, NotCovered, tight_epsilon, tight_rho
 from .hooks import Watch, active, admit_release, is_public_seed, note_not_private
 
@@ -22,6 +22,7 @@ __all__ = [
     "BudgetExceeded",
     "Ledger",
     "NotCovered",
+    "Practice",
     "Preview",
     "Status",
     "StoredRelease",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .filter import Budget
+from .filter import DEFAULT_DELTA, Budget, tight_epsilon
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,8 @@ class Status:
 @dataclass(frozen=True)
 class Preview:
     """What a release would cost before it runs: its ``charge``, the total ``before`` and ``after`` it,
-    and whether the filter admits it (else ``reason``)."""
+    and whether the filter admits it (else ``reason``; for practice data, always admitted, ``reason``
+    says when a curator would refuse it)."""
 
     charge: float
     before: float
@@ -55,7 +56,7 @@ class Preview:
         if math.isnan(self.charge):  # a notion the budget cannot pay for
             return f"{what} cannot be paid from this dataset's budget: {self.reason}"
         text = f"{what} costs {b.symbol} = {self.charge:.3g}: the budget of this dataset goes from {self.before:.3g} to {self.after:.3g} of {b.amount:.3g}."
-        return text if self.admitted else f"{text} {self.reason}"
+        return f"{text} {self.reason}" if self.reason else text
 
 
 @dataclass(frozen=True)
@@ -83,16 +84,54 @@ class StoredRelease:
     charge: dict | None = field(default=None)
 
 
+@dataclass(frozen=True)
+class Practice:
+    """A practice dataset's ledger (public data: counted, never refused): ``epsilon`` (the releases'
+    ε added up, None when one of them is ρ-zCDP only) and ``rho`` spent over ``releases`` releases,
+    and for each, whether a curator holding ``budget`` would have refused it (``refused``)."""
+
+    budget: Budget
+    epsilon: float | None
+    rho: float
+    releases: int
+    refused: tuple[bool, ...]
+    refused_ids: frozenset[str] = frozenset()  # the stored releases among those refused
+
+    @property
+    def over(self) -> int:
+        """How many releases a curator would have refused."""
+        return sum(self.refused)
+
+    def describe(self) -> str:
+        """The spend in both units: "13 releases: ε = 78.8 added up, ρ = 213 (ε = 320 at δ = 1e-06)"."""
+        if not self.releases:
+            return "no releases yet"
+        delta = self.budget.delta or DEFAULT_DELTA
+        eps = f"ε = {self.epsilon:.3g} added up, " if self.epsilon is not None else ""
+        rho = f"ρ = {self.rho:.3g} (ε = {tight_epsilon(self.rho, delta):.3g} at δ = {delta:.0e})"
+        return f"{self.releases} release{'s' * (self.releases != 1)}: {eps}{rho}"
+
+    def budget_said(self) -> str:
+        """The practice budget as a teacher reads it: "ε = 10 at δ = 1e-06 (ρ = 1.54)", or "ε = 10"."""
+        b = self.budget
+        if b.notion == "pure":
+            return b.describe()
+        return f"ε = {b.approx_dp().epsilon:.3g} at δ = {b.delta:.0e} (ρ = {b.amount:.3g})"
+
+    def mark(self, release_id: str | None = None) -> str:
+        """What a curator would do with the stored release ``release_id`` (default: the last release), in
+        words; "" when it is within the budget."""
+        over = release_id in self.refused_ids if release_id is not None else bool(self.refused and self.refused[-1])
+        if not over:
+            return ""
+        return f"Over a budget of {self.budget_said()}: a curator would refuse this release."
+
+
 def refusal(status: Status, charge: float, after: float) -> str:
     b = status.budget
-    who, setting = (
-        ("each visitor's budget on demo data", "DPCI_DEMO_BUDGET")
-        if status.demo
-        else ("the dataset's budget", "DPCI_BUDGET")
-    )
     return (
         f"Refused before it ran: this release costs {b.symbol} = {charge:.3g}, and with the {status.spent:.3g} already "
-        f"spent on this data the total would be {after:.3g}, over {who} of {b.amount:.3g}. Only whoever runs the "
-        f"server can set a budget ({setting}, or python -m dpci ledger); ask for less privacy budget here, or use a "
-        "public seed (the app's teaching mode: free, and not private)."
+        f"spent on this data the total would be {after:.3g}, over the dataset's budget of {b.amount:.3g}. Only "
+        "whoever runs the server can set a budget. Ask for less privacy budget, show a release already made "
+        "again (free), or use a public seed (teaching mode: free, and not private)."
     )

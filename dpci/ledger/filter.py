@@ -21,6 +21,9 @@ Pure functions, no storage. The argument, step by step, is in docs/privacy-ledge
   :data:`ROUNDING` (relative): a release's steps run at share x budget, products rounded to the
   nearest double, so ten releases at 0.1 sum to 1.0000000000000002 in the mechanisms' own parameters.
   The guarantee is therefore budget x (1 + 1e-10): for epsilon = 10, 1e-9 more.
+* **Practice data** (public data shipped for teaching, where nobody is protected) is never refused:
+  every release is counted, and :func:`curator_refusals` replays the filter over them to mark each
+  release a curator holding the same budget would have refused.
 * rho-zCDP is reported as (epsilon, delta)-DP by the conversion of Canonne, Kamath & Steinke (2020,
   Proposition 12 / Corollary 13), tighter than the paper's Proposition 2, whichever is smaller.
 """
@@ -246,8 +249,8 @@ class Budget:
         if self.notion == "pure":
             if spend.epsilon is None:
                 raise NotCovered(
-                    "this dataset's budget is pure ε-DP, and this release is ρ-zCDP (no ε describes it): "
-                    "choose pure ε-DP in the settings, or ask whoever runs the server to give the dataset a "
+                    "This dataset's budget is pure ε-DP, and this release is ρ-zCDP, which no ε describes. "
+                    "Choose pure ε-DP in the settings, or ask whoever runs the server to give the dataset a "
                     "zCDP budget."
                 )
             return k * spend.epsilon  # group privacy, Dwork & Roth Theorem 2.2
@@ -275,3 +278,17 @@ def total(charges) -> float:
 def admits(budget: Budget, charges, charge: float) -> bool:
     """The filter: True when the charges so far and ``charge`` together stay within the budget."""
     return math.fsum([*charges, charge]) <= budget.amount * (1.0 + ROUNDING)
+
+
+def curator_refusals(budget: Budget, charges) -> list[bool]:
+    """For each release in order (its charge in the budget's unit, or None when the budget's notion
+    cannot pay for it), whether the filter with this budget refuses it. A refused release adds nothing,
+    so the replay is the filter a curator would have run over the same requests."""
+    kept: list[float] = []
+    refused = []
+    for charge in charges:
+        no = charge is None or not admits(budget, kept, charge)
+        if not no:
+            kept.append(charge)
+        refused.append(no)
+    return refused

@@ -21,8 +21,8 @@ import sqlalchemy as sa
 
 from ..accounting import PrivacySpend
 from . import config
-from .answers import Admission, Preview, Status, StoredRelease, refusal
-from .filter import Budget, BudgetExceeded, admits, check_group_size
+from .answers import Admission, Practice, Preview, Status, StoredRelease, refusal
+from .filter import Budget, BudgetExceeded, NotCovered, admits, check_group_size, curator_refusals
 from .schema import charges, datasets, make_engine, migrate, releases
 
 
@@ -58,8 +58,10 @@ class Ledger:
         command line use :meth:`from_config`: an SQLite file in the data directory or
         ``DPCI_DATABASE_URL``).
     budget, demo_budget : Budget or str or None
-        The budget a new dataset (real data; the shipped demo data) gets: a :class:`Budget` or text
-        such as ``"epsilon=3"``. None: ``DPCI_BUDGET`` / ``DPCI_DEMO_BUDGET``, else epsilon = 3 / 10.
+        The budget a new dataset (real data; the shipped practice data) gets: a :class:`Budget` or text
+        such as ``"epsilon=3"``. None: ``DPCI_BUDGET`` / ``DPCI_DEMO_BUDGET``, else pure epsilon = 3
+        / the zCDP budget that is (10, 1e-6)-DP (it counts pure and zCDP releases). Practice data's
+        budget never refuses: it marks the releases a curator would have refused.
     secret : bytes or None
         The key of the datasets' keyed hashes. None: ``DPCI_SECRET``, else a ``secret.key`` file
         beside an SQLite database (a fresh key for an in-memory one).
@@ -252,8 +254,11 @@ class Ledger:
         )
 
     def preview(self, key: str, spend: PrivacySpend) -> Preview:
-        """What admitting a release with ``spend`` would do now (nothing is written)."""
+        """What admitting a release with ``spend`` would do now (nothing is written). Practice data
+        admits it whatever it costs; ``reason`` then says when a curator would refuse it."""
         status = self.status(key)
+        if status.demo:
+            return self._practice_preview(key, status, spend)
         try:
             charge = status.budget.charge(spend, status.group_size)
         except ValueError as err:
@@ -263,6 +268,49 @@ class Ledger:
         ok = admits(status.budget, spent, charge)
         after = math.fsum([*spent, charge])
         return Preview(charge, status.spent, after, status.budget, ok, "" if ok else refusal(status, charge, after))
+
+    def _practice_preview(self, key: str, status: Status, spend: PrivacySpend) -> Preview:
+        try:
+            charge: float | None = status.budget.charge(spend, status.group_size)
+        except NotCovered:
+            charge = None
+        refused = curator_refusals(status.budget, [*self._asked(key, status.budget), charge])[-1]
+        cost = 0.0 if charge is None else charge
+        mark = "Over the practice budget: a curator would refuse this release." if refused else ""
+        return Preview(cost, status.spent, status.spent + cost, status.budget, True, mark)
+
+    def practice(self, key: str) -> Practice:
+        """A practice dataset's spend in ε and ρ, and which releases a curator holding its budget would
+        have refused (the filter replayed, :func:`dpci.ledger.filter.curator_refusals`)."""
+        budget = self.status(key).budget
+        rows = self._private_rows(key)
+        asked = self._asked(key, budget, rows)
+        epsilons = [eps for _, eps, _, _ in rows]
+        refused = curator_refusals(budget, asked)
+        return Practice(
+            budget=budget,
+            epsilon=None if any(e is None for e in epsilons) else math.fsum(epsilons),
+            rho=math.fsum(rho or 0.0 for _, _, rho, _ in rows),
+            releases=len(rows),
+            refused=tuple(refused),
+            refused_ids=frozenset(r[3] for r, no in zip(rows, refused) if no and r[3]),
+        )
+
+    def _private_rows(self, key: str) -> list:
+        """(charge, epsilon, rho, stored release id) of the dataset's private releases, oldest first."""
+        with self.engine.connect() as conn:
+            query = (
+                sa.select(charges.c.charge, charges.c.epsilon, charges.c.rho, charges.c.release)
+                .where(charges.c.dataset == key, charges.c.private)
+                .order_by(charges.c.id)
+            )
+            return list(conn.execute(query).all())
+
+    def _asked(self, key: str, budget: Budget, rows=None) -> list[float | None]:
+        """Each private release's charge as a curator holding ``budget`` is asked for it: None for one
+        its notion cannot count (a zCDP release, no ε, on a pure budget)."""
+        rows = self._private_rows(key) if rows is None else rows
+        return [None if budget.notion == "pure" and eps is None else charge for charge, eps, *_ in rows]
 
     def history(self, key: str) -> list[dict]:
         """Every result computed from the dataset, oldest first: when, what, private or not, its charge,
@@ -292,15 +340,25 @@ class Ledger:
     ) -> Admission:
         """Admit a private release with ``spend`` before its noise is drawn: one transaction that locks
         the dataset, applies the filter and writes the charge. Raises :class:`BudgetExceeded` (or
-        :class:`dpci.ledger.NotCovered`) and writes nothing when the budget cannot pay for it."""
+        :class:`dpci.ledger.NotCovered`) and writes nothing when the budget cannot pay for it.
+
+        Practice data (registered with ``demo=True``: public data nobody in which is protected) is
+        never refused: the charge is written (0 when the budget's notion cannot count it, its ε and ρ
+        kept beside it) and :meth:`practice` marks what a curator would have refused."""
         if not isinstance(spend, PrivacySpend):
             raise TypeError(f"admit takes a PrivacySpend (a release's .spend), got {spend!r}.")
         with self.engine.begin() as conn:
             row = self._lock(conn, key)
             budget = Budget(row.notion, row.amount, row.delta)
-            charge = budget.charge(spend, row.group_size)
             spent = self._charges(conn, key)
             before = math.fsum(spent)
+            if row.demo:
+                try:
+                    charge = budget.charge(spend, row.group_size)
+                except NotCovered:
+                    charge = 0.0
+                return self._insert(conn, key, True, charge, spend, what, spec, session, before, budget)
+            charge = budget.charge(spend, row.group_size)
             if not admits(budget, spent, charge):
                 status = Status(key, row.label, budget, before, len(spent), 0, row.group_size, bool(row.demo), 0, 0)
                 raise BudgetExceeded(

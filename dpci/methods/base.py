@@ -93,6 +93,8 @@ class Method:
     #: True for a method whose release holds a private Hessian of Eq. 4.2 with the public noise law of
     #: :meth:`hessian_noise` (the proven bias bound of an interval for theta is computed from it).
     releases_hessian: ClassVar[bool] = False
+    #: The losses (models) the method can fit, by name; None: every registered loss.
+    losses: ClassVar[tuple[str, ...] | None] = None
 
     # --- privacy map ---------------------------------------------------------------------------
     def default_split(self, privacy: Notion) -> Split:
@@ -108,6 +110,10 @@ class Method:
         identity (``spec.key``) and the function that runs it. Raises before any work when the
         settings are invalid (a notion the method lacks, a split of the wrong length)."""
         return Measurement(spec, self, self.allocate(spec.budget, spec.split, spec.privacy))
+
+    def fits(self, loss_name: str) -> bool:
+        """Whether the method can fit the model of this loss (:attr:`losses`)."""
+        return self.losses is None or loss_name in self.losses
 
     def check_notion(self, privacy) -> Notion:
         return check_choice(f"privacy (for method {self.name!r})", privacy, self.notions)

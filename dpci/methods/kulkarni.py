@@ -409,6 +409,7 @@ class KulkarniBayesian(Method):
     label = "Kulkarni et al. noise-aware Bayesian"
     short = "Kulkarni"
     notions = ("zcdp",)
+    losses = ("logistic",)
     uses_c = False  # a posterior, no regulariser: its interval is for the unregularised theta
     colors = {"zcdp": "#CC79A7"}
     # phi1 -> s1 (sum y x), phi2 -> S2 (sum x x'), phi3 -> s3 (oriented sum x): see docs/related-methods.md
@@ -431,6 +432,16 @@ class KulkarniBayesian(Method):
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()  # replicate theta -> posterior offsets
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict:
+        """Sent to a worker process without its lock (which cannot be pickled) or its cache (the
+        worker's own replicates fill its own)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_cache", "_lock")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._cache = OrderedDict()
+        self._lock = threading.Lock()
+
     # --- privacy map ---
     def approx_dp(self, alloc: Allocation, delta: float) -> float:
         """The tight epsilon at ``delta`` of the whole release (analytic Gaussian mechanism)."""
@@ -443,9 +454,9 @@ class KulkarniBayesian(Method):
     def check_settings(self, alloc, n, c, loss) -> None:
         if getattr(loss, "name", None) != "logistic":
             raise ValueError(
-                f"method 'kulkarni' supports only the logistic loss (its statistics and posterior are those of "
-                f"logistic regression, Section 3.2), got the {getattr(loss, 'name', loss)!r} loss. Use the "
-                "paper's methods ('objective', 'output') for the Huber loss."
+                f"{self.label[:1].upper() + self.label[1:]} fits logistic regression only (its statistics and "
+                "posterior are those of logistic regression, Section 3.2). Choose objective or output "
+                "perturbation for another model."
             )
         self.check_notion(alloc.privacy)
 
