@@ -9,8 +9,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from dpci.data import upload_identity
 from dpci.ledger import Ledger
-from dpci.ledger.config import canonical_csv
 
 from .conftest import ARTIFACTS, people_csv, wait_for_app
 from .test_browser import CELL, _choose, _type_cell
@@ -102,7 +102,7 @@ def test_one_release_one_charge_and_present_says_the_same_everywhere(app_url, br
     other.context.close()
 
     book = Ledger.from_config()  # the server's (it shares this process's data directory)
-    status = book.status(book.key_of(canonical_csv(csv.read_bytes())))
+    status = book.status(book.key_of(upload_identity(csv.read_bytes())))
     assert (status.releases, status.spent) == (1, 1.0)  # shown three times, charged once
 
     expected = "private" if public else "not private"
