@@ -145,7 +145,7 @@ def test_missing_cells_are_one_value_however_spelled():
 
 @pytest.mark.parametrize("name", list(SAME_TABLE))
 def test_the_old_file_key_told_these_apart(name):
-    """What the identity fixes: the key of the file's bytes (line endings aside) named each a new dataset."""
+    """The file's bytes (line endings aside) tell these apart, so a key of the bytes would not follow the rows."""
     if name == "Windows line endings and a byte-order mark":
         pytest.skip("the old key already ignored line endings")
     assert canonical_csv(SAME_TABLE[name]()) != canonical_csv(ORIGINAL)
