@@ -1,6 +1,9 @@
 """An Adult-like upload as an analyst meets it: the target starts unchosen and nothing is released
 before it is chosen; typing a categorical column's public levels takes that column out of the "not
-private" list (an undeclared one stays in it, by name); then one Release."""
+private" list, and so does a schema file's list for another (an undeclared one stays in it, by name);
+then one Release."""
+
+import json
 
 import numpy as np
 import pytest
@@ -10,13 +13,14 @@ from .conftest import ARTIFACTS, choose, wait_for_app
 pytestmark = pytest.mark.browser
 
 WORKCLASS = ("Private", "Self-emp", "Government")
+RACE = ["White", "Black", "Other"]
 
 
 def adult_like_csv(path, n, seed):
     """sex (two values) before income (the outcome), as in Adult; workclass and race categorical."""
     rng = np.random.default_rng(seed)
     rows = [
-        f"{rng.integers(17, 91)},{rng.choice(WORKCLASS)},{rng.choice(['White', 'Black', 'Other'])},"
+        f"{rng.integers(17, 91)},{rng.choice(WORKCLASS)},{rng.choice(RACE)},"
         f"{rng.choice(['Female', 'Male'])},{rng.integers(1, 100)},{rng.choice(['<=50K', '>50K'])}"
         for _ in range(n)
     ]
@@ -56,6 +60,14 @@ def test_an_adult_like_upload_with_declared_levels_is_released_once(app_url, bro
         wait_for_app(page)
         flagged = _not_private(page)
         assert "categories of workclass" not in flagged and "categories of race" in flagged, flagged
+        schema = tmp_path / "public-levels.json"
+        schema.write_text(json.dumps({"race": RACE}))
+        page.locator('input[type="file"]').nth(1).set_input_files(str(schema))  # the schema file's box
+        page.wait_for_function("() => !document.body.innerText.includes('categories of race')", timeout=60_000)
+        wait_for_app(page)
+        assert page.get_by_label("Public levels of race").input_value() == ", ".join(RACE)
+        flagged = _not_private(page)
+        assert "categories of race" not in flagged and "categories of sex" in flagged, flagged
         page.locator('[data-testid="stAlert"]', has_text="Not private").first.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "upload-declared-levels-warnings.png"))
         buttons = page.get_by_role("button", name="Release", exact=True)
