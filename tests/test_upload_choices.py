@@ -168,3 +168,20 @@ def test_the_same_table_saved_otherwise_meets_the_same_budget_in_the_app():
         assert not at.exception, [e.value for e in at.exception]
     assert _key(resaved) == _key(data)
     assert book.status(_key(data)).releases == 2 and book.status(_key(data)).spent == pytest.approx(2.0)
+
+
+def test_a_file_forgotten_takes_its_target_and_levels_with_it():
+    from ui.upload import upload_digest
+
+    data = adult_like(seed=6)
+    at = _explorer(data, kept_upload_target="income")
+    at.text_input(key="upload_levels_workclass").input(", ".join(WORKCLASS)).run()
+    assert "workclass" not in at.session_state["upload_result"].data_derived
+    next(b for b in at.button if b.label == "Forget this file").click().run()
+    at.session_state["upload_kept"] = ("another.csv", data, upload_digest(data))
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="upload_target").value is None and "upload_result" not in at.session_state
+    at.selectbox(key="upload_target").set_value("income").run()
+    assert at.text_input(key="upload_levels_workclass").value == ""
+    assert "workclass" in at.session_state["upload_result"].data_derived  # undeclared for the new file

@@ -59,8 +59,7 @@ def _uploaded_bytes():
     if file is not None:
         previous = st.session_state.get("upload_kept")
         if previous is None or previous[1] != file.getvalue():
-            st.session_state.pop("kept_bounds", None)  # bounds belong to the file they were given for
-            st.session_state.pop("_upload_memo", None)
+            _forget_choices()
             st.session_state["upload_kept"] = (file.name, file.getvalue(), upload_digest(file.getvalue()))
         return st.session_state["upload_kept"]
     kept = st.session_state.get("upload_kept")
@@ -70,10 +69,19 @@ def _uploaded_bytes():
             f"Using {escape_markdown(kept[0])} ({len(kept[1]) / 1e3:,.0f} kB), uploaded earlier in this session."
         )
         if c2.button("Forget this file"):
-            for name in ("upload_kept", "upload_result", "upload_digest", "_upload_memo", "kept_levels"):
+            _forget_choices()
+            for name in ("upload_kept", "upload_result", "upload_digest"):
                 st.session_state.pop(name, None)
             st.rerun()
     return kept
+
+
+def _forget_choices() -> None:
+    """A new file starts with nothing chosen: its target, bounds and public levels are the analyst's to
+    give for it (a column of the same name in another file is not known to share them)."""
+    levels = [name for name in st.session_state if str(name).startswith("upload_levels_")]
+    for name in ("kept_upload_target", "kept_bounds", "kept_levels", "_levels_file", "_upload_memo", *levels):
+        st.session_state.pop(name, None)
 
 
 def _bounds_editor(numeric, data_key):
@@ -211,7 +219,7 @@ def _declared_levels(categorical: list[str]) -> dict[str, list[str]]:
             "outside the list gets no indicator. A column left empty uses the levels seen in the data "
             "(**not private**)."
         )
-        schema = st.file_uploader("A public schema file (JSON)", type=["json"], key="upload_levels_file")
+        schema = st.file_uploader("A public schema file (JSON)", type=["json"], key="upload_schema_file")
         if schema is not None and st.session_state.get("_levels_file") != schema.file_id:
             st.session_state["_levels_file"] = schema.file_id
             for column, levels in read_public_levels(schema.getvalue()).items():
@@ -267,6 +275,7 @@ def upload_panel() -> bool:
             sep = guess_separator(data)
             st.session_state["upload_sep"] = sep
             summary = _memo("inspect", digest, lambda: inspect_uploaded_csv(data, sep=sep))
+            table_identity(uploaded)  # the ledger's name for the rows, kept for this file
         binary = summary.binary_columns
         candidates = binary + [c for c in summary.columns if c not in binary] if binary else summary.columns
         c1, c2, c3 = st.columns(3)
