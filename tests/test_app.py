@@ -588,6 +588,7 @@ def test_an_upload_is_parsed_once_not_at_every_rerun(monkeypatch):
     data = "\n".join(["age,label", *rows]).encode()
     at = _app()
     at.session_state["upload_kept"] = ("people.csv", data, upload_digest(data))
+    at.session_state["kept_upload_target"] = "label"  # the analyst's choice
     at.query_params.update({"dataset": "upload"})
     at.run()
     at.run()

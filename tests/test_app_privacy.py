@@ -37,6 +37,7 @@ def _explorer_on_upload(name, data):
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.session_state["upload_kept"] = (name, data, upload_digest(data))
+    at.session_state["kept_upload_target"] = "label"  # the analyst's choice
     at.query_params.update({"dataset": "upload"})
     at.run()
     return at.run()
@@ -185,6 +186,7 @@ def test_a_sweep_page_runs_on_an_upload(source):
     data = "\n".join(["age,hours,label", *rows]).encode()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.session_state["upload_kept"] = ("people.csv", data, upload_digest(data))
+    at.session_state["kept_upload_target"] = "label"  # the analyst's choice
     at.query_params.update({"dataset": "upload", "randomness": "teaching"})
     at.run()
     at.switch_page("pages/3_Compare_methods.py").run()

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dpci.data import upload_identity
 from dpci.experiments.cli import main
 from dpci.ledger import Ledger
-from dpci.ledger.config import canonical_csv
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,7 +27,7 @@ def people(tmp_path):
 
 def _key(csv):
     book = Ledger.from_config()
-    return book, book.key_of(canonical_csv(csv.read_bytes()))
+    return book, book.key_of(upload_identity(csv.read_bytes()))
 
 
 def test_a_release_from_the_command_line_is_on_the_apps_ledger_and_in_its_record(people, tmp_path, capsys):

@@ -62,6 +62,7 @@ def _released_upload(data, public):
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.session_state["upload_kept"] = ("people.csv", data, upload_digest(data))
+    at.session_state["kept_upload_target"] = "label"  # the analyst's choice
     if public:
         at.session_state["kept_bounds"] = dict(PUBLIC_BOUNDS)
         at.session_state["kept_labels_public"] = True

@@ -26,10 +26,10 @@ import streamlit as st
 
 from dpci import methods as registry
 from dpci.ledger import Ledger, Status
-from dpci.ledger.config import canonical_csv
 from dpci.ledger.records import StoredIntervals
 from dpci.presentation.tables import escape_markdown
 from ui.settings import LABELS, Settings
+from ui.upload import canonical_table, table_identity
 
 COOKIE = "dpci_visitor"
 VISITOR = "_visitor"  # session_state: this browser's visitor id
@@ -111,7 +111,7 @@ def dataset_ref(s: Settings) -> DataRef:
     else:
         kept = st.session_state.get("upload_kept")
         if kept is not None:
-            ref = DataRef(book.key_of(canonical_upload(kept[1])), f"your upload {kept[0]}", False)
+            ref = DataRef(book.key_of(table_identity(kept)), f"your upload {kept[0]}", False)
         elif st.session_state.get("upload_digest"):  # an upload read without its file kept (tests)
             ref = DataRef(book.key_of(f"upload {st.session_state['upload_digest']}"), "your upload", False)
         else:
@@ -120,7 +120,7 @@ def dataset_ref(s: Settings) -> DataRef:
     return ref
 
 
-canonical_upload = canonical_csv  # the library's, so the app and the command line name an upload alike
+canonical_upload = canonical_table  # the library's, so the app and the command line name an upload alike
 
 
 def dataset_label(s: Settings) -> str:

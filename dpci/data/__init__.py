@@ -20,6 +20,7 @@ Sections 3 and 6): rows of ``X`` in the unit L2 ball, labels in {-1, +1}.
 from dpci.data.adult import ADULT_COLUMNS, ADULT_SCHEMA, load_adult, load_adult_frame, read_adult_raw
 from dpci.data.csv_text import guess_separator
 from dpci.data.dataset import Dataset, make_dataset
+from dpci.data.identity import upload_identity
 from dpci.data.kddcup import KDDCUP_COLUMNS, KDDCUP_SCHEMA, kddcup_path, load_kddcup, load_kddcup_frame
 from dpci.data.paths import SAMPLE_DATA_DIR, SHARED_DATA_ENV, shared_data_dir
 from dpci.data.preprocessing import (
@@ -39,7 +40,7 @@ from dpci.data.synthetic import (
     population_theta0,
     sample_unit_ball,
 )
-from dpci.data.upload import CsvSummary, UploadResult, inspect_uploaded_csv, read_uploaded_csv
+from dpci.data.upload import CsvSummary, UploadResult, inspect_uploaded_csv, read_public_levels, read_uploaded_csv
 
 __all__ = [
     "ADULT_COLUMNS",
@@ -74,10 +75,12 @@ __all__ = [
     "make_synthetic_logistic",
     "population_theta0",
     "read_adult_raw",
+    "read_public_levels",
     "read_uploaded_csv",
     "sample_unit_ball",
     "scale_numeric",
     "shared_data_dir",
     "stand_in",
     "stand_in_loader",
+    "upload_identity",
 ]

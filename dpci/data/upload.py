@@ -67,6 +67,9 @@ class UploadResult:
     data_derived : list of str
         Columns whose bounds or categories were taken from the data (not
         private).
+    handle_unknown : {"error", "ignore"}
+        What the preprocessing does with a level outside a public category
+        list (see :class:`~dpci.data.UnitBallPreprocessor`).
     """
 
     frame: pd.DataFrame
@@ -75,6 +78,7 @@ class UploadResult:
     notes: list[str] = field(default_factory=list)
     n_rows_read: int = 0
     data_derived: list[str] = field(default_factory=list)
+    handle_unknown: str = "error"
 
     @property
     def is_private(self) -> bool:
@@ -97,6 +101,7 @@ class UploadResult:
             features=features,
             add_constant=add_constant,
             normalize=normalize,
+            handle_unknown=self.handle_unknown,
         )
 
 
@@ -177,6 +182,7 @@ def read_uploaded_csv(
     numeric: Sequence[str] | None = None,
     bounds: Mapping[str, tuple[float, float]] | None = None,
     categories: Mapping[str, Sequence[str]] | None = None,
+    unknown_levels: str = "error",
     max_rows: int = DEFAULT_MAX_ROWS,
     max_bytes: int = DEFAULT_MAX_BYTES,
     min_rows: int = MIN_ROWS,
@@ -213,6 +219,11 @@ def read_uploaded_csv(
     categories : mapping, optional
         Public category lists ``{column: [levels]}``. Columns without one get
         the observed levels (sorted) and a :class:`PrivacyLeakWarning`.
+    unknown_levels : {"error", "ignore"}, default "error"
+        A value of a column outside the public list given for it: refused
+        ("error"), or encoded as all zeros, no indicator ("ignore": the
+        encoding still reads only the public list, row by row), with a note
+        counting such rows.
     max_rows, max_bytes : int
         Refuse files with more data rows or bytes.
     min_rows : int, default 100
@@ -251,6 +262,8 @@ def read_uploaded_csv(
     ):
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < least:
             raise DataValidationError(f"{label} must be an integer >= {least}, got {v!r}.")
+    if unknown_levels not in ("error", "ignore"):
+        raise DataValidationError(f"unknown_levels must be 'error' or 'ignore', got {unknown_levels!r}.")
     frame, notes = _parse(data, sep=sep, encoding=encoding, max_bytes=max_bytes, max_rows=max_rows)
     n_read = len(frame)
     columns = list(frame.columns)
@@ -358,7 +371,13 @@ def read_uploaded_csv(
                 if len(cats) < 1 or len(set(cats)) != len(cats):
                     raise DataValidationError(f"categories[{quote(col)}] must be a non-empty list without duplicates.")
                 extra = sorted(set(text) - set(cats))
-                if extra:
+                if extra and unknown_levels == "ignore":
+                    rows = int((~text.isin(cats)).sum())
+                    notes.append(
+                        f"Column {quote(col)}: {rows:,} row(s) hold a value outside its public levels; they are "
+                        "encoded with no indicator of that column (all zeros)."
+                    )
+                elif extra:
                     raise DataValidationError(
                         f"Column {quote(col)} has value(s) {quote_list(extra, 5)} that are not in the categories you gave "
                         f"for it; add them to categories[{quote(col)}] or fix those cells."
@@ -408,7 +427,7 @@ def read_uploaded_csv(
         )
         warn(msg, PrivacyLeakWarning, stacklevel=2)
         notes.append(msg)
-    return UploadResult(frame_out, schema, n_dropped, notes, n_read, derived)
+    return UploadResult(frame_out, schema, n_dropped, notes, n_read, derived, unknown_levels)
 
 
 def _check_bounds(col: str, b) -> tuple[float, float]:
@@ -421,3 +440,29 @@ def _check_bounds(col: str, b) -> tuple[float, float]:
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
         raise DataValidationError(f"Bounds for {quote(col)} must be finite with lower < upper, got {b!r}.")
     return lo, hi
+
+
+def read_public_levels(data: bytes) -> dict[str, list[str]]:
+    """Public category lists from a small JSON schema file, ``{"column": ["level1", "level2", ...]}``
+    (or the command line's ``{"categories": {...}}``), for ``read_uploaded_csv(categories=...)``."""
+    import json
+
+    try:
+        facts = json.loads(bytes(data).decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError):
+        raise DataValidationError(
+            'The schema file is not JSON. Write it as {"column": ["level1", "level2"]}, UTF-8 text.'
+        ) from None
+    if isinstance(facts, dict) and isinstance(facts.get("categories"), dict):
+        facts = facts["categories"]
+    if not isinstance(facts, dict) or not facts:
+        raise DataValidationError('The schema file must hold an object {"column": ["level1", "level2"]}.')
+    levels = {}
+    for column, listed in facts.items():
+        if not isinstance(listed, list) or not listed or not all(isinstance(v, (str, int, float)) for v in listed):
+            raise DataValidationError(
+                f"In the schema file, {quote(column)} must map to a non-empty list of levels (text or numbers), "
+                f"got {quote(listed)}."
+            )
+        levels[str(column)] = [str(v).strip() for v in listed]
+    return levels

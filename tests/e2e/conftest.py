@@ -172,6 +172,14 @@ def choose(page, label, option):
     raise AssertionError(f"could not choose {option!r} in {label!r}")
 
 
+def upload(page, path, target="label"):
+    """Upload the CSV at ``path`` on the Explorer and choose its target (the select starts empty)."""
+    page.locator('input[type="file"]').set_input_files(str(path))
+    page.locator('[data-testid="stSelectbox"]', has_text="Target column").first.wait_for(timeout=60_000)
+    wait_for_app(page)
+    choose(page, "Target column", target)
+
+
 def people_csv(path, n, seed):
     """A CSV of n people (age, hours, label yes/no, older people more often yes) at ``path``, to upload."""
     rng = np.random.default_rng(seed)

@@ -10,7 +10,7 @@ import pytest
 
 from ui import navigation
 
-from .conftest import ARTIFACTS, people_csv, wait_for_app
+from .conftest import ARTIFACTS, people_csv, upload, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -172,7 +172,7 @@ def test_an_upload_is_what_compare_runs_on(app_url, page, tmp_path):
     csv = people_csv(tmp_path / "staff.csv", 3000, seed=5)
     page.goto(f"{app_url}/?dataset=Uploaded+CSV")
     wait_for_app(page)
-    page.locator('input[type="file"]').set_input_files(str(csv))
+    upload(page, csv)
     page.wait_for_selector(".js-plotly-plot")
     wait_for_app(page)
     page.get_by_role("link", name="Compare methods").first.click()

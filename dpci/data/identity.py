@@ -1,0 +1,72 @@
+"""Which people's data an uploaded table holds: a digest of the parsed table made canonical, so the
+privacy ledger keys a budget by the rows and not by how the file happened to be saved (no UI).
+
+What the digest ignores (the same people's data, however written): the order of the rows, the order
+of the columns, the separator, spaces around a cell, how a number is written (``42``, ``42.00`` and
+``4.2e1`` are one value), the spelling of a missing cell (``""``, ``NA``, ``?``), line endings and a
+byte-order mark. What it keeps: every column of the file, by name, and every cell's value, so one
+changed cell names another table.
+
+Every column counts, the ones no release uses included: the protected unit is a row, and a choice
+made in the app (another target, fewer features) must never reach a fresh budget for the same rows;
+only changing the table itself does (docs/data.md, "Which data a budget follows").
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+
+from dpci.data.csv_text import DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, _parse, guess_separator
+
+#: Written before the digest, so a change of the canonical form never meets an older form's key.
+FORM = b"dpci canonical table 1\n"
+
+
+def canonical_cells(column: pd.Series) -> pd.Series:
+    """One column's cells as canonical text: a number as the repr of its float (-0.0 as 0.0), any
+    other text stripped, a missing cell as the empty string (never a value: the parse reads an
+    empty cell as missing)."""
+    numbers = pd.to_numeric(column, errors="coerce").astype("float64")
+    is_number = numbers.notna().to_numpy()
+    text = column.astype(object).where(column.notna(), "").to_numpy(dtype=object, copy=True)
+    text[is_number] = [repr(v + 0.0) for v in numbers.to_numpy()[is_number]]
+    return pd.Series(text, index=column.index, dtype=object)
+
+
+def table_digest(frame: pd.DataFrame) -> bytes:
+    """The digest of a parsed table (cells as text or missing), the same for any order of its rows and
+    columns: columns sorted by name, each row hashed from its canonical cells, the row hashes sorted
+    (a multiset of rows), then hashed with the column names and the row count."""
+    names = sorted(frame.columns)
+    cells = pd.DataFrame({name: canonical_cells(frame[name]) for name in names}, columns=names)
+    rows = np.sort(pd.util.hash_pandas_object(cells, index=False).to_numpy())
+    digest = hashlib.sha256(FORM)
+    for name in names:
+        encoded = name.encode()
+        digest.update(len(encoded).to_bytes(8, "little") + encoded)
+    digest.update(len(rows).to_bytes(8, "little"))
+    digest.update(rows.astype("<u8").tobytes())
+    return digest.digest()
+
+
+def upload_identity(
+    data,
+    *,
+    sep: str | None = None,
+    encoding: str = "utf-8",
+    max_rows: int = DEFAULT_MAX_ROWS,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> bytes:
+    """The identity of an uploaded CSV's table (see the module): the bytes the ledger keys its
+    budget by. ``sep`` defaults to the separator guessed from the bytes (:func:`guess_separator`; a
+    comma for a file object).
+
+    Raises :class:`~dpci.exceptions.DataValidationError` for a file that cannot be read as a table.
+    """
+    if sep is None:
+        sep = guess_separator(bytes(data)) if isinstance(data, (bytes, bytearray, memoryview)) else ","
+    frame, _ = _parse(data, sep=sep, encoding=encoding, max_bytes=max_bytes, max_rows=max_rows)
+    return table_digest(frame)
