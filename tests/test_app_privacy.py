@@ -357,6 +357,7 @@ def test_an_upload_never_reaches_the_practice_rule_whatever_the_visitor_sends(se
     from ui.upload import upload_digest
 
     at.session_state["upload_kept"] = ("people.csv", data, upload_digest(data))
+    at.session_state["kept_upload_target"] = "label"  # the analyst's choice
     if "_visitor" in sent:
         at.session_state["_visitor"] = sent["_visitor"]
     at.query_params.update({"dataset": "upload", **{k: v for k, v in sent.items() if k != "_visitor"}})
