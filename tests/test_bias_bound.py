@@ -159,7 +159,7 @@ def test_every_theta_interval_is_widened_by_the_proof_or_refused(method, privacy
     try:
         release = release_of(method, privacy, loss, X, y, c=0.05)
     except ValueError as refusal:
-        assert "supports only the logistic loss" in str(refusal) and loss_name != "logistic"
+        assert "fits logistic regression only" in str(refusal) and loss_name != "logistic"
         return
     with pytest.raises(ValueError, match="theta_bound") if chosen.uses_c else contextlib.nullcontext():
         estimand_bias(chosen, "unregularised", release, loss)

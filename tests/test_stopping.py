@@ -148,13 +148,14 @@ def test_stopping_does_not_depend_on_workers_and_cancels_the_rest(data, monkeypa
     kw = dict(n_replicates=5_000, precision=0.03, random_state=4, **SETTINGS)
     one = variability_intervals(X, y, LogisticLoss(), chunk_size=64, **kw)
     pool = engine.get_engine()
+    others = pool._active  # runs of earlier tests in this process not closed yet (a generator left open)
     submitted, ask = [], pool._fair.ask  # the run's calls, as it queues them for the pool (dpci.experiments.fair)
     monkeypatch.setattr(pool._fair, "ask", lambda *call: submitted.append(ask(*call)) or submitted[-1])
     monkeypatch.setattr(engine, "AHEAD", 16)  # many chunks in flight when the run stops
     two = variability_intervals(X, y, LogisticLoss(), chunk_size=32, n_jobs=2, **kw)
     assert two.done == one.done and two.converged
     np.testing.assert_array_equal(two.estimates, one.estimates)
-    assert pool._active == 0  # the run has left the pool
+    assert pool._active <= others  # the run has left the pool (a leftover may be collected meanwhile)
     # its chunks still waiting were cancelled: in the fair queue, or in the pool before they started
     assert any(f.cancelled() or (f.pool_future is not None and f.pool_future.cancelled()) for f in submitted)
     cov_kw = dict(n_replicates=400, n_samples=300, precision=0.01, random_state=3, **SETTINGS)
