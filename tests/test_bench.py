@@ -26,7 +26,8 @@ def test_every_benchmark_script_imports(name):
 @pytest.mark.serial  # a share of a core: on two processes the other test's load can take most of it
 def test_cpu_usage_counts_a_busy_child_as_the_servers_worker():
     """A "server" that only waits, with one child that spins: the child's CPU over a second (up to a second)
-    is counted as the workers', nearly none as the server's, none as the browser's."""
+    is counted as the workers', nearly none as the server's or the browser's (a Chromium that earlier
+    browser tests of this process started may idle meanwhile)."""
     spin = "import time\nend = time.time() + 30\nwhile time.time() < end: pass"
     parent = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {spin!r}])"
     server = subprocess.Popen([sys.executable, "-c", parent])
@@ -42,4 +43,4 @@ def test_cpu_usage_counts_a_busy_child_as_the_servers_worker():
         server.wait()
     # at most the second of one core; at least a share of it when other tests keep both cores busy
     assert 0.25 <= used["workers"] <= 1.5, used
-    assert used["server"] < 0.2 and used["browser"] == 0.0, used
+    assert used["server"] < 0.2 and used["browser"] < 0.2, used

@@ -48,7 +48,8 @@ def explorer_header(s: Settings) -> None:
         on_change=_switch_view,
         help="Large type and the chart alone, for a projector (the sidebar starts folded). Kept in the address.",
     )
-    st.caption(ONE_LINE)
+    if s.view != "presentation":  # the projector keeps the chart alone
+        st.caption(ONE_LINE)
 
 
 def _switch_view() -> None:

@@ -32,6 +32,10 @@ def practice_notice(s: Settings, slot=None):
         "refused. The practice ledger in the sidebar counts every release and marks any a curator would refuse."
     )
     mark = privacy.practice_mark(s) if drawn else ""
+    if s.view == "presentation":  # the projector keeps the chart alone: the mark only, when there is one
+        if mark:
+            slot.caption(f"**{mark}**")
+        return slot
     slot.caption(f"{text} **{mark}**" if mark else text)
     return slot
 
