@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .solver import SharedStart, minimise_erm, minimise_erm_shared, row_major_transpose, shared_start
+from .solver import SharedStart, finish_singly, minimise_erm, minimise_erm_shared, row_major_transpose, shared_start
 
 try:
     from numpy._core.multiarray import _set_madvise_hugepage  # type: ignore[attr-defined]
@@ -266,14 +266,4 @@ def minimise_erm_batch(
         prev = norm
         th = th - np.einsum("bij,bj->bi", Hi, grad)
     theta[active] = th
-    for b in stalled + active.tolist():
-        theta[b] = minimise_erm(
-            A,
-            loss,
-            c,
-            linear=None if linear is None else linear[b],
-            weights=None if weights is None else weights[b],
-            theta_init=theta[b],
-            tol=tol,
-        ).theta
-    return theta
+    return finish_singly(A, loss, c, theta, stalled + active.tolist(), weights, linear, tol)

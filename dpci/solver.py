@@ -348,7 +348,13 @@ def minimise_erm_shared(A, loss, c, weights=None, linear=None, start=None, tol=1
         th = th - grad @ inv_hessian
         grad = _chord_gradients(start, loss, A, AT, th, W, W32, L, c, single)
     theta[active] = th
-    for b in finish + active.tolist():
+    return finish_singly(A, loss, c, theta, finish + active.tolist(), weights, linear, tol)
+
+
+def finish_singly(A, loss, c, theta, rows, weights=None, linear=None, tol=1e-10) -> np.ndarray:
+    """Solve the replicates ``rows`` of a batch one at a time from where the batch left them (``theta``,
+    updated in place and returned): every replicate then meets the same gradient tolerance as one solve."""
+    for b in rows:
         theta[b] = minimise_erm(
             A,
             loss,
