@@ -19,18 +19,13 @@ from pathlib import Path
 
 import psutil
 
+from bench.cpu import seconds
+
 
 def tree_cpu_seconds() -> float:
     """User + system CPU seconds of this process and its live descendants (the worker processes)."""
     me = psutil.Process()
-    total = 0.0
-    for proc in [me, *me.children(recursive=True)]:
-        try:
-            times = proc.cpu_times()
-        except psutil.Error:  # ended while we looked
-            continue
-        total += times.user + times.system
-    return total
+    return seconds([me, *me.children(recursive=True)])
 
 
 def main():

@@ -10,7 +10,7 @@ import psutil
 from bench.memory import process_tree
 
 
-def _seconds(procs) -> float:
+def seconds(procs) -> float:
     """User + system CPU seconds of the live processes among ``procs`` (their own, not their children's)."""
     total = 0.0
     for proc in procs:
@@ -37,9 +37,9 @@ def usage(server_pid: int) -> dict[str, float]:
     mine = process_tree(os.getpid())[1:]
     server = process_tree(server_pid)
     return {
-        "browser": _seconds(p for p in mine if _is_browser(p)),
-        "server": _seconds(server[:1]),
-        "workers": _seconds(server[1:]),
+        "browser": seconds(p for p in mine if _is_browser(p)),
+        "server": seconds(server[:1]),
+        "workers": seconds(server[1:]),
     }
 
 
