@@ -19,11 +19,11 @@ from pathlib import Path
 
 import psutil
 
-from bench.cpu import seconds
-
 
 def tree_cpu_seconds() -> float:
     """User + system CPU seconds of this process and its live descendants (the worker processes)."""
+    from bench.cpu import seconds  # the repository is on sys.path once main() has run
+
     me = psutil.Process()
     return seconds([me, *me.children(recursive=True)])
 
