@@ -255,7 +255,7 @@ def minimise_erm(A, loss, c, linear=None, weights=None, tol=1e-10, max_iter=100,
             majoriser = factor if majorise else majoriser
             n_hessians += 1
         if quasi and inverse is None:  # QUASI_NEWTON_D: BFGS's H^-1 from here on, no Gram product
-            inverse = _cholesky_inverse(factor)
+            inverse, since_hessian = _cholesky_inverse(factor), 0
         step = -(inverse @ grad) if inverse is not None else -_cholesky_solve(factor, grad)
         slope = grad @ step
         t = 1.0
@@ -281,15 +281,15 @@ def minimise_erm(A, loss, c, linear=None, weights=None, tol=1e-10, max_iter=100,
             t_quad = -slope * t * t / (2.0 * curvature) if curvature > 0 else 0.5 * t
             t = min(max(t_quad, 0.1 * t), 0.5 * t)
         if t < 1e-10:
-            if inverse is None:
+            if inverse is None or since_hessian == 0:
                 break  # no step improves anything in floating point
-            inverse, refresh = None, True  # BFGS's matrix has lost its way: a Newton step from here
+            inverse, refresh = None, True  # BFGS's matrix has lost its way: restart from a Hessian
             continue
         if inverse is not None:
             inverse = _bfgs_update(inverse, cand - theta, cand_grad - grad)
             since_hessian += 1
             if since_hessian == QUASI_NEWTON_RESTART:  # restart from a fresh Hessian (kinks crossed)
-                inverse, refresh, since_hessian = None, True, 0
+                inverse, refresh = None, True
         refresh = not (t == 1.0 and cand_norm <= 0.1 * grad_norm) or majorise
         majorise = t < 0.5
         theta, value, grad, grad_norm, d2 = cand, cand_value, cand_grad, cand_norm, cand_d2
