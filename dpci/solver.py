@@ -221,7 +221,7 @@ def minimise_erm(A, loss, c, linear=None, weights=None, tol=1e-10, max_iter=100,
 
     def evaluate(th):
         """(grad J, its norm, f'') at th: J itself is computed only when a step needs it (:func:`objective`)."""
-        d1, d2 = loss.derivatives(th @ AT)
+        d1, d2 = loss.derivatives(th @ AT if th.any() else np.zeros(n))  # at theta = 0 every margin is 0
         if weights is not None:
             d1, d2 = d1 * weights, d2 * weights
         grad = AT @ d1 / n + 2.0 * c * th + b_over_n
