@@ -24,8 +24,8 @@ Newton solver, so every returned minimiser has ||grad J_b|| <= tol, the exactnes
 :func:`dpci.solver.minimise_erm`.
 
 For wide rows (d >= SHARED_HESSIAN_D) the replicates' own Hessians are not formed: every replicate
-takes chord steps with the full data's Hessian at theta_0 (:func:`dpci.solver.minimise_erm_shared`),
-one pass over the rows per step, to the same stopping rule.
+takes quasi-Newton steps from the full data's Hessian at theta_0, BFGS-updated per replicate
+(:func:`dpci.solver.minimise_erm_shared`), one pass over the rows per step, to the same stopping rule.
 """
 
 from __future__ import annotations
@@ -74,11 +74,11 @@ class BatchStart:
     margins: np.ndarray = field(repr=False)  # a_i . theta in single precision, (n,)
 
 
-# From this many coefficients on, replicates are solved by chord steps with the full data's Hessian
+# From this many coefficients on, replicates are solved by steps from the full data's Hessian
 # (:func:`dpci.solver.minimise_erm_shared`): each replicate's own Hessians cost n d (d + 1) / 2
 # multiply-adds, and the row products they are formed from n d (d + 1) / 2 floats of memory (2.4 GB
 # at n = 30,000, d = 200). Measured at n = 30,000, 32 replicates of objective perturbation, one
-# thread: the chord steps are slower at d = 16 and 24, 1.2-1.7x faster at d = 50.
+# thread: those steps (then chord steps) were slower at d = 16 and 24, 1.2-1.7x faster at d = 50.
 SHARED_HESSIAN_D = 40
 
 

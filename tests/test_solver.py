@@ -193,3 +193,27 @@ def test_single_precision_steps_reach_the_same_minimiser(monkeypatch, loss, d):
     exact = minimise_erm(A, loss, c, linear=b, weights=w, tol=tol)
     assert fast.grad_norm <= tol and exact.grad_norm <= tol
     np.testing.assert_allclose(fast.theta, exact.theta, atol=tol / c, rtol=0)
+
+
+@pytest.mark.parametrize("warm", [False, True])
+@pytest.mark.parametrize("loss", [LogisticLoss(), HuberLoss(0.5), HuberLoss(0.02)], ids=repr)
+@pytest.mark.parametrize("c", [1e-4, 1e-2])
+def test_quasi_newton_reaches_the_same_minimiser(monkeypatch, loss, c, warm):
+    """From QUASI_NEWTON_D coefficients on, the solve forms one Hessian and then BFGS updates; the stopping
+    rule is the same (||grad J|| <= tol in double precision), so it lies within tol / (2c) of the minimiser,
+    as Newton's solve does: within tol / c of it, from a cold and a warm start, with a linear term and
+    weights. And it forms one Gram product, and one more every QUASI_NEWTON_RESTART steps at most."""
+    from dpci import solver
+
+    rng = np.random.default_rng(7)
+    n, d, tol = 5_000, 40, 1e-10
+    X = unit_ball_rows(rng, n, d)
+    A = X * logistic_labels(rng, X, 2.0 * rng.standard_normal(d) / np.sqrt(d))[:, None]
+    b, w = 3.0 * rng.standard_normal(d), rng.integers(0, 3, size=n).astype(float)
+    start = rng.standard_normal(d) / np.sqrt(d) if warm else None
+    quasi = minimise_erm(A, loss, c, linear=b, weights=w, tol=tol, theta_init=start)
+    monkeypatch.setattr(solver, "QUASI_NEWTON_D", 10**9)
+    newton = minimise_erm(A, loss, c, linear=b, weights=w, tol=tol, theta_init=start)
+    assert quasi.grad_norm <= tol and newton.grad_norm <= tol
+    assert quasi.n_hessians <= min(1 + quasi.n_iter // solver.QUASI_NEWTON_RESTART, newton.n_hessians)
+    np.testing.assert_allclose(quasi.theta, newton.theta, atol=tol / c, rtol=0)
