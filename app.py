@@ -219,21 +219,22 @@ def explorer():
             "guarantee and spend nothing. Turn teaching mode off in the sidebar for a private release.",
         )
         cols[1].metric("Guarantee", "none", help="A public seed: anyone can recompute the noise.")
-    elif settings.priv == "pure":
-        cols[0].metric(
-            f"ε {spent}", f"{spend.epsilon:.3g}", help="The privacy spent: pure ε-DP, composed over the three steps."
-        )
-        cols[1].metric("As (ε, δ)-DP", f"({spend.epsilon:.3g}, 0)", help="Pure ε-DP is (ε, δ)-DP with δ = 0.")
     else:
+        n = settings.notion
         cols[0].metric(
-            f"ρ {spent}", f"{spend.rho:.3g}", help="The privacy spent: ρ-zCDP, composed over the three steps."
+            f"{n.symbol} {spent}",
+            f"{n.amount(spend):.3g}",
+            help=f"The privacy spent: {n.label}, composed over the method's steps.",
         )
-        approx = spend.to_approx_dp(settings.delta)
-        cols[1].metric(
-            f"ε for δ = {settings.delta:.0e}",
-            f"{approx.epsilon:.3g}",
-            help="The (ε, δ)-DP this ρ-zCDP release implies (Proposition 2 of the paper); δ is set in the sidebar.",
-        )
+        if n.needs_delta:
+            approx = spend.to_approx_dp(settings.delta)
+            cols[1].metric(
+                f"ε for δ = {settings.delta:.0e}",
+                f"{approx.epsilon:.3g}",
+                help=f"The (ε, δ)-DP this {n.label} release implies (Proposition 2 of the paper); δ is set in the sidebar.",
+            )
+        else:
+            cols[1].metric("As (ε, δ)-DP", f"({spend.epsilon:.3g}, 0)", help="Pure ε-DP is (ε, δ)-DP with δ = 0.")
     cols[2].metric("Rows n", f"{len(X):,}")
     cols[3].metric("Coefficients", f"{X.shape[1]}", help="d features plus the constant.")
     if not preview:
@@ -258,13 +259,13 @@ def explorer():
     method = ui.chosen_method(settings)  # each step named as the method names it
     steps = {s: f"φ{i + 1}: {method.step_label(s).removeprefix('the ')}" for i, s in enumerate(method.steps)}
     ledger = spend.to_frame().replace({"step": steps}).set_index("step")
-    unit, symbol = ("epsilon", "ε") if settings.priv == "pure" else ("rho", "ρ")
+    unit, symbol = settings.notion.unit, settings.notion.symbol
     st.markdown(
         markdown_table(
             ledger[["share", unit]].rename(columns={"share": "share of the budget", unit: f"{symbol} spent"})
         )
     )
-    if settings.priv == "zcdp" and spend.steps[0].epsilon is not None:
+    if settings.notion.needs_delta and spend.steps[0].epsilon is not None:
         st.caption(
             f"{method.label[:1].upper() + method.label[1:]} is a pure-DP mechanism: φ1 runs it at "
             f"ε = {spend.steps[0].epsilon:.4g}, "

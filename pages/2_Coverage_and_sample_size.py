@@ -5,7 +5,6 @@ from functools import partial
 import streamlit as st
 
 import ui
-from dpci.accounting import epsilon_from_rho
 from dpci.experiments.sample_size import iter_sample_size_match
 from dpci.experiments.sweeps import iter_grid_sweep
 from dpci.presentation.figures import heatmap_grid, sample_size_plot
@@ -37,7 +36,7 @@ common = dict(
     c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, random_state=settings.seed, precision=precision
 )
 where, load = tuning.sweep_source(settings)
-epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
+epsilon = settings.notion.pure_epsilon(settings.budget)
 # what every job of this page depends on (its key also names the view's own choices)
 shared_key = ui.results_key(settings, where, tuple(methods), k, m, precision)
 if view.startswith("Heatmap"):

@@ -4,9 +4,9 @@ variability intervals."""
 import streamlit as st
 
 import ui
-from dpci.accounting import epsilon_from_rho
 from dpci.experiments.curves import fit_length_vs_budget, fit_length_vs_n
 from dpci.experiments.sweeps import ALL, iter_interval_vs_variability
+from dpci.notions import notion
 from dpci.presentation.figures import ci_vs_vi_plot, curve_fit_plot, method_label
 from dpci.presentation.tables import method_verdict
 from ui import tuning
@@ -60,7 +60,7 @@ n_fixed = (
     if over != "n" and len(n_choices) > 1
     else n_default
 )
-epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
+epsilon = settings.notion.pure_epsilon(settings.budget)
 where, load = tuning.sweep_source(settings)
 delta = tuning.comparison_delta(settings, chosen)
 precision = tuning.coverage_precision(c3, "cmp_precision")
@@ -144,7 +144,7 @@ def results(state):
                     grp[over],
                     grp["length"],
                     fits,
-                    x_title=over if over == "n" else ("ε" if priv == "pure" else "ρ"),
+                    x_title=over if over == "n" else notion(priv).symbol,
                     title=method_label(mech, priv),
                     log_x=True,
                 )

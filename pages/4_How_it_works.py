@@ -40,7 +40,7 @@ try:
 except ValueError as err:
     ui.explain_error(err)
     st.stop()
-alloc = dpci.allocate(settings.budget, settings.split, settings.mech, settings.priv)
+alloc = settings.spec().measure().allocation  # the privacy map the ledger charges
 n, d = X.shape
 
 st.header("1. Split the budget")
@@ -52,9 +52,7 @@ st.markdown(
     )
     + f". Privacy losses add up (composition), so the {len(alloc.phi)} steps together spend exactly the total."
 )
-st.plotly_chart(
-    ledger_plot(alloc.spend.to_frame(), unit="epsilon" if settings.priv == "pure" else "rho"), width="stretch"
-)
+st.plotly_chart(ledger_plot(alloc.spend.to_frame(), unit=settings.notion.unit), width="stretch")
 
 st.header("2. Noise with a known shape")
 law = w.coef_law

@@ -179,7 +179,7 @@ with headline:
 ledger = release.spend.to_frame()
 ledger_fig = ledger_plot(
     ledger,
-    unit="epsilon" if settings.priv == "pure" else "rho",
+    unit=settings.notion.unit,
     title="What a private release would spend (teaching mode: not private, nothing spent)"
     if settings.teaching
     else "Privacy spent, step by step",

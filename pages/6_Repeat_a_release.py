@@ -126,7 +126,7 @@ def results():
     st.progress(state.done / state.total, text=f"{state.done} of {state.total} repetitions")
     runs = st.session_state.setdefault("_repeat_runs", [])  # finished runs (key, frame), the latest last
     ghost = next((frame for run_key, frame in reversed(runs) if run_key != key), None)
-    budget = f"ε = {settings.epsilon:g}" if settings.priv == "pure" else f"ρ = {settings.rho:g}"
+    budget = settings.notion.say(settings.budget)
     title = (
         f"{settings.label('mechanism')}, {budget}, n = {n:,}, seed {seed}: {100 * settings.level:g}% intervals "
         f"for {name}"

@@ -38,7 +38,7 @@ try:
 except ValueError as err:
     ui.explain_error(err)
     st.stop()
-symbol, budget = ("ε", settings.epsilon) if settings.priv == "pure" else ("ρ", settings.rho)
+symbol, budget = settings.notion.symbol, settings.budget
 c1, c2, c3 = st.columns([2, 1, 1])
 chosen = ui.kept_widget(c1.multiselect, "Coefficients the target is for", names, "af_coefs", default=names[:1])
 target = ui.kept_widget(
@@ -77,8 +77,7 @@ if where == "real" and not blocked and not settings.teaching:
         ui.explain_error(err)
         st.stop()
     parts = ", ".join(
-        f"{v.replace('_', ' ')} {symbol} = {(c.epsilon if settings.priv == 'pure' else c.rho):.3g}"
-        for v, c in zip(strategies, charges)
+        f"{v.replace('_', ' ')} {symbol} = {settings.notion.amount(c):.3g}" for v, c in zip(strategies, charges)
     )
     text = f"On the real data each search is paid for before it runs, at the most it can spend ({parts}). " + (
         preview.describe("Pressing the button") if preview.admitted else preview.reason
@@ -153,10 +152,10 @@ def results():
                 "target met": "yes" if result.met else "no",
                 f"{symbol} of the last step": f"{result.budget:.3g}",
                 "releases made": result.releases,
-                f"realised ({symbol})": f"{(result.spend.epsilon if settings.priv == 'pure' else result.spend.rho):.3g}",
+                f"realised ({symbol})": f"{settings.notion.amount(result.spend):.3g}",
                 f"charged ({symbol})": "-"
                 if result.charged is None or not fresh
-                else f"{(result.charged.epsilon if settings.priv == 'pure' else result.charged.rho):.3g}",
+                else f"{settings.notion.amount(result.charged):.3g}",
                 "as (ε, δ)": f"({approx.epsilon:.3g}, {approx.delta:.0e})"
                 if approx.delta
                 else f"({approx.epsilon:.3g}, 0)",
@@ -172,7 +171,7 @@ def results():
             f"{first.budget:.3g}; it pays for that step only. The ledger of what it spent:"
         )
         ledger = first.spend.to_frame().set_index("step")
-        unit = "epsilon" if settings.priv == "pure" else "rho"
+        unit = settings.notion.unit
         st.markdown(markdown_table(ledger[["share", unit]]))
     ui.rerun_once_when_done(job, "accuracy")
 

@@ -16,7 +16,8 @@ from streamlit.testing.v1 import AppTest
 
 import dpci
 from dpci.data import load_adult
-from ui.settings import C_VALUES, EPSILONS, Settings
+from dpci.notions import EPSILONS
+from ui.settings import C_VALUES, Settings
 
 TIMEOUT = 120
 ROOT = Path(__file__).resolve().parents[1]

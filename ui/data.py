@@ -159,16 +159,16 @@ def chosen_method(s: Settings):
 
 def c_bound(s: Settings, n: int):
     """The bound c must exceed for the settings' method and n (None when any c > 0 works)."""
-    method = registry.get(s.mech)
-    return method.smallest_c(method.allocate(s.budget, s.split, s.priv), n, s.loss)
+    measured = s.spec().measure()
+    return measured.method.smallest_c(measured.allocation, n, s.loss)
 
 
 def c_problem(s: Settings, n: int):
     """(message, suggested c or None) when the method cannot run with this c (the library's
     RegularisationTooSmall, e.g. objective perturbation's Algorithm 1) or with these settings at all
     (another ValueError of its noise law: no c helps), else None."""
-    method = registry.get(s.mech)
-    alloc = method.allocate(s.budget, s.split, s.priv)
+    measured = s.spec().measure()
+    method, alloc = measured.method, measured.allocation
     try:
         method.coefficient_noise_law(alloc, n, s.c, s.loss)
         return None
@@ -194,8 +194,8 @@ def _slider_c_at_least(c: float):
 def c_caution(s: Settings, n: int):
     """(message, suggested c) when c is valid but the method advises against it (its intervals are
     likely to under-cover: :meth:`dpci.methods.Method.advice`), else None."""
-    method = registry.get(s.mechanism)
-    advice = method.advice(method.allocate(s.budget, s.split, s.privacy), n, s.c, s.loss)
+    measured = s.spec().measure()
+    advice = measured.method.advice(measured.allocation, n, s.c, s.loss)
     if advice is None:
         return None
     suggestion = _slider_c_at_least(advice.suggested_c) if advice.suggested_c is not None else None

@@ -70,9 +70,9 @@ def _data_lines(s: Settings, upload: dict | None, public: bool = True) -> list[s
 
 def _budget_text(s: Settings) -> str:
     """A budget for the script's ledger in the release's own notion, large enough for this one release."""
-    if s.privacy == "pure":
-        return f"epsilon={max(3.0, s.epsilon):g}"
-    return f"rho={max(1.0, s.rho):g},delta={s.delta:g}"
+    n = s.notion
+    amount = max(3 * n.default, s.budget)  # room for this one release
+    return f"{n.unit}={amount:g}" + (f",delta={s.delta:g}" if n.needs_delta else "")
 
 
 def release_spec_of(s: Settings, stored: StoredRelease | None):

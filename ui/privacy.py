@@ -27,6 +27,7 @@ import streamlit as st
 from dpci import methods as registry
 from dpci.ledger import Ledger, Status
 from dpci.ledger.records import StoredIntervals
+from dpci.notions import NOTIONS, notion
 from dpci.presentation.tables import escape_markdown
 from ui.settings import LABELS, Settings
 from ui.upload import canonical_table, table_identity
@@ -142,13 +143,12 @@ def identity(s: Settings, data_key: str) -> str:
 
 
 def spend_of(s: Settings):
-    method = registry.get(s.mech)
-    return method.allocate(s.budget, s.split, s.priv).spend
+    """What a release of these settings spends: the spec's privacy map, the one the ledger charges."""
+    return s.spec().measure().spend
 
 
 def describe(s: Settings) -> str:
-    budget = f"ε = {s.epsilon:g}" if s.priv == "pure" else f"ρ = {s.rho:g}"
-    return f"{registry.get(s.mech).label}, {budget}, c = {s.c:g}"
+    return f"{registry.get(s.mech).label}, {s.notion.say(s.budget)}, c = {s.c:g}"
 
 
 def spec_of(s: Settings, where: str) -> dict:
@@ -229,7 +229,7 @@ def preview_cost(s: Settings) -> tuple[str, bool]:
     """(what pressing Release would cost, in words; whether the ledger would admit it)."""
     preview = ledger().preview(dataset_ref(s).key, spend_of(s))
     symbol = preview.budget.symbol
-    own = spend_of(s).epsilon if s.priv == "pure" else spend_of(s).rho
+    own = s.notion.amount(spend_of(s))
     what = f"Release at {symbol} = {own:.3g}" if preview.charge == preview.charge else "This release"
     return preview.describe(what), preview.admitted
 
@@ -272,12 +272,13 @@ def notion_refusals(s: Settings) -> dict[str, str]:
     if ref.demo:
         return {}
     budget = ledger().status(ref.key).budget
-    if budget.notion == "pure":
-        return {
-            "zcdp": f"ρ-zCDP is not offered: this data's budget, {budget.describe()}, is pure ε-DP, which no ρ "
-            "release fits. Only whoever runs the server can give it a zCDP budget."
-        }
-    return {}
+    held = notion(budget.notion)
+    return {
+        n.name: f"{n.label} is not offered: this data's budget, {budget.describe()}, is {held.label[:1].lower()}{held.label[1:]}, which no "
+        f"{n.symbol} release fits. Only whoever runs the server can give it a {n.label} budget."
+        for n in NOTIONS.values()
+        if budget.notion not in n.counted_by
+    }
 
 
 def note_not_private(s: Settings, key: str, what: str) -> None:

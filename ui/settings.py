@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from dpci import methods as registry
 from dpci.accounting import Split
 from dpci.losses import LOSSES, get_loss, loss_parameters
+from dpci.notions import NOTIONS, Notion, notion
 from dpci.recommend import theta_refusal
 from dpci.spec import ReleaseSpec
 
@@ -33,7 +34,7 @@ def mechanisms() -> dict[str, str]:
     return {m.name: m.label[:1].upper() + m.label[1:] for m in map(registry.get, registry.available())}
 
 
-PRIVACY = {"pure": "Pure ε-DP", "zcdp": "ρ-zCDP"}
+PRIVACY = {name: n.label for name, n in NOTIONS.items()}
 
 
 def offered_methods(model: str, refused=()) -> dict[str, str]:
@@ -65,12 +66,8 @@ def _models_said(losses) -> str:
     return " and ".join(names.get(loss, loss).lower() for loss in losses)
 
 
-# The budget sliders' stops: about 1-2-2.5-3-4-5-6-7.5 per decade, values a class can read; the number box
-# beside them takes any budget, kept to two significant digits (BUDGET_DIGITS).
-EPSILONS = (0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0)
-EPSILONS += (6.0, 7.5, 10.0, 15.0, 20.0)
-RHOS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0)
-RHOS += (3.0, 5.0, 10.0)
+# The budget sliders' stops are each notion's (dpci.notions); the number box beside them takes any
+# budget, kept to two significant digits (BUDGET_DIGITS).
 BUDGET_DIGITS = 2
 C_VALUES = tuple(float(f"{m}e{e}") for e in range(-7, 0) for m in (1, 2, 5)) + (1.0,)
 LEVELS = (0.8, 0.9, 0.95, 0.99)
@@ -141,8 +138,14 @@ class Settings:
         return get_loss(self.model, **{k: v for k, v in {"h": self.h}.items() if k in loss_parameters(self.model)})
 
     @property
-    def budget(self):
-        return self.epsilon if self.privacy == "pure" else self.rho
+    def notion(self) -> Notion:
+        """The privacy notion as a value (symbol, unit, stops, conversions: dpci.notions)."""
+        return notion(self.privacy)
+
+    @property
+    def budget(self) -> float:
+        """The total budget, in the notion's unit (the field of that name: epsilon or rho)."""
+        return getattr(self, self.notion.unit)
 
     @property
     def split(self) -> Split:
@@ -154,8 +157,10 @@ class Settings:
         return Split.even_rest(self.phi1, steps) if steps > 1 else Split(1.0)
 
     @property
-    def alpha(self):
-        return 1.0 - self.level
+    def alpha(self) -> float:
+        """1 - the level, as the decimal it is (0.05, not 1 - 0.95 = 0.050000000000000044): the spec's
+        alpha and key are then the library's for the same settings."""
+        return round(1.0 - self.level, 12)
 
     @property
     def theta_refusal(self) -> str | None:
@@ -224,8 +229,7 @@ RANGES = {
     "n": (0, 10**9),
     "h": (0.05, 2.0),
     "phi1": (0.05, 0.99),
-    "epsilon": (EPSILONS[0], EPSILONS[-1]),
-    "rho": (RHOS[0], RHOS[-1]),
+    **{n.unit: (n.stops[0], n.stops[-1]) for n in NOTIONS.values()},
     "phi2_rest": (0.05, 0.95),
     "seed": (0, 2**31 - 1),
     "theta_bound": (0.0, 1e6),
@@ -257,7 +261,7 @@ def budget_value(value: float) -> float:
     """A budget as the app keeps it: a slider's stop as it is (1.25), any other value to two significant
     digits (the number box's)."""
     value = float(value)
-    if any(math.isclose(value, stop, rel_tol=1e-9) for stop in (*EPSILONS, *RHOS)):
+    if any(math.isclose(value, stop, rel_tol=1e-9) for n in NOTIONS.values() for stop in n.stops):
         return value
     return float(f"{value:.{BUDGET_DIGITS}g}")
 
@@ -279,7 +283,7 @@ def settings_values(raw) -> tuple[dict, list[str]]:
                 ignored.append(name)
     for name, choices in CHOICES.items():
         values[name] = _nearest(values[name], choices)
-    for name in ("epsilon", "rho"):  # any budget in range, to two significant digits (the number box's)
+    for name in (n.unit for n in NOTIONS.values()):  # any budget in range, to two significant digits (the number box's)
         values[name] = budget_value(values[name])
     for name in LABELS:
         values[name] = name_of(name, values[name]) or next(iter(LABELS[name]()))
@@ -341,7 +345,6 @@ def settings_from_spec(spec: dict) -> Settings:
             spec.get("seed"),
         )
         data = spec
-    pure = release.privacy == "pure"
     split = release.split
     params = loss_parameters(release.loss)
     return Settings(
@@ -351,8 +354,7 @@ def settings_from_spec(spec: dict) -> Settings:
         h=float(getattr(release.loss, "h", Settings.h)) if "h" in params else Settings.h,
         mechanism=release.method,
         privacy=release.privacy,
-        epsilon=release.budget if pure else Settings.epsilon,
-        rho=Settings.rho if pure else release.budget,
+        **{notion(release.privacy).unit: release.budget},
         phi1=float(split[0]),
         phi2_rest=float(split[1]) / (float(split[1]) + float(split[2])) if len(split) == 3 else Settings.phi2_rest,
         c=release.c,

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from dpci import methods as registry
 from dpci.losses import loss_parameters
+from dpci.notions import notion
 from dpci.presentation.tables import escape_markdown
 from ui import privacy as ledger_view
 from ui.choice_of_c import c_recommendation
@@ -13,13 +16,11 @@ from ui.settings import (
     C_VALUES,
     DATASETS,
     DELTAS,
-    EPSILONS,
     ESTIMANDS,
     LEVELS,
     MC_SAMPLES,
     PRIVACY,
     RANGES,
-    RHOS,
     SCALINGS,
     VI_REPLICATES,
     Settings,
@@ -83,7 +84,7 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
         sb.caption(f"{escape_markdown(current_settings().label('mechanism'))} supports {supported} only.")
     for reason in refused.values():  # the app's own words
         sb.caption(reason)
-    if privacy == "zcdp":
+    if notion(privacy).needs_delta:
         settings_widget(
             sb.select_slider, "δ for the (ε, δ) equivalent", "delta", DELTAS, format_func=lambda v: f"{v:.0e}"
         )
@@ -261,7 +262,7 @@ def theta_bound_control(sb, s: Settings) -> None:
 def budget_control(sb, s: Settings) -> None:
     """The total budget: a slider over readable stops and a number box for any value (two significant
     digits), with help that says what the value means for one person."""
-    name, symbol, stops = ("epsilon", "ε", EPSILONS) if s.privacy == "pure" else ("rho", "ρ", RHOS)
+    name, symbol, stops = s.notion.unit, s.notion.symbol, s.notion.stops
     value = getattr(s, name)
     settings_widget(
         sb.select_slider,
@@ -293,23 +294,20 @@ def _store_typed_budget(name: str) -> None:
 
 def budget_meaning(s: Settings) -> str:
     """What the budget means for one person, in words (the budget slider's help)."""
-    import math
-
-    if s.privacy == "pure":
-        factor = math.exp(s.epsilon)
+    n = s.notion
+    epsilon = n.approx_epsilon(s.budget, s.delta)
+    factor = math.exp(epsilon)
+    if not n.needs_delta:
         worst = factor / (1.0 + factor)
         return (
             f"ε = {s.epsilon:g}: whatever anyone knew before, the release changes the odds of any conclusion "
             f"about one person by at most a factor e^ε = {factor:.3g} (a 50% belief becomes at most "
             f"{100 * worst:.0f}%). Smaller ε: stronger privacy, wider intervals."
         )
-    from dpci.accounting import zcdp_to_approx_dp
-
-    epsilon = zcdp_to_approx_dp(s.rho, s.delta)
     return (
-        f"ρ = {s.rho:g} (zero-concentrated DP) implies (ε = {epsilon:.3g}, δ = {s.delta:.0e})-DP: the odds "
-        f"of any conclusion about one person change by at most e^ε = {math.exp(epsilon):.3g}, except with "
-        "probability δ. Smaller ρ: stronger privacy, wider intervals."
+        f"{n.say(s.budget)} ({n.words}) implies (ε = {epsilon:.3g}, δ = {s.delta:.0e})-DP: the odds "
+        f"of any conclusion about one person change by at most e^ε = {factor:.3g}, except with "
+        f"probability δ. Smaller {n.symbol}: stronger privacy, wider intervals."
     )
 
 
@@ -377,7 +375,7 @@ def draw_odometer(s: Settings):
 def _practice_odometer(box, s: Settings) -> None:
     book = ledger_view.practice(s)
     box.markdown(ledger_view.practice_caption(s))
-    spent = book.rho if book.budget.notion == "zcdp" else book.epsilon
+    spent = notion(book.budget.notion).amount(book)
     box.progress(1.0 if spent is None else min(spent / book.budget.amount, 1.0))
     mark = ledger_view.practice_mark(s)
     if mark:
@@ -456,7 +454,7 @@ def chosen_notions():
 
 def split_caption(s: Settings) -> str:
     """The split as shares and as amounts of the budget, one meaning on every page."""
-    symbol, total = ("ε", s.epsilon) if s.privacy == "pure" else ("ρ", s.rho)
+    symbol, total = s.notion.symbol, s.budget
     method = registry.get(s.mechanism)
     phis = " / ".join(f"φ{i + 1}" for i in range(len(method.steps)))
     shares = " / ".join(f"{v:.3f}" for v in s.split)
