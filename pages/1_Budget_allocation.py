@@ -17,7 +17,7 @@ settings = ui.page(
     "shows, for each split, how often the interval covers the true coefficient θ₀(c) at the sidebar's c (*coverage*) and how long it is "
     "(Figures 1 to 8 of the paper). The recommended split is the shortest with coverage at least the "
     "confidence level.",
-    unused=("m", "phi1", "phi2_rest") if varying_phi1 else ("m", "phi2_rest"),
+    unused=("m", "split") if varying_phi1 else ("m", "split.hessian"),
 )
 c1, c2, c3 = st.columns(3)
 steps = [ui.chosen_method(settings).step_label(step) for step in ui.chosen_method(settings).steps]
@@ -100,8 +100,9 @@ def results(state):
             st.warning("Computed from the real data without privacy: **not private**, not for publishing.")
         if st.button("Use this split in the Explorer", type="primary"):
             tuning.note_chosen_from_data(settings, where, "The split")
-            ui.set_setting("phi1", round(float(rec["phi1"]), 2))
-            ui.set_setting("phi2_rest", round(float(rec["phi2_share"]) * 40) / 40)
+            first, second = ui.chosen_method(settings).steps[:2]
+            ui.set_setting(f"split.{first}", round(float(rec["phi1"]), 2))
+            ui.set_setting(f"split.{second}", round(float(rec["phi2_share"]) * 40) / 40)
             st.switch_page(st.session_state.get("explorer_page", "app.py"))
     with st.expander("All numbers"):
         st.dataframe(frame, width="stretch")

@@ -22,7 +22,7 @@ settings = ui.page(
     "each method on resampled subsets of the data (Figures 9 to 12 of the paper); the last view asks how many "
     "rows a private interval needs to be as short as a non-private one (Figure 13). The budget axis is ε; zCDP "
     "methods run at equal (ε, δ), or at the paper's ρ = ε²/2, a weaker guarantee.",
-    unused=("mechanism", "n", "phi1", "phi2_rest", "m", *axis_setting),
+    unused=("mechanism", "n", "split", "m", *axis_setting),
 )
 view = ui.kept_widget(st.radio, "View", VIEWS, "grid_view", horizontal=True)
 methods = ui.method_chooser("grid_methods")

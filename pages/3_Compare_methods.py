@@ -21,7 +21,7 @@ settings = ui.page(
     "lines are the private intervals' mean length; dashed lines the **variability intervals**, the true spread "
     "of each method's estimate, a lower bound no private interval can beat (Figures 14 to 16). The gap is the "
     "cost of estimating the interval privately.",
-    unused=("mechanism", "n", "phi1", "phi2_rest", "m", *varied),
+    unused=("mechanism", "n", "split", "m", *varied),
 )
 chosen = ui.method_chooser("cmp_methods")
 c1, c2 = st.columns(2)

@@ -161,7 +161,8 @@ def test_explorer_follows_the_sliders():
     assert (at.metric[0].label, at.metric[0].value) == ("Teaching mode", "not private")
     # the paper's split button sets Table 2's zCDP shares
     at.sidebar.button[0].click().run()
-    assert at.session_state["dpci_settings"]["phi1"] == 0.9 and at.session_state["dpci_settings"]["phi2_rest"] == 0.5
+    store = at.session_state["dpci_settings"]
+    assert store["split.coefficients"] == 0.9 and store["split.hessian"] == 0.5
 
 
 def test_the_ledger_speaks_the_chosen_notion():
@@ -249,10 +250,11 @@ def test_bad_url_parameters_are_clipped_or_ignored_not_a_traceback():
     )
     assert not at.exception, [e.value for e in at.exception]
     store = at.session_state["dpci_settings"]
-    assert (store["d"], store["phi1"], store["phi2_rest"], store["h"]) == (20, 0.99, 0.05, 2.0)
+    # an old link's keys open through the translation table, as the state's dotted keys
+    assert (store["d"], store["split.coefficients"], store["split.hessian"], store["loss.h"]) == (20, 0.99, 0.05, 2.0)
     assert store["epsilon"] == 0.01 and store["n"] == 0 and store["c"] == 1e-3  # smallest ε; n, c ignored
     said = _shown(at.sidebar.warning[0].value)
-    for change in ("n = inf → 0", "c = abc → 0.001", "d = 50 → 20", "epsilon = 0 → 0.01", "h = 5 → 2.0"):
+    for change in ("n = inf → 0", "c = abc → 0.001", "d = 50 → 20", "epsilon = 0 → 0.01", "loss.h = 5 → 2.0"):
         assert change in said
     assert "model" not in said  # a usable value is not mentioned
 
@@ -677,9 +679,9 @@ def test_a_zcdp_only_method_never_meets_pure_dp():
     "page, unused, used",
     [
         ("pages/3_Compare_methods.py", "w_mechanism", "w_epsilon"),
-        ("pages/2_Coverage_and_sample_size.py", "w_phi1", "w_c"),
-        ("pages/1_Budget_allocation.py", "w_phi1", "w_mechanism"),
-        ("pages/6_Repeat_a_release.py", "w_dataset", "w_phi1"),
+        ("pages/2_Coverage_and_sample_size.py", "w_split.coefficients", "w_c"),
+        ("pages/1_Budget_allocation.py", "w_split.coefficients", "w_mechanism"),
+        ("pages/6_Repeat_a_release.py", "w_dataset", "w_split.coefficients"),
     ],
 )
 def test_a_page_greys_out_the_settings_it_does_not_use(page, unused, used):
@@ -900,7 +902,7 @@ def test_stored_releases_of_older_records_still_open():
         split=[0.9, 0.05, 0.05], c=0.01, level=0.9, m=2000, d=3, scaling="unit", seed=None,
     )  # fmt: skip
     s = app_settings.settings_from_spec(old_cli)
-    assert (s.model, s.h, s.mechanism, s.privacy, s.rho, s.level, s.m, s.d) == (
+    assert (s.model, s.loss.h, s.mechanism, s.privacy, s.rho, s.level, s.m, s.d) == (
         "huber",
         0.3,
         "output",
@@ -948,7 +950,7 @@ def _chart_text(chart) -> str:
 def ui_settings(at):
     from ui.settings import Settings
 
-    return Settings(**at.session_state["dpci_settings"])
+    return Settings.from_values(at.session_state["dpci_settings"])
 
 
 def test_titles_say_labels_not_the_names_the_settings_hold():

@@ -7,7 +7,6 @@ stored numbers are in the record, not recomputed.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 
 from dpci.ledger import StoredRelease
 from dpci.ledger.records import release_record
@@ -118,7 +117,7 @@ def release_script(s: Settings, stored: StoredRelease | None = None) -> str:
 def release_notebook(s: Settings, stored: StoredRelease | None = None) -> str:
     """The same script as a Jupyter notebook (nbformat 4): a title cell and one code cell."""
     title = "# A private release with dpci\n\nThe settings of the app" + (f"'s release `{stored.id}`" if stored else "")
-    settings = "\n".join(f"- {k}: {v}" for k, v in asdict(s).items())
+    settings = "\n".join(f"- {k}: {v}" for k, v in s.values().items())
     cells = [
         dict(cell_type="markdown", metadata={}, source=title + ".\n\n" + settings),
         dict(cell_type="code", metadata={}, execution_count=None, outputs=[], source=release_script(s, stored)),

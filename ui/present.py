@@ -11,7 +11,7 @@ import streamlit as st
 import dpci
 from dpci import methods as registry
 from dpci.data import ADULT_SCHEMA
-from dpci.losses import loss_params
+from dpci.losses import loss_params, parameter_ranges
 from dpci.presentation.numbers import rounded_table
 from dpci.presentation.odds import Change, odds_ratio_table, readable_odds
 from dpci.presentation.tables import csv_safe, escape_markdown, markdown_table
@@ -96,8 +96,9 @@ def settings_in_words(
         else f"teaching mode, public seed {s.seed} (not a private release)",
         "Not private": void or "nothing: every number shown is private",
     }
+    ranges = parameter_ranges(s.loss)
     for name, value in loss_params(s.loss).items():
-        words["Huber width h" if name == "h" and s.model == "huber" else f"Loss parameter {name}"] = f"{value:g}"
+        words[ranges[name].label] = f"{value:g}"
     if s.dataset != "synthetic":
         words["Feature scaling"] = SCALINGS[s.scaling]
     return words

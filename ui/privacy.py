@@ -161,7 +161,7 @@ def spec_of(s: Settings, where: str) -> dict:
     # not_private: recorded with the release, so Present says the same after a reload, in any browser
     # (dpci.ledger.records.not_private_reason reads it)
     spec = dict(
-        source="app", release=s.spec().to_dict(), app_settings=asdict(s), page=where, not_private=upload_not_private(s)
+        source="app", release=s.spec().to_dict(), app_settings=s.values(), page=where, not_private=upload_not_private(s)
     )
     result, kept = st.session_state.get("upload_result"), st.session_state.get("upload_kept")
     if s.dataset == "upload" and result is not None:
@@ -174,7 +174,9 @@ def spec_of(s: Settings, where: str) -> dict:
 def legacy_identity(s: Settings, data_key: str) -> str:
     """The name dpci gave these settings' release before release specifications (settings held labels),
     so a release stored then is still shown again for free, not paid a second time."""
-    values = asdict(s)
+    values = {k: v for k, v in asdict(s).items() if k != "params"}
+    # the fields these settings had then: the loss's width and the two split sliders by name
+    values.update(h=s.value("loss.h") or 0.5, phi1=s.fractions[0], phi2_rest=s.phi2_rest)
     # added since (post-processing and layout: never part of a release's name)
     for later in ("estimand", "theta_bound", "view"):
         values.pop(later)
@@ -287,7 +289,7 @@ def note_not_private(s: Settings, key: str, what: str) -> None:
     ref = dataset_ref(s)
     if (ref.key, key) in noted:
         return
-    ledger().note(ref.key, what=what, spec=dict(app_settings=asdict(s)), session=visitor())
+    ledger().note(ref.key, what=what, spec=dict(app_settings=s.values()), session=visitor())
     noted.add((ref.key, key))
 
 

@@ -7,7 +7,7 @@ import math
 import streamlit as st
 
 from dpci import methods as registry
-from dpci.losses import loss_parameters
+from dpci.losses import parameter_ranges
 from dpci.notions import notion
 from dpci.presentation.tables import escape_markdown
 from ui import privacy as ledger_view
@@ -25,6 +25,7 @@ from ui.settings import (
     VI_REPLICATES,
     Settings,
     budget_value,
+    declared_range,
     fmt_c,
     methods_left_out,
     models,
@@ -36,6 +37,7 @@ from ui.state import (
     UNUSED,
     WIDGET,
     current_settings,
+    declared_widgets,
     load_settings_file,
     restore_table2,
     set_setting,
@@ -88,20 +90,7 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
         settings_widget(
             sb.select_slider, "δ for the (ε, δ) equivalent", "delta", DELTAS, format_func=lambda v: f"{v:.0e}"
         )
-    method = registry.get(current_settings().mechanism)
-    steps = [method.step_label(step) for step in method.steps]  # each step said as the method names it
-    settings_widget(sb.slider, f"φ1: share for {steps[0]}", "phi1", *RANGES["phi1"], step=0.01)
-    if len(steps) == 3:
-        settings_widget(
-            sb.slider,
-            f"φ2: share of the rest for {steps[1]}",
-            "phi2_rest",
-            *RANGES["phi2_rest"],
-            step=0.025,
-            help=f"{steps[2][:1].upper() + steps[2][1:]} gets the remainder, so φ1 + φ2 + φ3 = 1 always.",
-        )
-    elif len(steps) > 1:
-        sb.caption(f"The rest is shared equally by {', '.join(steps[1:])}.")
+    split_control(sb, current_settings())
     sb.caption(split_caption(current_settings()))
     sb.button("Paper's split (Table 2)", on_click=restore_table2, width="stretch")
     _teaching_toggle(sb)
@@ -158,8 +147,7 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
         horizontal=True,
         label_visibility="collapsed",
     )
-    if "h" in loss_parameters(model):
-        settings_widget(sb.slider, "Huber width h" if model == "huber" else "Width h", "h", *RANGES["h"], step=0.05)
+    loss_controls(sb, model)
     methods_offered = offered_methods(current_settings().model, refused)
     settings_widget(
         sb.radio,
@@ -237,6 +225,32 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     settings = current_settings()
     share_settings(settings)  # every page's address holds the settings: a reload or a shared link keeps them
     return settings
+
+
+def split_control(sb, s: Settings) -> None:
+    """One slider per step of the method but the last (its declared steps): the first step's share of
+    the budget, then each step's share of what the steps before it leave; the last takes the rest."""
+    method = registry.get(s.mechanism)
+    steps = method.steps
+    names = [f"split.{step}" for step in steps[:-1]]
+    declared_widgets(names)
+    for i, (step, name) in enumerate(zip(steps, names)):
+        interval = declared_range(name, s.model, s.mechanism)
+        label = method.step_label(step)
+        said = f"φ{i + 1}: share for {label}" if i == 0 else f"φ{i + 1}: share of the rest for {label}"
+        last = f"{method.step_label(steps[-1])[:1].upper()}{method.step_label(steps[-1])[1:]}"
+        help_ = (
+            f"{last} gets the remainder, so the {len(steps)} shares sum to 1 always." if i == len(names) - 1 else None
+        )
+        settings_widget(sb.slider, said, name, interval.low, interval.high, step=interval.step, help=help_)
+
+
+def loss_controls(sb, model: str) -> None:
+    """One slider per parameter the loss declares, over its declared range (dpci.losses.parameter_ranges)."""
+    ranges = parameter_ranges(model)
+    declared_widgets([f"loss.{p}" for p in ranges])
+    for param, interval in ranges.items():
+        settings_widget(sb.slider, interval.label, f"loss.{param}", interval.low, interval.high, step=interval.step)
 
 
 def theta_bound_control(sb, s: Settings) -> None:
