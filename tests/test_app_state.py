@@ -96,3 +96,24 @@ def test_the_apps_spec_is_the_librarys_for_the_same_settings(level):
     library = ReleaseSpec(split=Split.from_rest(0.65, 0.5), alpha=alpha)
     assert spec == library and spec.key == library.key
     assert f"alpha={alpha!r}" in spec.to_python()
+
+
+def test_app_py_is_the_frame():
+    assert len((ROOT / "app.py").read_text(encoding="utf-8").splitlines()) <= 80
+
+
+def test_every_function_of_the_app_reads_at_once():
+    """No function in app.py, ui/ or pages/ is over 60 lines (decorators and docstring included)."""
+    long = [
+        f"{path}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for path, tree in _trees()
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60
+    ]
+    assert long == []
+
+
+def test_ui_is_imported_by_module_name():
+    """``ui/__init__.py`` re-exports nothing: a reader sees which module owns each helper."""
+    tree = ast.parse((ROOT / "ui" / "__init__.py").read_text(encoding="utf-8"))
+    assert not [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.Assign))]

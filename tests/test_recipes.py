@@ -251,14 +251,17 @@ def test_they_work_on_the_compare_page(recipes):
 PAGE = """
 import streamlit as st
 
-import ui
+import ui.background
+import ui.data
+import ui.sidebar
+import ui.state
 from dpci.experiments.sweeps import iter_split_sweep
 
-settings = ui.page("Shares of phi1", "How the coefficients' share changes the intervals.", unused=("split",))
-X, y, names, _ = ui.load_data(settings)
-reps = ui.kept_widget(st.select_slider, "Repetitions", [8, 16], "recipe_reps", default=8)
-key = ui.results_key(settings, "recipe", reps)
-job = ui.sweep_job(
+settings = ui.sidebar.page("Shares of phi1", "How the coefficients' share changes the intervals.", unused=("split",))
+X, y, names, _ = ui.data.load_data(settings)
+reps = ui.state.kept_widget(st.select_slider, "Repetitions", [8, 16], "recipe_reps", default=8)
+key = ui.data.results_key(settings, "recipe", reps)
+job = ui.background.sweep_job(
     "recipe",
     key,
     lambda: iter_split_sweep(
@@ -267,7 +270,7 @@ job = ui.sweep_job(
     ),
     "Run",
 )
-ui.sweep_fragment(job, lambda state: st.dataframe(state.frame))
+ui.background.sweep_fragment(job, lambda state: st.dataframe(state.frame))
 """
 
 

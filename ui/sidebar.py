@@ -30,15 +30,14 @@ from ui.settings import (
     methods_left_out,
     models,
     offered_methods,
-    settings_json,
 )
 from ui.state import (
     CONTROLS_DRAWN,
     UNUSED,
     WIDGET,
+    apply_typed_setting,
     current_settings,
     declared_widgets,
-    load_settings_file,
     restore_table2,
     set_setting,
     settings_store,
@@ -67,6 +66,8 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     page does not use (greyed out, with a note). ``defer_advice``: the recommended c is drawn when the
     page calls :func:`ui.choice_of_c.draw_deferred_recommendation` (after its chart)."""
     _through_app_py()
+    # app.py applies it first; a page Streamlit runs straight from pages/ (see _through_app_py) applies it here
+    apply_typed_setting()
     settings_store()
     st.session_state[UNUSED] = frozenset(unused)
     st.session_state[CONTROLS_DRAWN] = True
@@ -74,6 +75,21 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     if "_url_warning" in st.session_state:
         # shown until the user changes a setting (a page's reruns would otherwise hide it within seconds)
         sb.warning(escape_markdown(st.session_state["_url_warning"]))  # quotes the address's own text
+    refused = _privacy_section(sb)
+    _data_section(sb)
+    _model_section(sb, refused)
+    _interval_section(sb, defer_advice)
+    _more_section(sb, show_vi)
+    _ledger_panel(sb)
+    ledger_view.write_visitor_cookie()
+    settings = current_settings()
+    share_settings(settings)  # every page's address holds the settings: a reload or a shared link keeps them
+    return settings
+
+
+def _privacy_section(sb) -> dict:
+    """The budget, the notion, the split and teaching mode, with the ledger under them; returns the
+    notions this dataset's budget cannot count (notion -> why)."""
     sb.header("Privacy")
     refused = ledger_view.notion_refusals(current_settings())
     _offer_only_what_runs(refused)
@@ -97,6 +113,11 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     st.session_state[ODOMETER_SLOT] = sb.empty()
     draw_odometer(current_settings())
     _start_again(sb, current_settings())
+    return refused
+
+
+def _data_section(sb) -> None:
+    """The dataset, its features d, the scaling of real rows and the rows n."""
     sb.header("Data")
     dataset = settings_widget(
         sb.selectbox,
@@ -136,6 +157,10 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
         step=500,
         help="A fixed random subset of this many rows; smaller n shows how intervals widen.",
     )
+
+
+def _model_section(sb, refused) -> None:
+    """The model with one control per parameter its loss declares, and the methods that run with it."""
     sb.header("Model")
     choices = models()
     model = settings_widget(
@@ -160,6 +185,10 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     )
     for reason in methods_left_out(current_settings().model, refused):  # the registry's labels
         sb.caption(reason)
+
+
+def _interval_section(sb, defer_advice: bool) -> None:
+    """c (with its recommendation), the estimand and its public bound, and the level."""
     sb.header("Interval")
     settings_widget(
         sb.select_slider,
@@ -185,6 +214,10 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     c_recommendation(sb, current_settings(), defer=defer_advice)
     settings_widget(sb.select_slider, "Confidence level", "level", LEVELS, format_func=lambda v: f"{100 * v:g}%")
     # Drawn only when opened (a lazy expander): fewer widgets make the first page load faster.
+
+
+def _more_section(sb, show_vi: bool) -> None:
+    """Monte Carlo samples, bootstrap replicates and the seed, in a lazy expander."""
     more = sb.expander("Samples and seed", key="more_settings", on_change="rerun")
     if more.open:
         settings_widget(
@@ -220,11 +253,6 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
                 else ", fresh randomness"
             )
         )
-    _ledger_panel(sb)
-    ledger_view.write_visitor_cookie()
-    settings = current_settings()
-    share_settings(settings)  # every page's address holds the settings: a reload or a shared link keeps them
-    return settings
 
 
 def split_control(sb, s: Settings) -> None:
@@ -475,42 +503,6 @@ def split_caption(s: Settings) -> str:
     amounts = " / ".join(f"{v * total:.3g}" for v in s.split)
     steps = " / ".join(method.step_label(step).removeprefix("the ") for step in method.steps)
     return f"Split {phis}: shares {shares}, so {symbol} = {amounts} for {steps}."
-
-
-def _apply_settings_file():
-    file = st.session_state.get("settings_file")
-    if file is None:
-        return
-    try:
-        changed = load_settings_file(file.getvalue())
-    except ValueError as err:
-        st.session_state["_settings_message"] = ("error", str(err))
-        return
-    note = f" Changed to values the app can use: {'; '.join(changed)}." if changed else ""
-    st.session_state["_settings_message"] = ("success", f"Loaded the settings of {file.name}.{note}")
-
-
-def settings_file_panel(settings: Settings):
-    """Download the settings as JSON, or load a file downloaded earlier (a teacher's prepared set-up)."""
-    panel = st.expander("Save or load these settings", key="settings_panel", on_change="rerun")
-    if not panel.open:  # drawn only when opened: the page loads faster
-        return
-    c1, c2 = panel.columns(2)
-    c1.download_button(
-        "Download these settings (JSON)", settings_json(settings), "dpci-settings.json", mime="application/json"
-    )
-    c2.file_uploader("Load settings (JSON)", type=["json"], key="settings_file", on_change=_apply_settings_file)
-    if st.session_state.get("settings_file") is None:  # the message lasts as long as its file is shown
-        st.session_state.pop("_settings_message", None)
-    if "_settings_message" in st.session_state:
-        kind, text = st.session_state["_settings_message"]
-        (c2.success if kind == "success" else c2.error)(text)
-    panel.caption(
-        "The release these settings describe, as Python (the copy button is at its top right; `X, y` are your "
-        "rows, in the unit ball, with labels -1/+1). With fresh randomness it is a new release, paid on the "
-        "ledger of the `with` block you run it in."
-    )
-    panel.code(settings.spec().to_python(), "python")
 
 
 def page(title: str, intro: str | None = None, tab: str | None = None, unused=()) -> Settings:
