@@ -117,3 +117,43 @@ def test_ui_is_imported_by_module_name():
     """``ui/__init__.py`` re-exports nothing: a reader sees which module owns each helper."""
     tree = ast.parse((ROOT / "ui" / "__init__.py").read_text(encoding="utf-8"))
     assert not [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.Assign))]
+
+
+def _cached(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            for dec in node.decorator_list:
+                target = dec.func if isinstance(dec, ast.Call) else dec
+                if getattr(target, "attr", None) == "cache_data":
+                    yield node
+
+
+def test_no_cache_of_the_app_hashes_the_settings():
+    """A cache keyed by the whole settings recomputes when a view option changes (the layout, δ shown, the
+    estimand): each st.cache_data function takes the settings unhashed (``_s``) beside the keys of what
+    changes its result (the rows, the spec's key, the fit's)."""
+    hashed = [
+        f"{path}:{fn.name}({arg.arg})"
+        for path, tree in _trees()
+        for fn in _cached(tree)
+        for arg in fn.args.args
+        if getattr(arg.annotation, "id", None) == "Settings" and not arg.arg.startswith("_")
+    ]
+    assert hashed == []
+    assert len([fn for _, tree in _trees() for fn in _cached(tree)]) >= 7  # the check sees the caches
+
+
+def test_the_caches_keys_ignore_the_view():
+    from ui.data import fit_key, seeded_spec
+    from ui.settings import Settings
+
+    base = Settings(randomness="teaching")
+    for view in (
+        dict(view="presentation"),
+        dict(estimand="unregularised", theta_bound=3.0),
+        dict(delta=1e-9),
+        dict(vi_replicates=500),
+    ):
+        other = Settings(randomness="teaching", **view)
+        assert seeded_spec(other).key == seeded_spec(base).key and fit_key(other) == fit_key(base), view
+    assert fit_key(Settings(level=0.9)) != fit_key(base) and seeded_spec(Settings(c=1e-2)).key != seeded_spec(base).key

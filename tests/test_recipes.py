@@ -331,3 +331,10 @@ def test_the_explorer_offers_the_new_losss_parameter_and_every_share_of_the_four
         {"coefficients": 0.5, "hessian": 0.25, "covariance": 0.125, "feature model": 0.125}
     )
     assert record["app_settings"]["loss.g"] == 0.3
+    from dpci.ledger import Ledger  # the release the Explorer drew, as the ledger recorded it
+
+    book = Ledger.from_config()
+    key = book.key_of("dpci shipped data: synthetic", scope=at.session_state["_visitor"])
+    drawn = [r["spec"] for r in book.history(key) if r["spec"].get("loss", {}).get("name") == "smoothed_hinge"]
+    assert {"name": "smoothed_hinge", "g": 0.3} in [r["loss"] for r in drawn]
+    assert any(r.get("split") == pytest.approx(record["release"]["split"]) for r in drawn)
