@@ -157,3 +157,21 @@ def test_the_caches_keys_ignore_the_view():
         other = Settings(randomness="teaching", **view)
         assert seeded_spec(other).key == seeded_spec(base).key and fit_key(other) == fit_key(base), view
     assert fit_key(Settings(level=0.9)) != fit_key(base) and seeded_spec(Settings(c=1e-2)).key != seeded_spec(base).key
+
+
+def test_old_links_and_records_open_through_the_one_table():
+    """An address, a settings file or a stored record from before the dotted keys (h, phi1, phi2_rest)
+    opens as the same settings: the same loss, the same shares (Split.from_rest's floats)."""
+    from dpci.accounting import Split
+    from dpci.losses import get_loss
+    from ui.settings import Settings, settings_from_spec, settings_values, translated
+
+    old = {"model": "huber", "h": "0.3", "mechanism": "output", "phi1": "0.8", "phi2_rest": "0.25"}
+    values, ignored = settings_values(translated(old))
+    s = Settings.from_values(values)
+    assert not ignored and s.loss == get_loss("huber", h=0.3) and s.split == Split.from_rest(0.8, 0.25)
+    assert {"loss.h", "split.coefficients", "split.hessian"} <= set(s.values()) and "phi1" not in s.values()
+    record = settings_from_spec({"app_settings": {**old, "h": 0.3, "phi1": 0.8, "phi2_rest": 0.25}})
+    assert record.spec() == s.spec()
+    given = translated({**old, "split.coefficients": "0.5"})  # a dotted key given too wins
+    assert given["split.coefficients"] == "0.5" and "phi1" not in given
