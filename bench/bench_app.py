@@ -81,7 +81,7 @@ def serve(script, port, env=None):
     raise RuntimeError(f"{script} did not start")
 
 
-IDLE = 17  # seconds: a closed tab's bootstrap stops 15 s after its session ends (ui.session_alive)
+IDLE = 17  # seconds: a closed tab's bootstrap stops 15 s after its session ends (ui.background.session_alive)
 SLIDER = '[data-testid="stSlider"]'
 METRIC = '[data-testid="stMetricValue"]'
 

@@ -46,8 +46,8 @@ def simulate(users: int, seconds: float, mode: str, seed: int = 7) -> list[float
     from dpci import LogisticLoss
     from dpci.data import load_adult
     from dpci.experiments.bootstrap import iter_variability, warm_up_workers
+    from dpci.notions import EPSILONS
     from ui.jobs import JobSlot
-    from ui.settings import EPSILONS
 
     threadpool_limits(limits=1)  # as the app's server (ui/background.py)
     data = load_adult(d=10)

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass, replace
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
+
+from .parameters import Interval, around
 
 
 @runtime_checkable
@@ -216,6 +218,7 @@ class HuberLoss:
 
     h: float = 0.5
     name: str = "huber"
+    ranges: ClassVar[dict[str, Interval]] = {"h": Interval(0.05, 2.0, step=0.05, label="Huber width h")}
 
     def __post_init__(self):
         if not (np.isfinite(self.h) and self.h > 0):
@@ -378,6 +381,20 @@ def loss_parameters(name_or_loss) -> dict[str, float]:
         for f in dataclasses.fields(cls)
         if f.init and f.name != "name" and f.default is not dataclasses.MISSING
     }
+
+
+def parameter_ranges(name_or_loss) -> dict[str, Interval]:
+    """Each parameter of a loss (a name, a class or an instance) with its range: the class's declared
+    ``ranges`` (a class attribute of :class:`~dpci.parameters.Interval`), else a tenth to ten times
+    its default; labelled by its name when the declaration gives no label.
+
+    >>> parameter_ranges("huber")["h"]
+    Interval(low=0.05, high=2.0, step=0.05, label='Huber width h')
+    """
+    cls = _loss_class(name_or_loss) if isinstance(name_or_loss, str) else name_or_loss
+    declared = getattr(cls, "ranges", {})
+    ranges = {name: declared.get(name) or around(default) for name, default in loss_parameters(cls).items()}
+    return {k: replace(r, label=r.label or f"Loss parameter {k}") for k, r in ranges.items()}
 
 
 def loss_params(loss) -> dict[str, float]:

@@ -2,14 +2,17 @@
 
 import streamlit as st
 
-import ui
+import ui.background
+import ui.data
+import ui.sidebar
+import ui.state
 from dpci.experiments.sweeps import iter_split_sweep, recommend_split
 from dpci.presentation.figures import coverage_length_plot
 from ui import tuning
 
 # the split's varied share is set by the sweep, not the sidebar (the choice is kept from the last run)
-varying_phi1 = ui.kept_choice("split_vary", ["phi1", "phi2"]) == "phi1"
-settings = ui.page(
+varying_phi1 = ui.state.kept_choice("split_vary", ["phi1", "phi2"]) == "phi1"
+settings = ui.sidebar.page(
     "Budget allocation",
     "The budget pays for three things: **φ1** the coefficients, **φ2** the Hessian and **φ3** the gradient "
     "covariance. Too little for the coefficients makes them noisy; too little for the matrices makes the "
@@ -17,18 +20,18 @@ settings = ui.page(
     "shows, for each split, how often the interval covers the true coefficient θ₀(c) at the sidebar's c (*coverage*) and how long it is "
     "(Figures 1 to 8 of the paper). The recommended split is the shortest with coverage at least the "
     "confidence level.",
-    unused=("m", "phi1", "phi2_rest") if varying_phi1 else ("m", "phi2_rest"),
+    unused=("m", "split") if varying_phi1 else ("m", "split.hessian"),
 )
 c1, c2, c3 = st.columns(3)
-steps = [ui.chosen_method(settings).step_label(step) for step in ui.chosen_method(settings).steps]
-which = ui.kept_widget(
+steps = [ui.data.chosen_method(settings).step_label(step) for step in ui.data.chosen_method(settings).steps]
+which = ui.state.kept_widget(
     c1.radio,
     "What to vary",
     ["phi1", "phi2"],
     "split_vary",
     format_func={"phi1": f"φ1 ({steps[0]})", "phi2": f"φ2 (share of the rest for {steps[1]})"}.get,
 )
-k = ui.kept_widget(
+k = ui.state.kept_widget(
     c2.select_slider,
     "Repetitions per split",
     [50, 100, 200, 500, 1000],
@@ -37,7 +40,7 @@ k = ui.kept_widget(
     help="More repetitions give smaller error bars (the paper uses 100,000; we recommend ≥ 1,000 "
     "for a decision) but take longer.",
 )
-m = ui.kept_widget(
+m = ui.state.kept_widget(
     c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "split_m", default=1000
 )
 precision = tuning.coverage_precision(c2, "split_precision")
@@ -45,14 +48,14 @@ try:
     where = tuning.source(settings)
     X, y, names = tuning.sweep_arrays(settings, where)
 except ValueError as err:
-    ui.explain_error(err)
+    ui.data.explain_error(err)
     st.stop()
-problem = ui.c_problem(settings, len(X))
+problem = ui.data.c_problem(settings, len(X))
 if problem is not None:
     st.error(problem[0])
     st.stop()
-key = ui.results_key(settings, where, which, k, m, precision)
-job = ui.sweep_job(
+key = ui.data.results_key(settings, where, which, k, m, precision)
+job = ui.background.sweep_job(
     "split",
     key,
     lambda: iter_split_sweep(
@@ -100,12 +103,13 @@ def results(state):
             st.warning("Computed from the real data without privacy: **not private**, not for publishing.")
         if st.button("Use this split in the Explorer", type="primary"):
             tuning.note_chosen_from_data(settings, where, "The split")
-            ui.set_setting("phi1", round(float(rec["phi1"]), 2))
-            ui.set_setting("phi2_rest", round(float(rec["phi2_share"]) * 40) / 40)
+            first, second = ui.data.chosen_method(settings).steps[:2]
+            ui.state.set_setting(f"split.{first}", round(float(rec["phi1"]), 2))
+            ui.state.set_setting(f"split.{second}", round(float(rec["phi2_share"]) * 40) / 40)
             st.switch_page(st.session_state.get("explorer_page", "app.py"))
     with st.expander("All numbers"):
         st.dataframe(frame, width="stretch")
-    ui.rerun_once_when_done(job, "split")
+    ui.background.rerun_once_when_done(job, "split")
 
 
-ui.sweep_fragment(job, results)
+ui.background.sweep_fragment(job, results)

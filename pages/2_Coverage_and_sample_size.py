@@ -4,8 +4,11 @@ from functools import partial
 
 import streamlit as st
 
-import ui
-from dpci.accounting import epsilon_from_rho
+import ui.background
+import ui.choice_of_c
+import ui.data
+import ui.sidebar
+import ui.state
 from dpci.experiments.sample_size import iter_sample_size_match
 from dpci.experiments.sweeps import iter_grid_sweep
 from dpci.presentation.figures import heatmap_grid, sample_size_plot
@@ -14,22 +17,22 @@ from ui import tuning
 VIEWS = ["Heatmap: n × d", "Heatmap: n × budget", "Heatmap: n × c", "Private vs non-private sample size"]
 # a heatmap's own axis replaces the sidebar's d (n × d), budget (n × budget) or c (n × c)
 axis_setting = {VIEWS[0]: ("d",), VIEWS[1]: ("epsilon", "rho"), VIEWS[2]: ("c",)}.get(
-    ui.kept_choice("grid_view", VIEWS), ()
+    ui.state.kept_choice("grid_view", VIEWS), ()
 )
-settings = ui.page(
+settings = ui.sidebar.page(
     "Coverage and sample size",
     "A 95% interval should contain the true coefficient at least 95% of the time (**coverage**) while staying "
     "short (**length**). With few rows, privacy noise dominates and intervals can miss. These heatmaps repeat "
     "each method on resampled subsets of the data (Figures 9 to 12 of the paper); the last view asks how many "
     "rows a private interval needs to be as short as a non-private one (Figure 13). The budget axis is ε; zCDP "
     "methods run at equal (ε, δ), or at the paper's ρ = ε²/2, a weaker guarantee.",
-    unused=("mechanism", "n", "phi1", "phi2_rest", "m", *axis_setting),
+    unused=("mechanism", "n", "split", "m", *axis_setting),
 )
-view = ui.kept_widget(st.radio, "View", VIEWS, "grid_view", horizontal=True)
-methods = ui.method_chooser("grid_methods")
+view = ui.state.kept_widget(st.radio, "View", VIEWS, "grid_view", horizontal=True)
+methods = ui.state.method_chooser("grid_methods")
 c2, c3 = st.columns(2)
-k = ui.kept_widget(c2.select_slider, "Repetitions per cell", [20, 50, 100, 200, 500, 1000], "grid_k", default=50)
-m = ui.kept_widget(
+k = ui.state.kept_widget(c2.select_slider, "Repetitions per cell", [20, 50, 100, 200, 500, 1000], "grid_k", default=50)
+m = ui.state.kept_widget(
     c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "grid_m", default=1000
 )
 precision = tuning.coverage_precision(c2, "grid_precision")
@@ -37,19 +40,19 @@ common = dict(
     c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, random_state=settings.seed, precision=precision
 )
 where, load = tuning.sweep_source(settings)
-epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
+epsilon = settings.notion.pure_epsilon(settings.budget)
 # what every job of this page depends on (its key also names the view's own choices)
-shared_key = ui.results_key(settings, where, tuple(methods), k, m, precision)
+shared_key = ui.data.results_key(settings, where, tuple(methods), k, m, precision)
 if view.startswith("Heatmap"):
     n_choices, n_default = tuning.row_choices(
         settings, [500, 1000, 2000, 4500, 8000, 15000, 30000], [1000, 2000, 4500, 8000]
     )
-    ns = ui.kept_widget(st.multiselect, "Rows n", n_choices, "grid_ns", default=n_default)
+    ns = ui.state.kept_widget(st.multiselect, "Rows n", n_choices, "grid_ns", default=n_default)
     if view.endswith("d"):
-        axis = ui.kept_widget(st.multiselect, "Features d", [1, 2, 3, 5, 10], "grid_ds", default=[1, 2, 5, 10])
+        axis = ui.state.kept_widget(st.multiselect, "Features d", [1, 2, 3, 5, 10], "grid_ds", default=[1, 2, 5, 10])
         grid = dict(ds=axis, epsilon=epsilon)
     elif view.endswith("c"):
-        axis = ui.kept_widget(
+        axis = ui.state.kept_widget(
             st.multiselect,
             "Regulariser c",
             [1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1],
@@ -58,7 +61,7 @@ if view.startswith("Heatmap"):
         )
         grid = dict(cs=axis, d=settings.d, epsilon=epsilon)
     else:
-        axis = ui.kept_widget(
+        axis = ui.state.kept_widget(
             st.multiselect, "Budget ε", [0.2, 0.5, 1.0, 2.0, 4.0], "grid_epsilons", default=[0.5, 1.0, 2.0]
         )
         grid = dict(epsilons=axis, d=settings.d)
@@ -70,10 +73,10 @@ if view.startswith("Heatmap"):
     )
     ready = bool(ns and axis and methods)
 else:
-    targets = ui.kept_widget(
+    targets = ui.state.kept_widget(
         st.multiselect, "Non-private n'", [1000, 2500, 5000, 7500, 10000], "size_targets", default=[1000, 2500, 5000]
     )
-    step = ui.kept_widget(
+    step = ui.state.kept_widget(
         st.select_slider, "Private n grows in steps of", [500, 1000, 2500, 5000], "size_step", default=2500
     )
     key = ("size", tuple(targets), step, settings.d, epsilon, *shared_key)
@@ -89,7 +92,7 @@ else:
         **common,
     )
     ready = bool(targets and methods)
-job = ui.sweep_job(
+job = ui.background.sweep_job(
     "grid",
     key,
     make,
@@ -109,7 +112,7 @@ def results(state):
         x = {VIEWS[0]: "d", VIEWS[1]: "epsilon", VIEWS[2]: "c"}[view]
         marks = None
         if x == "c":  # outline each row's cell nearest the recommended c at that n
-            marks = ui.recommended_cs(settings, methods, ns, settings.d + 1, epsilon, grid["delta"])
+            marks = ui.choice_of_c.recommended_cs(settings, methods, ns, settings.d + 1, epsilon, grid["delta"])
         st.plotly_chart(
             heatmap_grid(
                 frame,
@@ -142,7 +145,7 @@ def results(state):
         st.plotly_chart(sample_size_plot(frame), width="stretch", key="size_plot")
     with st.expander("All numbers"):
         st.dataframe(frame, width="stretch")
-    ui.rerun_once_when_done(job, "grid")
+    ui.background.rerun_once_when_done(job, "grid")
 
 
-ui.sweep_fragment(job, results)
+ui.background.sweep_fragment(job, results)

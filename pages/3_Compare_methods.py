@@ -3,29 +3,33 @@ variability intervals."""
 
 import streamlit as st
 
-import ui
-from dpci.accounting import epsilon_from_rho
+import ui.background
+import ui.choice_of_c
+import ui.data
+import ui.sidebar
+import ui.state
 from dpci.experiments.curves import fit_length_vs_budget, fit_length_vs_n
 from dpci.experiments.sweeps import ALL, iter_interval_vs_variability
+from dpci.notions import notion
 from dpci.presentation.figures import ci_vs_vi_plot, curve_fit_plot, method_label
 from dpci.presentation.tables import method_verdict
 from ui import tuning
 
 # the varied setting's values come from this page, not from the sidebar
 varied = {"d": ("d",), "epsilon": ("epsilon", "rho"), "c": ("c",)}.get(
-    ui.kept_choice("cmp_over", ["n", "d", "epsilon", "c"]), ()
+    ui.state.kept_choice("cmp_over", ["n", "d", "epsilon", "c"]), ()
 )
-settings = ui.page(
+settings = ui.sidebar.page(
     "Compare methods",
     "Objective or output perturbation, pure ε-DP or ρ-zCDP: which gives the shortest honest intervals? Solid "
     "lines are the private intervals' mean length; dashed lines the **variability intervals**, the true spread "
     "of each method's estimate, a lower bound no private interval can beat (Figures 14 to 16). The gap is the "
     "cost of estimating the interval privately.",
-    unused=("mechanism", "n", "phi1", "phi2_rest", "m", *varied),
+    unused=("mechanism", "n", "split", "m", *varied),
 )
-chosen = ui.method_chooser("cmp_methods")
+chosen = ui.state.method_chooser("cmp_methods")
 c1, c2 = st.columns(2)
-over = ui.kept_widget(
+over = ui.state.kept_widget(
     c1.radio,
     "Vary",
     ["n", "d", "epsilon", "c"],
@@ -47,25 +51,27 @@ options = {
 }
 if over == "n":  # the rows the data have
     options["n"], defaults["n"] = tuning.row_choices(settings, options["n"], defaults["n"])
-values = ui.kept_widget(c2.multiselect, "Values", options[over], f"cmp_values_{over}", default=defaults[over])
+values = ui.state.kept_widget(c2.multiselect, "Values", options[over], f"cmp_values_{over}", default=defaults[over])
 c3, c4, c5 = st.columns(3)
-k = ui.kept_widget(c3.select_slider, "Repetitions per point", [20, 50, 100, 200, 500, 1000], "cmp_k", default=50)
-n_vi = ui.kept_widget(
+k = ui.state.kept_widget(c3.select_slider, "Repetitions per point", [20, 50, 100, 200, 500, 1000], "cmp_k", default=50)
+n_vi = ui.state.kept_widget(
     c4.select_slider, "Bootstrap replicates (variability)", [200, 500, 1000, 2000, 10000], "cmp_vi", default=500
 )
-m = ui.kept_widget(c5.select_slider, "Monte Carlo samples", [500, 1000, 2000, 5000, 10000], "cmp_m", default=1000)
+m = ui.state.kept_widget(c5.select_slider, "Monte Carlo samples", [500, 1000, 2000, 5000, 10000], "cmp_m", default=1000)
 n_choices, n_default = tuning.row_choices(settings, list(range(1000, 30001, 1000)), 15000)
 n_fixed = (
-    ui.kept_widget(st.select_slider, "Rows n when not varied", n_choices, "cmp_n", default=n_default)
+    ui.state.kept_widget(st.select_slider, "Rows n when not varied", n_choices, "cmp_n", default=n_default)
     if over != "n" and len(n_choices) > 1
     else n_default
 )
-epsilon = settings.epsilon if settings.priv == "pure" else epsilon_from_rho(settings.rho)
+epsilon = settings.notion.pure_epsilon(settings.budget)
 where, load = tuning.sweep_source(settings)
 delta = tuning.comparison_delta(settings, chosen)
 precision = tuning.coverage_precision(c3, "cmp_precision")
-key = ui.results_key(settings, "cmp", where, delta, tuple(chosen), over, tuple(values), k, n_vi, m, n_fixed, precision)
-job = ui.sweep_job(
+key = ui.data.results_key(
+    settings, "cmp", where, delta, tuple(chosen), over, tuple(values), k, n_vi, m, n_fixed, precision
+)
+job = ui.background.sweep_job(
     "cmp",
     key,
     lambda: iter_interval_vs_variability(
@@ -100,7 +106,7 @@ def results(state):
         st.warning("Computed from the real data without privacy: **not private**, not for publishing.")
     marks = None
     if over == "c":  # each method's recommended c (public facts only: n, d, the budget)
-        found = ui.recommended_cs(settings, chosen, [n_fixed], settings.d + 1, epsilon, delta)
+        found = ui.choice_of_c.recommended_cs(settings, chosen, [n_fixed], settings.d + 1, epsilon, delta)
         marks = {(m, p): c for (m, p, _), c in found.items()}
     st.plotly_chart(ci_vs_vi_plot(state.frame, over, marks=marks), width="stretch", key="cmp_plot")
     st.caption(
@@ -144,14 +150,14 @@ def results(state):
                     grp[over],
                     grp["length"],
                     fits,
-                    x_title=over if over == "n" else ("ε" if priv == "pure" else "ρ"),
+                    x_title=over if over == "n" else notion(priv).symbol,
                     title=method_label(mech, priv),
                     log_x=True,
                 )
                 cols[i % 2].plotly_chart(fig, width="stretch", key=f"fit_{i}")
     with st.expander("All numbers"):
         st.dataframe(frame, width="stretch")
-    ui.rerun_once_when_done(job, "cmp")
+    ui.background.rerun_once_when_done(job, "cmp")
 
 
-ui.sweep_fragment(job, results)
+ui.background.sweep_fragment(job, results)

@@ -6,7 +6,10 @@ import numpy as np
 import streamlit as st
 
 import dpci
-import ui
+import ui.choice_of_c
+import ui.data
+import ui.sidebar
+import ui.state
 from dpci.presentation.figures import (
     cloud_plot,
     eigenvalue_plot,
@@ -19,7 +22,7 @@ from dpci.presentation.figures import (
 )
 from dpci.presentation.tables import interval_table
 
-settings = ui.page(
+settings = ui.sidebar.page(
     "How a private confidence interval is made",
     "We follow one release with the settings in the sidebar. Some pictures show things a real release keeps "
     "**secret** (the noise itself, the non-private estimate): we show them only to explain the method.",
@@ -32,29 +35,27 @@ if not settings.teaching:
     )
     settings = replace(settings, randomness="teaching")
 try:
-    X, y, names, truth = ui.load_data(settings)
-    problem = ui.c_problem(settings, len(X))
+    X, y, names, truth = ui.data.load_data(settings)
+    problem = ui.data.c_problem(settings, len(X))
     if problem is not None:
         raise ValueError(problem[0])
-    w = ui.cached_walkthrough(ui.dataset_key(settings), settings)
+    w = ui.data.cached_walkthrough(ui.data.dataset_key(settings), settings)
 except ValueError as err:
-    ui.explain_error(err)
+    ui.data.explain_error(err)
     st.stop()
-alloc = dpci.allocate(settings.budget, settings.split, settings.mech, settings.priv)
+alloc = settings.spec().measure().allocation  # the privacy map the ledger charges
 n, d = X.shape
 
 st.header("1. Split the budget")
 st.markdown(
     "The total budget is divided: "
     + ", ".join(
-        f"φ{i + 1} = {amount:.3g} for {ui.chosen_method(settings).step_label(step)}"
-        for i, (step, amount) in enumerate(zip(ui.chosen_method(settings).steps, alloc.phi))
+        f"φ{i + 1} = {amount:.3g} for {ui.data.chosen_method(settings).step_label(step)}"
+        for i, (step, amount) in enumerate(zip(ui.data.chosen_method(settings).steps, alloc.phi))
     )
     + f". Privacy losses add up (composition), so the {len(alloc.phi)} steps together spend exactly the total."
 )
-st.plotly_chart(
-    ledger_plot(alloc.spend.to_frame(), unit="epsilon" if settings.priv == "pure" else "rho"), width="stretch"
-)
+st.plotly_chart(ledger_plot(alloc.spend.to_frame(), unit=settings.notion.unit), width="stretch")
 
 st.header("2. Noise with a known shape")
 law = w.coef_law
@@ -105,17 +106,17 @@ st.markdown(
     "This is post-processing: it costs no extra privacy. The box is the interval for the two coefficients shown."
 )
 j, k = st.columns(2)
-first = ui.kept_widget(j.selectbox, "Horizontal", names, "walk_first")
-second = ui.kept_widget(k.selectbox, "Vertical", names, "walk_second", default=names[min(1, len(names) - 1)])
+first = ui.state.kept_widget(j.selectbox, "Horizontal", names, "walk_first")
+second = ui.state.kept_widget(k.selectbox, "Vertical", names, "walk_second", default=names[min(1, len(names) - 1)])
 st.plotly_chart(
     cloud_plot(w.theta_private, w.offsets, names, names.index(first), names.index(second), w.conf_int), width="stretch"
 )
 
 st.header("6. The interval")
 st.markdown(f"Each interval keeps the middle {100 * settings.level:g}% of the simulated values.")
-nonprivate = ui.cached_nonprivate(ui.dataset_key(settings), settings)
-release = ui.cached_release(ui.dataset_key(settings), settings, "How it works")
-bias = ui.estimand_bias(settings, release)
+nonprivate = ui.data.cached_nonprivate(ui.data.dataset_key(settings), settings)
+release = ui.data.cached_release(ui.data.dataset_key(settings), settings, "How it works")
+bias = ui.choice_of_c.estimand_bias(settings, release)
 table = interval_table(names, release, nonprivate, None, truth, settings.alpha, bias=bias)
 st.plotly_chart(forest_plot(table, level=settings.level), width="stretch")
-st.caption(ui.estimand_caption(settings, bias))
+st.caption(ui.choice_of_c.estimand_caption(settings, bias))

@@ -5,25 +5,31 @@ from datetime import datetime, timezone
 import streamlit as st
 
 import dpci
-import ui
+import ui.background
+import ui.choice_of_c
+import ui.data
 import ui.layout
+import ui.privacy
+import ui.sidebar
+import ui.state
+import ui.upload
 from dpci.ledger.records import StoredIntervals, not_private_reason
 from dpci.presentation.figures import forest_plot, ledger_plot, plain
 from dpci.presentation.odds import readable_odds
 from dpci.presentation.report import report_html
-from dpci.presentation.tables import interval_table, plain_summary, release_too_wide
+from dpci.presentation.tables import escape_markdown, interval_table, plain_summary, release_too_wide
 from ui import export, present
 from ui.settings import settings_from_spec
 
 st.set_page_config(page_title="dpci: present", page_icon="🔒", layout="wide")
-current = ui.sidebar(show_vi=False)
+current = ui.sidebar.sidebar(show_vi=False)
 asked = st.query_params.get("release")  # a link to a stored release: exactly its numbers, never new noise
 release_id = asked or ui.privacy.chosen(current)
 stored = ui.privacy.ledger().release(release_id) if release_id else None
 if asked and stored is None:
     st.title("Present a release")
     st.error(
-        f"There is no release `{ui.escape_markdown(asked[:40])}` on this server: the link may be mistyped, or "
+        f"There is no release `{escape_markdown(asked[:40])}` on this server: the link may be mistyped, or "
         "from another server. Make a release on the Explorer and present it from there."
     )
     st.stop()
@@ -31,16 +37,16 @@ if stored is None and not current.teaching:
     st.title("Present a release")
     real = ui.privacy.needs_explicit_release(current)  # an upload: released on the Explorer only, its cost said first
     st.info(
-        f"Nothing has been released from {ui.escape_markdown(ui.privacy.dataset_label(current))} yet. Present "
+        f"Nothing has been released from {escape_markdown(ui.privacy.dataset_label(current))} yet. Present "
         "shows the one release you make: press *Release* on the Explorer once the settings are "
         "chosen (ideally on the stand-in of the sweep pages, which costs no privacy)"
         + ("." if real else ", or release the sidebar's settings here.")
     )
     if not real and st.button("Release the sidebar's settings", type="primary"):
         try:
-            made = ui.cached_release(ui.dataset_key(current), current, "Present")
-        except (ui.Refused, ValueError) as err:
-            ui.explain_error(err)
+            made = ui.data.cached_release(ui.data.dataset_key(current), current, "Present")
+        except (ui.data.Refused, ValueError) as err:
+            ui.data.explain_error(err)
             st.stop()
         ui.privacy.choose(current, made.release_id)
         st.rerun()
@@ -50,7 +56,7 @@ if stored is not None:
         settings = settings_from_spec(stored.spec)
     except (ValueError, TypeError, KeyError) as err:  # e.g. a loss or method this server has not registered
         st.error(
-            f"Release `{stored.id}` cannot be shown here: {ui.escape_markdown(str(err))} It was made with a "
+            f"Release `{stored.id}` cannot be shown here: {escape_markdown(str(err))} It was made with a "
             "method or loss this server does not have; open it where it was made, or read its record."
         )
         st.stop()
@@ -61,19 +67,19 @@ else:  # teaching mode without a release: the sidebar's settings, drawn from the
 has_data = True
 try:
     try:
-        X, y, names, truth = ui.load_data(settings)
+        X, y, names, truth = ui.data.load_data(settings)
     except ValueError:  # a stored release whose data is not in this session (an upload, the command line)
         if stored is None:
             raise
         has_data, names, truth = False, None, None
-    key = ui.dataset_key(settings)
+    key = ui.data.dataset_key(settings)
     if stored is None:
-        problem = ui.c_problem(settings, len(X))
+        problem = ui.data.c_problem(settings, len(X))
         if problem is not None:
             raise ValueError(problem[0] + " Fix c in the sidebar.")
-        release = ui.cached_release(key, settings, "Present")
-except (ui.Refused, ValueError) as err:
-    ui.explain_error(err)
+        release = ui.data.cached_release(key, settings, "Present")
+except (ui.data.Refused, ValueError) as err:
+    ui.data.explain_error(err)
     st.stop()
 if stored is not None:  # the stored release says its own size and names: nothing read from the data
     n, d = release.n, len(release.theta)
@@ -84,11 +90,11 @@ else:
 upload = stored.spec.get("upload") if stored is not None else None  # what the release says of its file
 # What is not private is the stored release's own record (made with it), so a reload, another browser
 # and every download say the same; only a teaching-mode preview (nothing stored) reads this session.
-not_private = not_private_reason(stored) if stored is not None else ui.upload_not_private(settings)
+not_private = not_private_reason(stored) if stored is not None else ui.upload.upload_not_private(settings)
 model = "model (not private)" if not_private else "private model"
 title = f"What the {model} says about {present.outcome(settings, upload)}, with {100 * settings.level:g}% confidence"
 st.html(ui.layout.COMPACT)  # the headline and the first odds ratio on a projector's first screen
-st.markdown("# " + ui.escape_markdown(title))  # the outcome may name an upload's columns
+st.markdown("# " + escape_markdown(title))  # the outcome may name an upload's columns
 if stored is None:
     st.warning("Teaching mode: a preview of the sidebar's settings drawn with a public seed; nothing is released.")
 else:
@@ -99,16 +105,16 @@ else:
         else " The sidebar's settings differ: release those on the Explorer to present them instead."
     )
     st.caption(
-        f"Release `{stored.id}`, made {when} ({ui.escape_markdown(ui.privacy.describe(settings))}): the stored "
+        f"Release `{stored.id}`, made {when} ({escape_markdown(ui.privacy.describe(settings))}): the stored "
         f"numbers, the same in any browser and after a restart.{differ}"
     )
 if not_private:  # on the first screen, before any number
-    st.error(f"Not private: {ui.escape_markdown(not_private)}")
+    st.error(f"Not private: {escape_markdown(not_private)}")
 for caveat in getattr(release, "caveats", ()):  # the method's own word on this release's coverage, stored with it
-    st.warning(ui.escape_markdown(caveat))
+    st.warning(escape_markdown(caveat))
 headline = st.container()  # the odds ratios, drawn here once the audience has chosen the table
 PUBLIC, INTERNAL = "Public: private numbers only", "Internal: with non-private comparisons"
-audience = ui.kept_widget(
+audience = ui.state.kept_widget(
     st.radio,
     "Audience",
     [PUBLIC, INTERNAL],
@@ -120,11 +126,13 @@ audience = ui.kept_widget(
 internal = audience == INTERNAL and has_data
 if audience == INTERNAL and not has_data:
     st.caption("The non-private comparisons need the data, which is not in this session: the public view is shown.")
-bias = ui.estimand_bias(settings, release)  # the unregularised estimand: widened (post-processing)
+bias = ui.choice_of_c.estimand_bias(settings, release)  # the unregularised estimand: widened (post-processing)
 if internal:
-    vi_job = ui.existing_variability_job(settings)
-    vi = ui.shown_variability(vi_job.latest, settings.alpha) if vi_job is not None else None
-    table = interval_table(names, release, ui.cached_nonprivate(key, settings), vi, truth, settings.alpha, bias=bias)
+    vi_job = ui.background.existing_variability_job(settings)
+    vi = ui.background.shown_variability(vi_job.latest, settings.alpha) if vi_job is not None else None
+    table = interval_table(
+        names, release, ui.data.cached_nonprivate(key, settings), vi, truth, settings.alpha, bias=bias
+    )
     st.warning(
         "Internal view: the green non-private and blue variability intervals, and the width comparison, "
         "are **not private**. Do not publish them: choose *Public* for material that leaves the team."
@@ -145,12 +153,12 @@ sentences = plain_summary(
     not_private=not_private,
     accounts_for_privacy_noise=dpci.methods.get(settings.mech).accounts_for_privacy_noise,
 )
-sentences.insert(0, ui.estimand_sentence(settings, release.c, bias))
+sentences.insert(0, ui.choice_of_c.estimand_sentence(settings, release.c, bias))
 sentences += ui.privacy.release_sentences(stored.id if stored is not None else None)
 if internal:
     sentences.insert(0, "Internal: this page shows non-private comparisons; do not publish it.")
 for line in sentences:
-    st.markdown(f"- {ui.escape_markdown(line)}")  # plain sentences; an upload's column names among them
+    st.markdown(f"- {escape_markdown(line)}")  # plain sentences; an upload's column names among them
 chart = forest_plot(table, level=settings.level)
 big = dict(size=17)
 chart.update_layout(height=max(420, 90 + 60 * len(names)), font=big, legend_font=big)
@@ -179,7 +187,7 @@ with headline:
 ledger = release.spend.to_frame()
 ledger_fig = ledger_plot(
     ledger,
-    unit="epsilon" if settings.priv == "pure" else "rho",
+    unit=settings.notion.unit,
     title="What a private release would spend (teaching mode: not private, nothing spent)"
     if settings.teaching
     else "Privacy spent, step by step",

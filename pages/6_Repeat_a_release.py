@@ -5,7 +5,11 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-import ui
+import ui.background
+import ui.data
+import ui.settings
+import ui.sidebar
+import ui.state
 from dpci.experiments.repeat import SEEDS, fresh_seed, iter_repeated_releases
 from dpci.presentation.figures import repeat_plot
 from dpci.presentation.figures.repeat import coverage_count_text
@@ -41,7 +45,7 @@ def _seed_from_address():
     return seed if 0 <= seed < SEEDS else None
 
 
-settings = ui.page(
+settings = ui.sidebar.page(
     "Coverage, seen: repeat a release",
     "A 95% confidence interval is a *procedure*: repeated on new data, it catches the truth about 95% of the "
     "time. Here the truth is known (synthetic data from a logistic model). Each press of **Repeat** draws a "
@@ -57,11 +61,13 @@ d = settings.d
 theta = np.append(np.resize(SYNTHETIC_THETA, d), 0.3)
 names = [f"x{j + 1}" for j in range(d)] + ["const"]
 c1, c2, c3 = st.columns(3)
-n = ui.kept_widget(c1.select_slider, "Rows per sample n", [500, 1000, 2000, 5000, 10000], "repeat_n", default=2000)
-k = ui.kept_widget(c2.select_slider, "Repetitions", [20, 50, 100, 200, 500], "repeat_k", default=50)
-name = ui.kept_widget(c3.selectbox, "Coefficient shown", names, "repeat_coef", default=names[0])
+n = ui.state.kept_widget(
+    c1.select_slider, "Rows per sample n", [500, 1000, 2000, 5000, 10000], "repeat_n", default=2000
+)
+k = ui.state.kept_widget(c2.select_slider, "Repetitions", [20, 50, 100, 200, 500], "repeat_k", default=50)
+name = ui.state.kept_widget(c3.selectbox, "Coefficient shown", names, "repeat_coef", default=names[0])
 s1, s2 = st.columns([2, 1])
-ui.kept_widget(
+ui.state.kept_widget(
     s1.radio,
     "Seed of each run",
     list(SEED_CHOICES),
@@ -90,14 +96,14 @@ st.caption(
     f"The sidebar's method, budget, split, c and level apply; the data are always synthetic ({d} features and a "
     "constant, drawn from the seed above, with the privacy noise). Two truths: the model's coefficients without "
     f"penalty, θ = ({', '.join(f'{v:g}' for v in theta)}), and what the intervals here are checked against, θ₀(c): the "
-    f"coefficients of the model fitted with the penalty c = {ui.fmt_c(settings.c)}, shrunk towards 0 (the line "
+    f"coefficients of the model fitted with the penalty c = {ui.settings.fmt_c(settings.c)}, shrunk towards 0 (the line "
     "marked θ₀ in the chart)."
 )
-problem = ui.c_problem(settings, n)
+problem = ui.data.c_problem(settings, n)
 if problem is not None:
     st.error(problem[0])
     st.stop()
-key = ui.results_key(settings, "repeat", d, n, k, seed)
+key = ui.data.results_key(settings, "repeat", d, n, k, seed)
 make = partial(
     iter_repeated_releases,
     theta,
@@ -113,7 +119,7 @@ make = partial(
     k,
     seed,
 )
-job = ui.sweep_job(
+job = ui.background.sweep_job(
     "repeat", key, make, f"Repeat {k} times", "Press the button to start the repetitions.", on_click=_seed_for_the_press
 )
 
@@ -126,7 +132,7 @@ def results():
     st.progress(state.done / state.total, text=f"{state.done} of {state.total} repetitions")
     runs = st.session_state.setdefault("_repeat_runs", [])  # finished runs (key, frame), the latest last
     ghost = next((frame for run_key, frame in reversed(runs) if run_key != key), None)
-    budget = f"ε = {settings.epsilon:g}" if settings.priv == "pure" else f"ρ = {settings.rho:g}"
+    budget = settings.notion.say(settings.budget)
     title = (
         f"{settings.label('mechanism')}, {budget}, n = {n:,}, seed {seed}: {100 * settings.level:g}% intervals "
         f"for {name}"
@@ -145,7 +151,7 @@ def results():
             "they are not independent trials). "
             + (
                 ""
-                if ui.chosen_method(settings).accounts_for_privacy_noise
+                if ui.data.chosen_method(settings).accounts_for_privacy_noise
                 else "The naive interval leaves the privacy noise out, which is why it misses so often."
             )
         )
@@ -158,7 +164,7 @@ def results():
         if not runs or runs[-1][0] != key:
             runs.append((key, state.frame))
             del runs[:-2]
-    ui.rerun_once_when_done(job, "repeat")
+    ui.background.rerun_once_when_done(job, "repeat")
 
 
-ui.job_fragment(job, results)
+ui.background.job_fragment(job, results)

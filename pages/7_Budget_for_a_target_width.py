@@ -6,14 +6,18 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import ui
+import ui.background
+import ui.data
+import ui.privacy
+import ui.sidebar
+import ui.state
 from dpci.accuracy_first import STRATEGIES, accuracy_first, search_charge
 from dpci.accuracy_first.baselines import summed_spend
 from dpci.presentation.figures import target_path_plot
-from dpci.presentation.tables import markdown_table
+from dpci.presentation.tables import escape_markdown, markdown_table
 from ui import tuning
 
-settings = ui.page(
+settings = ui.sidebar.page(
     "Budget for a target width",
     "Start from the accuracy you need: *the interval for this coefficient must be no wider than 0.3*. The "
     "search releases at a tiny budget, checks the interval's width, and if it is too wide **reduces the noise "
@@ -36,15 +40,15 @@ try:
     where = tuning.source(settings, releases=True)
     X, y, names = tuning.sweep_arrays(settings, where)
 except ValueError as err:
-    ui.explain_error(err)
+    ui.data.explain_error(err)
     st.stop()
-symbol, budget = ("ε", settings.epsilon) if settings.priv == "pure" else ("ρ", settings.rho)
+symbol, budget = settings.notion.symbol, settings.budget
 c1, c2, c3 = st.columns([2, 1, 1])
-chosen = ui.kept_widget(c1.multiselect, "Coefficients the target is for", names, "af_coefs", default=names[:1])
-target = ui.kept_widget(
+chosen = ui.state.kept_widget(c1.multiselect, "Coefficients the target is for", names, "af_coefs", default=names[:1])
+target = ui.state.kept_widget(
     c2.select_slider, "Largest width", [0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0], "af_target", default=0.3
 )
-most = ui.kept_widget(
+most = ui.state.kept_widget(
     c3.select_slider,
     f"Most {symbol} to spend",
     [0.5, 1.0, 2.0, 5.0, 10.0, 20.0],
@@ -53,7 +57,7 @@ most = ui.kept_widget(
     help="The search stops here if the target is still not met.",
 )
 coefs = [names.index(v) for v in chosen]
-strategies = ui.kept_widget(
+strategies = ui.state.kept_widget(
     st.multiselect,
     "Strategies",
     list(STRATEGIES),
@@ -74,11 +78,10 @@ if where == "real" and not blocked and not settings.teaching:
         ]
         preview = ui.privacy.ledger().preview(ui.privacy.dataset_ref(settings).key, summed_spend(charges))
     except ValueError as err:
-        ui.explain_error(err)
+        ui.data.explain_error(err)
         st.stop()
     parts = ", ".join(
-        f"{v.replace('_', ' ')} {symbol} = {(c.epsilon if settings.priv == 'pure' else c.rho):.3g}"
-        for v, c in zip(strategies, charges)
+        f"{v.replace('_', ' ')} {symbol} = {settings.notion.amount(c):.3g}" for v, c in zip(strategies, charges)
     )
     text = f"On the real data each search is paid for before it runs, at the most it can spend ({parts}). " + (
         preview.describe("Pressing the button") if preview.admitted else preview.reason
@@ -86,9 +89,9 @@ if where == "real" and not blocked and not settings.teaching:
     if preview.admitted:
         st.info(text)
     else:
-        st.error(ui.escape_markdown(text))
+        st.error(escape_markdown(text))
         blocked = True
-key = ui.results_key(settings, "accuracy", where, tuple(coefs), target, most, tuple(strategies), settings.teaching)
+key = ui.data.results_key(settings, "accuracy", where, tuple(coefs), target, most, tuple(strategies), settings.teaching)
 fresh = where == "real" and not settings.teaching
 ledger_key = ui.privacy.dataset_ref(settings).key if where == "real" else None
 visitor = ui.privacy.visitor()
@@ -118,7 +121,7 @@ def searches():
             yield list(done)
 
 
-job = ui.sweep_job(
+job = ui.background.sweep_job(
     "accuracy",
     key,
     searches,
@@ -153,10 +156,10 @@ def results():
                 "target met": "yes" if result.met else "no",
                 f"{symbol} of the last step": f"{result.budget:.3g}",
                 "releases made": result.releases,
-                f"realised ({symbol})": f"{(result.spend.epsilon if settings.priv == 'pure' else result.spend.rho):.3g}",
+                f"realised ({symbol})": f"{settings.notion.amount(result.spend):.3g}",
                 f"charged ({symbol})": "-"
                 if result.charged is None or not fresh
-                else f"{(result.charged.epsilon if settings.priv == 'pure' else result.charged.rho):.3g}",
+                else f"{settings.notion.amount(result.charged):.3g}",
                 "as (ε, δ)": f"({approx.epsilon:.3g}, {approx.delta:.0e})"
                 if approx.delta
                 else f"({approx.epsilon:.3g}, 0)",
@@ -172,9 +175,9 @@ def results():
             f"{first.budget:.3g}; it pays for that step only. The ledger of what it spent:"
         )
         ledger = first.spend.to_frame().set_index("step")
-        unit = "epsilon" if settings.priv == "pure" else "rho"
+        unit = settings.notion.unit
         st.markdown(markdown_table(ledger[["share", unit]]))
-    ui.rerun_once_when_done(job, "accuracy")
+    ui.background.rerun_once_when_done(job, "accuracy")
 
 
-ui.job_fragment(job, results)
+ui.background.job_fragment(job, results)

@@ -16,7 +16,8 @@ from streamlit.testing.v1 import AppTest
 
 import dpci
 from dpci.data import load_adult
-from ui.settings import C_VALUES, EPSILONS, Settings
+from dpci.notions import EPSILONS
+from ui.settings import C_VALUES, Settings
 
 TIMEOUT = 120
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,23 +107,23 @@ def test_a_first_paint_starts_the_bootstrap_workers(monkeypatch):
     needs them (a second later); later runs of the session do not start them again."""
     import threading
 
-    import ui
+    import ui.background
     from dpci.experiments import bootstrap
 
-    with ui.WARMING:  # a warm-up left running by an earlier test has finished
+    with ui.background.WARMING:  # a warm-up left running by an earlier test has finished
         pass
     calls, called = [], threading.Event()
     monkeypatch.setattr(bootstrap, "warm_up_workers", lambda n_jobs: (calls.append(n_jobs), called.set()))
     monkeypatch.setattr(bootstrap, "workers_running", lambda: False)
     at = _app().run()
-    assert called.wait(10) and calls == [ui.VI_JOBS]
+    assert called.wait(10) and calls == [ui.background.VI_JOBS]
     at.run()
     time.sleep(0.5)
-    assert calls == [ui.VI_JOBS]
+    assert calls == [ui.background.VI_JOBS]
     monkeypatch.setattr(bootstrap, "workers_running", lambda: True)  # running workers are left alone
     _app().run()
     time.sleep(0.5)
-    assert calls == [ui.VI_JOBS]
+    assert calls == [ui.background.VI_JOBS]
 
 
 def test_a_first_paint_that_cannot_draw_a_chart_draws_the_settings():
@@ -160,7 +161,8 @@ def test_explorer_follows_the_sliders():
     assert (at.metric[0].label, at.metric[0].value) == ("Teaching mode", "not private")
     # the paper's split button sets Table 2's zCDP shares
     at.sidebar.button[0].click().run()
-    assert at.session_state["dpci_settings"]["phi1"] == 0.9 and at.session_state["dpci_settings"]["phi2_rest"] == 0.5
+    store = at.session_state["dpci_settings"]
+    assert store["split.coefficients"] == 0.9 and store["split.hessian"] == 0.5
 
 
 def test_the_ledger_speaks_the_chosen_notion():
@@ -248,10 +250,11 @@ def test_bad_url_parameters_are_clipped_or_ignored_not_a_traceback():
     )
     assert not at.exception, [e.value for e in at.exception]
     store = at.session_state["dpci_settings"]
-    assert (store["d"], store["phi1"], store["phi2_rest"], store["h"]) == (20, 0.99, 0.05, 2.0)
+    # an old link's keys open through the translation table, as the state's dotted keys
+    assert (store["d"], store["split.coefficients"], store["split.hessian"], store["loss.h"]) == (20, 0.99, 0.05, 2.0)
     assert store["epsilon"] == 0.01 and store["n"] == 0 and store["c"] == 1e-3  # smallest ε; n, c ignored
     said = _shown(at.sidebar.warning[0].value)
-    for change in ("n = inf → 0", "c = abc → 0.001", "d = 50 → 20", "epsilon = 0 → 0.01", "h = 5 → 2.0"):
+    for change in ("n = inf → 0", "c = abc → 0.001", "d = 50 → 20", "epsilon = 0 → 0.01", "loss.h = 5 → 2.0"):
         assert change in said
     assert "model" not in said  # a usable value is not mentioned
 
@@ -304,22 +307,22 @@ def test_page_choices_survive_a_visit_to_another_page(page):
 
 
 def test_settings_files_are_read_like_addresses():
-    import ui
+    import ui.settings
 
     raw = {"epsilon": 0.7, "d": 99, "seed": "12", "colour": "red", "m": "x"}
-    values, ignored = ui.settings_values(raw)
+    values, ignored = ui.settings.settings_values(raw)
     assert (values["epsilon"], values["d"], values["seed"]) == (0.7, 20, 12) and ignored == ["m"]
-    assert ui.changed_settings(raw, values) == ["d = 99 → 20", "m = x → 10000"]  # any ε in range is kept
+    assert ui.settings.changed_settings(raw, values) == ["d = 99 → 20", "m = x → 10000"]  # any ε in range is kept
     assert values["epsilon"] == 0.7
 
 
 def test_variability_bounds_follow_the_confidence_level():
-    import ui
+    import ui.background
     from dpci.experiments.bootstrap import VariabilityProgress
 
     est = np.random.default_rng(0).normal(size=(2_000, 2))
     state = VariabilityProgress(2_000, 2_000, np.zeros(2), est, alpha=0.05, elapsed=1.0)
-    wide, narrow = ui.shown_variability(state, 0.05), ui.shown_variability(state, 0.2)
+    wide, narrow = ui.background.shown_variability(state, 0.05), ui.background.shown_variability(state, 0.2)
     np.testing.assert_allclose(wide[:, 1], 1.96, atol=0.1)
     np.testing.assert_allclose(narrow[:, 1], 1.2816, atol=0.1)
 
@@ -521,7 +524,7 @@ def test_explorer_renders_fast_after_warmup():
 def test_an_upload_with_data_derived_bounds_is_called_not_private_in_the_apps_words():
     import warnings
 
-    import ui
+    import ui.upload
     from dpci.data import read_uploaded_csv
 
     rng = np.random.default_rng(0)
@@ -531,13 +534,13 @@ def test_an_upload_with_data_derived_bounds_is_called_not_private_in_the_apps_wo
         warnings.simplefilter("ignore")
         result = read_uploaded_csv(data, "label", sep=";")
         public = read_uploaded_csv(data, "label", sep=";", bounds={"age": (0, 120)}, categories={"city": ["a", "b"]})
-    reason = ui.not_private_reason(result)
+    reason = ui.upload.not_private_reason(result)
     assert "bounds of age" in reason and "categories of city" in reason
     assert "bounds=" not in reason  # the app's words, not the Python API's
-    assert "upload panel" in reason and "table above" in ui.not_private_reason(result, here=True)
-    assert ui.not_private_reason(public) is None
+    assert "upload panel" in reason and "table above" in ui.upload.not_private_reason(result, here=True)
+    assert ui.upload.not_private_reason(public) is None
     # one bound typed, the other still the data's own: still not private, and named
-    partial = ui.not_private_reason(public, partial=["age"])
+    partial = ui.upload.not_private_reason(public, partial=["age"])
     assert partial is not None and "bounds of age" in partial
 
 
@@ -676,9 +679,9 @@ def test_a_zcdp_only_method_never_meets_pure_dp():
     "page, unused, used",
     [
         ("pages/3_Compare_methods.py", "w_mechanism", "w_epsilon"),
-        ("pages/2_Coverage_and_sample_size.py", "w_phi1", "w_c"),
-        ("pages/1_Budget_allocation.py", "w_phi1", "w_mechanism"),
-        ("pages/6_Repeat_a_release.py", "w_dataset", "w_phi1"),
+        ("pages/2_Coverage_and_sample_size.py", "w_split.coefficients", "w_c"),
+        ("pages/1_Budget_allocation.py", "w_split.coefficients", "w_mechanism"),
+        ("pages/6_Repeat_a_release.py", "w_dataset", "w_split.coefficients"),
     ],
 )
 def test_a_page_greys_out_the_settings_it_does_not_use(page, unused, used):
@@ -899,7 +902,7 @@ def test_stored_releases_of_older_records_still_open():
         split=[0.9, 0.05, 0.05], c=0.01, level=0.9, m=2000, d=3, scaling="unit", seed=None,
     )  # fmt: skip
     s = app_settings.settings_from_spec(old_cli)
-    assert (s.model, s.h, s.mechanism, s.privacy, s.rho, s.level, s.m, s.d) == (
+    assert (s.model, s.loss.h, s.mechanism, s.privacy, s.rho, s.level, s.m, s.d) == (
         "huber",
         0.3,
         "output",
@@ -947,7 +950,7 @@ def _chart_text(chart) -> str:
 def ui_settings(at):
     from ui.settings import Settings
 
-    return Settings(**at.session_state["dpci_settings"])
+    return Settings.from_values(at.session_state["dpci_settings"])
 
 
 def test_titles_say_labels_not_the_names_the_settings_hold():
@@ -993,13 +996,13 @@ def test_the_c_control_recommends_a_c_from_public_facts_and_uses_it():
 def test_the_recommended_c_comes_after_the_chart(monkeypatch):
     """A new ε costs a new search for c (0.1-0.2 s on a 2-core machine): the Explorer keeps its place in the
     sidebar and draws it after the chart, so a slider move redraws the intervals first."""
-    import ui
+    import ui.background
     import ui.choice_of_c as choice
 
     order = []
-    advise, memo_chart = choice.advise, ui.memo_chart
+    advise, memo_chart = choice.advise, ui.background.memo_chart
     monkeypatch.setattr(choice, "advise", lambda *a, **k: order.append("advice") or advise(*a, **k))
-    monkeypatch.setattr(ui, "memo_chart", lambda *a, **k: order.append("chart") or memo_chart(*a, **k))
+    monkeypatch.setattr(ui.background, "memo_chart", lambda *a, **k: order.append("chart") or memo_chart(*a, **k))
     at = _explorer({"dataset": "synthetic", "mechanism": "output", "d": "3", "n": "2000"})
     order.clear()
     budget = next(s for s in at.select_slider if s.label.startswith("Total budget"))

@@ -63,4 +63,4 @@ def test_the_readme_lists_the_apps_pages_in_the_navigations_order():
     assert titles == [p.title for p in PAGES]
     root = README.parent
     scripts = {str(path.relative_to(root)) for path in root.glob("pages/*.py")}
-    assert scripts == {p.script for p in PAGES if p.script is not None}  # every page file is in the navigation
+    assert scripts == {p.script for p in PAGES}  # every page file is in the navigation

@@ -251,14 +251,17 @@ def test_they_work_on_the_compare_page(recipes):
 PAGE = """
 import streamlit as st
 
-import ui
+import ui.background
+import ui.data
+import ui.sidebar
+import ui.state
 from dpci.experiments.sweeps import iter_split_sweep
 
-settings = ui.page("Shares of phi1", "How the coefficients' share changes the intervals.", unused=("phi1", "phi2_rest"))
-X, y, names, _ = ui.load_data(settings)
-reps = ui.kept_widget(st.select_slider, "Repetitions", [8, 16], "recipe_reps", default=8)
-key = ui.results_key(settings, "recipe", reps)
-job = ui.sweep_job(
+settings = ui.sidebar.page("Shares of phi1", "How the coefficients' share changes the intervals.", unused=("split",))
+X, y, names, _ = ui.data.load_data(settings)
+reps = ui.state.kept_widget(st.select_slider, "Repetitions", [8, 16], "recipe_reps", default=8)
+key = ui.data.results_key(settings, "recipe", reps)
+job = ui.background.sweep_job(
     "recipe",
     key,
     lambda: iter_split_sweep(
@@ -267,7 +270,7 @@ job = ui.sweep_job(
     ),
     "Run",
 )
-ui.sweep_fragment(job, lambda state: st.dataframe(state.frame))
+ui.background.sweep_fragment(job, lambda state: st.dataframe(state.frame))
 """
 
 
@@ -284,10 +287,54 @@ def test_a_page_made_by_the_recipe_runs(tmp_path):
     at.query_params.update({"randomness": "teaching", "dataset": "synthetic", "d": "2", "n": "1000"})
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.sidebar.slider(key="w_phi1").disabled  # the settings it does not use are greyed out
+    assert at.sidebar.slider(key="w_split.coefficients").disabled  # the settings it does not use are greyed out
     at.button[0].click().run()
     job = at.session_state["slot_recipe"].job
     assert job.wait(120) and job.error is None, job.error
     at.run()
     assert not at.exception and at.dataframe and set(at.dataframe[0].value["phi1"]) >= {0.5, 0.9}
     assert ROOT.joinpath("pages").is_dir()  # the recipe's page lives outside pages/ and still works
+
+
+def test_the_explorer_offers_the_new_losss_parameter_and_every_share_of_the_four_steps(recipes):
+    """Registering the loss and the method (nothing else) gives the Explorer a control for g and one for
+    each share but the last; their values reach the state, the address, the release specification and
+    the record the ledger stores."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_app import ROOT, TIMEOUT
+    from ui.privacy import spec_of
+    from ui.settings import Settings
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    query = {"randomness": "teaching", "dataset": "synthetic", "d": "2", "n": "2000", "c": "0.01"}
+    at.query_params.update({**query, "model": "smoothed_hinge", "mechanism": "four-step-output", "privacy": "zcdp"})
+    at.run()
+    at.run()  # the first tick draws the settings
+    assert not at.exception, [e.value for e in at.exception]
+    g = at.sidebar.slider(key="w_loss.g")
+    assert (g.label, g.value, g.min, g.max) == ("Loss parameter g", 1.0, 0.1, 10.0)  # around its default
+    g.set_value(0.3).run()
+    shares = [at.sidebar.slider(key=f"w_split.{step}") for step in FourStepOutput.steps[:-1]]
+    assert [s.label.split(":")[0] for s in shares] == ["φ1", "φ2", "φ3"]
+    for slider, value in zip(shares, (0.5, 0.5, 0.5)):
+        slider.set_value(value).run()
+    assert not at.exception, [e.value for e in at.exception]
+    store = at.session_state["dpci_settings"]
+    assert store["loss.g"] == 0.3 and at.query_params["loss.g"] == "0.3"
+    assert at.query_params["split.covariance"] == "0.5" and "split.feature model" not in at.query_params  # the rest
+    spec = Settings.from_values(store).spec()
+    assert spec.loss == SmoothedHingeLoss(0.3) and spec.split == pytest.approx((0.5, 0.25, 0.125, 0.125), abs=1e-12)
+    record = spec_of(Settings.from_values(store), "Explorer")
+    assert record["release"]["loss"] == {"name": "smoothed_hinge", "g": 0.3}
+    assert record["release"]["split"] == pytest.approx(
+        {"coefficients": 0.5, "hessian": 0.25, "covariance": 0.125, "feature model": 0.125}
+    )
+    assert record["app_settings"]["loss.g"] == 0.3
+    from dpci.ledger import Ledger  # the release the Explorer drew, as the ledger recorded it
+
+    book = Ledger.from_config()
+    key = book.key_of("dpci shipped data: synthetic", scope=at.session_state["_visitor"])
+    drawn = [r["spec"] for r in book.history(key) if r["spec"].get("loss", {}).get("name") == "smoothed_hinge"]
+    assert {"name": "smoothed_hinge", "g": 0.3} in [r["loss"] for r in drawn]
+    assert any(r.get("split") == pytest.approx(record["release"]["split"]) for r in drawn)

@@ -19,6 +19,7 @@ from dpci.exceptions import DataValidationError
 from dpci.recommend import BiasBound, Prediction, Recommendation, describe_estimand, predict, recommend_c
 from dpci.recommend import estimand_bias as dpci_estimand_bias
 from dpci.recommend.reference import PUBLIC_SEED
+from dpci.spec import ReleaseSpec
 from ui.datasets import dataset_key, load_data
 from ui.settings import C_VALUES, Settings, fmt_c
 from ui.state import UNUSED, set_setting
@@ -95,10 +96,16 @@ def _advise(n, d, method, privacy, budget, loss, split, alpha, estimand, rows_ke
             rec = recommend_c(n, d, **facts)
         except ValueError as err:
             return Advice(None, None, None, str(err))
-        if chosen.own_c(chosen.allocate(budget, split, privacy), n, d) is not None:
+        if chosen.own_c(_allocation(facts), n, d) is not None:
             return Advice(rec, None, rec, rec.advice)
         slider_c, at_slider = _on_slider(rec, n, d, facts)
     return Advice(rec, slider_c, at_slider, rec.advice)
+
+
+def _allocation(facts):
+    """The allocation of these public facts: the spec's privacy map (the one the ledger charges)."""
+    spec = ReleaseSpec(facts["method"], facts["privacy"], facts["budget"], facts["split"], facts["loss"])
+    return spec.measure().allocation
 
 
 def _on_slider(rec: Recommendation, n, d, facts) -> tuple[float, Prediction]:
@@ -108,8 +115,7 @@ def _on_slider(rec: Recommendation, n, d, facts) -> tuple[float, Prediction]:
     above = [v for v in C_VALUES if v >= rec.c][:1]
     best = (math.inf, None, None)
     for c in dict.fromkeys(below + above):
-        method = registry.get(facts["method"])
-        alloc = method.allocate(facts["budget"], facts["split"], facts["privacy"])
+        method, alloc = registry.get(facts["method"]), _allocation(facts)
         try:
             if method.advice(alloc, n, c, facts["loss"]) is not None:
                 continue

@@ -4,6 +4,7 @@ and non-private releases, the bound on c), and how their errors are shown.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, replace
 
 import streamlit as st
@@ -14,6 +15,7 @@ from dpci.data import load_adult
 from dpci.exceptions import DataValidationError, RegularisationTooSmall
 from dpci.ledger import BudgetExceeded
 from dpci.ledger.records import StoredIntervals, release_payload
+from dpci.losses import loss_to_dict
 from dpci.presentation.odds import feature_changes
 from dpci.presentation.tables import escape_markdown
 from ui import privacy
@@ -63,7 +65,7 @@ def cached_release(key: str, s: Settings, where: str = "Explorer"):
     is drawn and stored; Refused when the dataset's budget cannot pay for it."""
     ref = privacy.dataset_ref(s)
     if s.teaching:
-        return _teaching_release(key, s, ref.key, privacy.visitor())
+        return _teaching_release(key, seeded_spec(s).key, ref.key, privacy.visitor(), s)
     found = privacy.stored(s, key)
     if found is not None:
         return found
@@ -93,9 +95,17 @@ def cached_release(key: str, s: Settings, where: str = "Explorer"):
     return StoredIntervals.from_payload(payload, release_id)
 
 
+def fit_key(s: Settings) -> str:
+    """What a non-private fit depends on: the loss with its parameters, c and alpha."""
+    return json.dumps([loss_to_dict(s.loss), s.c, s.alpha])
+
+
+# The caches below are keyed by what changes their result: the rows (``key``, dataset_key), the spec's key
+# or the fit's, and whose ledger it is; the settings themselves (``_s``, view options included) are not hashed.
 @st.cache_data(show_spinner=False, max_entries=64)
-def _teaching_release(key: str, s: Settings, ledger_key: str, visitor: str):
+def _teaching_release(key: str, spec_key: str, ledger_key: str, visitor: str, _s: Settings):
     """Teaching mode's release (public seed): the ledger records it as not private (once per visitor)."""
+    s = _s
     X, y, _, _ = load_data(s)
     with privacy.ledger().watching(dataset=ledger_key, session=visitor):
         return seeded_spec(s).release(X, y)
@@ -112,29 +122,38 @@ def preview_arrays(s: Settings):
     return stand_in(facts)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
 def preview_release(key: str, s: Settings):
     """The release of these settings on the preview's stand-in (its public seed: free, nothing private)."""
-    X, y, _ = preview_arrays(s)
-    return seeded_spec(s).release(X, y)
+    return _preview_release(key, seeded_spec(s).key, s)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
+def _preview_release(key: str, spec_key: str, _s: Settings):
+    X, y, _ = preview_arrays(_s)
+    return seeded_spec(_s).release(X, y)
+
+
 def preview_nonprivate(key: str, s: Settings):
-    X, y, _ = preview_arrays(s)
-    return dpci.nonprivate_confidence_intervals(X, y, s.loss, c=s.c, alpha=s.alpha)
+    return _preview_nonprivate(key, fit_key(s), s)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _preview_nonprivate(key: str, fit: str, _s: Settings):
+    X, y, _ = preview_arrays(_s)
+    return dpci.nonprivate_confidence_intervals(X, y, _s.loss, c=_s.c, alpha=_s.alpha)
 
 
 def cached_walkthrough(key: str, s: Settings):
     """The release taken apart for the How it works page (dpci.teaching), in teaching mode: the same
     draws as the Explorer's teaching release at these settings; recorded as not private."""
-    return _walkthrough(key, s, privacy.dataset_ref(s).key, privacy.visitor())
+    return _walkthrough(key, seeded_spec(s).key, privacy.dataset_ref(s).key, privacy.visitor(), s)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _walkthrough(key: str, s: Settings, ledger_key: str, visitor: str):
+def _walkthrough(key: str, spec_key: str, ledger_key: str, visitor: str, _s: Settings):
     from dpci.teaching import walkthrough
 
+    s = _s
     X, y, _, _ = load_data(s)
     with privacy.ledger().watching(dataset=ledger_key, session=visitor):
         return walkthrough(X, y, s.loss, s.mech, s.priv, s.budget, s.split, s.c, s.alpha, s.m, random_state=s.seed)
@@ -142,11 +161,12 @@ def _walkthrough(key: str, s: Settings, ledger_key: str, visitor: str):
 
 def cached_nonprivate(key: str, s: Settings):
     """The non-private reference (recorded on the ledger as a result no guarantee covers)."""
-    return _nonprivate(key, s, privacy.dataset_ref(s).key, privacy.visitor())
+    return _nonprivate(key, fit_key(s), privacy.dataset_ref(s).key, privacy.visitor(), s)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _nonprivate(key: str, s: Settings, ledger_key: str, visitor: str):
+def _nonprivate(key: str, fit: str, ledger_key: str, visitor: str, _s: Settings):
+    s = _s
     X, y, _, _ = load_data(s)
     with privacy.ledger().watching(dataset=ledger_key, session=visitor):
         return dpci.nonprivate_confidence_intervals(X, y, s.loss, c=s.c, alpha=s.alpha)
@@ -159,16 +179,16 @@ def chosen_method(s: Settings):
 
 def c_bound(s: Settings, n: int):
     """The bound c must exceed for the settings' method and n (None when any c > 0 works)."""
-    method = registry.get(s.mech)
-    return method.smallest_c(method.allocate(s.budget, s.split, s.priv), n, s.loss)
+    measured = s.spec().measure()
+    return measured.method.smallest_c(measured.allocation, n, s.loss)
 
 
 def c_problem(s: Settings, n: int):
     """(message, suggested c or None) when the method cannot run with this c (the library's
     RegularisationTooSmall, e.g. objective perturbation's Algorithm 1) or with these settings at all
     (another ValueError of its noise law: no c helps), else None."""
-    method = registry.get(s.mech)
-    alloc = method.allocate(s.budget, s.split, s.priv)
+    measured = s.spec().measure()
+    method, alloc = measured.method, measured.allocation
     try:
         method.coefficient_noise_law(alloc, n, s.c, s.loss)
         return None
@@ -194,8 +214,8 @@ def _slider_c_at_least(c: float):
 def c_caution(s: Settings, n: int):
     """(message, suggested c) when c is valid but the method advises against it (its intervals are
     likely to under-cover: :meth:`dpci.methods.Method.advice`), else None."""
-    method = registry.get(s.mechanism)
-    advice = method.advice(method.allocate(s.budget, s.split, s.privacy), n, s.c, s.loss)
+    measured = s.spec().measure()
+    advice = measured.method.advice(measured.allocation, n, s.c, s.loss)
     if advice is None:
         return None
     suggestion = _slider_c_at_least(advice.suggested_c) if advice.suggested_c is not None else None

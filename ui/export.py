@@ -7,7 +7,6 @@ stored numbers are in the record, not recomputed.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 
 from dpci.ledger import StoredRelease
 from dpci.ledger.records import release_record
@@ -70,9 +69,9 @@ def _data_lines(s: Settings, upload: dict | None, public: bool = True) -> list[s
 
 def _budget_text(s: Settings) -> str:
     """A budget for the script's ledger in the release's own notion, large enough for this one release."""
-    if s.privacy == "pure":
-        return f"epsilon={max(3.0, s.epsilon):g}"
-    return f"rho={max(1.0, s.rho):g},delta={s.delta:g}"
+    n = s.notion
+    amount = max(3 * n.default, s.budget)  # room for this one release
+    return f"{n.unit}={amount:g}" + (f",delta={s.delta:g}" if n.needs_delta else "")
 
 
 def release_spec_of(s: Settings, stored: StoredRelease | None):
@@ -118,7 +117,7 @@ def release_script(s: Settings, stored: StoredRelease | None = None) -> str:
 def release_notebook(s: Settings, stored: StoredRelease | None = None) -> str:
     """The same script as a Jupyter notebook (nbformat 4): a title cell and one code cell."""
     title = "# A private release with dpci\n\nThe settings of the app" + (f"'s release `{stored.id}`" if stored else "")
-    settings = "\n".join(f"- {k}: {v}" for k, v in asdict(s).items())
+    settings = "\n".join(f"- {k}: {v}" for k, v in s.values().items())
     cells = [
         dict(cell_type="markdown", metadata={}, source=title + ".\n\n" + settings),
         dict(cell_type="code", metadata={}, execution_count=None, outputs=[], source=release_script(s, stored)),

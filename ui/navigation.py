@@ -9,22 +9,26 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class PageEntry:
-    """A page of the app: its title in the navigation, its script (None: the Explorer, app.py's own
-    function) and its icon (a Material symbol, bundled with Streamlit: no font is fetched)."""
+    """A page of the app: its title in the navigation, its script in pages/ and its icon (a Material
+    symbol, bundled with Streamlit: no font is fetched). The first entry is the default page."""
 
     title: str
-    script: str | None
+    script: str
     icon: str
 
     @property
+    def default(self) -> bool:
+        return self is PAGES[0]
+
+    @property
     def url_path(self) -> str:
-        """Its address below the app's root ("" for the Explorer, the default page): Streamlit's, the
+        """Its address below the app's root ("" for the default page, the Explorer): Streamlit's, the
         script's name without its number ("pages/1_Budget_allocation.py" -> "Budget_allocation")."""
-        return "" if self.script is None else Path(self.script).stem.split("_", 1)[1]
+        return "" if self.default else Path(self.script).stem.split("_", 1)[1]
 
 
 PAGES = (
-    PageEntry("Explorer", None, ":material/search:"),
+    PageEntry("Explorer", "pages/0_Explorer.py", ":material/search:"),
     PageEntry("Budget allocation", "pages/1_Budget_allocation.py", ":material/balance:"),
     PageEntry("Coverage and sample size", "pages/2_Coverage_and_sample_size.py", ":material/grid_on:"),
     PageEntry("Compare methods", "pages/3_Compare_methods.py", ":material/compare_arrows:"),

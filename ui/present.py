@@ -11,7 +11,7 @@ import streamlit as st
 import dpci
 from dpci import methods as registry
 from dpci.data import ADULT_SCHEMA
-from dpci.losses import loss_params
+from dpci.losses import loss_params, parameter_ranges
 from dpci.presentation.numbers import rounded_table
 from dpci.presentation.odds import Change, odds_ratio_table, readable_odds
 from dpci.presentation.tables import csv_safe, escape_markdown, markdown_table
@@ -69,15 +69,12 @@ def settings_in_words(
     why the release carries no guarantee (values read from the data), or None; ``upload``: the stored
     release's description of its upload (:func:`outcome`)."""
     method = registry.get(s.mech)
-    if s.priv == "pure":
-        guarantee = f"ε = {s.epsilon:g} (pure differential privacy)"
-        amounts = [share * s.epsilon for share in s.split]
-        symbol = "ε"
-    else:
-        approx = method.allocate(s.rho, s.split, "zcdp").spend.to_approx_dp(s.delta)
-        guarantee = f"ρ = {s.rho:g} (zero-concentrated DP), i.e. (ε = {approx.epsilon:.3g}, δ = {s.delta:.0e})"
-        amounts = [share * s.rho for share in s.split]
-        symbol = "ρ"
+    notion = s.notion
+    guarantee = f"{notion.say(s.budget)} ({notion.words})"
+    if notion.needs_delta:  # its (ε, δ) equivalent, from the spec's own spend (Proposition 2)
+        approx = s.spec().measure().spend.to_approx_dp(s.delta)
+        guarantee += f", i.e. (ε = {approx.epsilon:.3g}, δ = {s.delta:.0e})"
+    amounts, symbol = [share * s.budget for share in s.split], notion.symbol
     void = guarantee_void(s, not_private)
     if void:  # the mechanism's spend is not a guarantee of what is shown
         spent = "would spend" if s.teaching else "spent"
@@ -99,8 +96,9 @@ def settings_in_words(
         else f"teaching mode, public seed {s.seed} (not a private release)",
         "Not private": void or "nothing: every number shown is private",
     }
+    ranges = parameter_ranges(s.loss)
     for name, value in loss_params(s.loss).items():
-        words["Huber width h" if name == "h" and s.model == "huber" else f"Loss parameter {name}"] = f"{value:g}"
+        words[ranges[name].label] = f"{value:g}"
     if s.dataset != "synthetic":
         words["Feature scaling"] = SCALINGS[s.scaling]
     return words

@@ -27,6 +27,7 @@ import streamlit as st
 from dpci import methods as registry
 from dpci.ledger import Ledger, Status
 from dpci.ledger.records import StoredIntervals
+from dpci.notions import NOTIONS, notion
 from dpci.presentation.tables import escape_markdown
 from ui.settings import LABELS, Settings
 from ui.upload import canonical_table, table_identity
@@ -142,13 +143,12 @@ def identity(s: Settings, data_key: str) -> str:
 
 
 def spend_of(s: Settings):
-    method = registry.get(s.mech)
-    return method.allocate(s.budget, s.split, s.priv).spend
+    """What a release of these settings spends: the spec's privacy map, the one the ledger charges."""
+    return s.spec().measure().spend
 
 
 def describe(s: Settings) -> str:
-    budget = f"ε = {s.epsilon:g}" if s.priv == "pure" else f"ρ = {s.rho:g}"
-    return f"{registry.get(s.mech).label}, {budget}, c = {s.c:g}"
+    return f"{registry.get(s.mech).label}, {s.notion.say(s.budget)}, c = {s.c:g}"
 
 
 def spec_of(s: Settings, where: str) -> dict:
@@ -161,7 +161,7 @@ def spec_of(s: Settings, where: str) -> dict:
     # not_private: recorded with the release, so Present says the same after a reload, in any browser
     # (dpci.ledger.records.not_private_reason reads it)
     spec = dict(
-        source="app", release=s.spec().to_dict(), app_settings=asdict(s), page=where, not_private=upload_not_private(s)
+        source="app", release=s.spec().to_dict(), app_settings=s.values(), page=where, not_private=upload_not_private(s)
     )
     result, kept = st.session_state.get("upload_result"), st.session_state.get("upload_kept")
     if s.dataset == "upload" and result is not None:
@@ -174,7 +174,9 @@ def spec_of(s: Settings, where: str) -> dict:
 def legacy_identity(s: Settings, data_key: str) -> str:
     """The name dpci gave these settings' release before release specifications (settings held labels),
     so a release stored then is still shown again for free, not paid a second time."""
-    values = asdict(s)
+    values = {k: v for k, v in asdict(s).items() if k != "params"}
+    # the fields these settings had then: the loss's width and the two split sliders by name
+    values.update(h=s.value("loss.h") or 0.5, phi1=s.fractions[0], phi2_rest=s.phi2_rest)
     # added since (post-processing and layout: never part of a release's name)
     for later in ("estimand", "theta_bound", "view"):
         values.pop(later)
@@ -229,7 +231,7 @@ def preview_cost(s: Settings) -> tuple[str, bool]:
     """(what pressing Release would cost, in words; whether the ledger would admit it)."""
     preview = ledger().preview(dataset_ref(s).key, spend_of(s))
     symbol = preview.budget.symbol
-    own = spend_of(s).epsilon if s.priv == "pure" else spend_of(s).rho
+    own = s.notion.amount(spend_of(s))
     what = f"Release at {symbol} = {own:.3g}" if preview.charge == preview.charge else "This release"
     return preview.describe(what), preview.admitted
 
@@ -272,12 +274,13 @@ def notion_refusals(s: Settings) -> dict[str, str]:
     if ref.demo:
         return {}
     budget = ledger().status(ref.key).budget
-    if budget.notion == "pure":
-        return {
-            "zcdp": f"ρ-zCDP is not offered: this data's budget, {budget.describe()}, is pure ε-DP, which no ρ "
-            "release fits. Only whoever runs the server can give it a zCDP budget."
-        }
-    return {}
+    held = notion(budget.notion)
+    return {
+        n.name: f"{n.label} is not offered: this data's budget, {budget.describe()}, is {held.label[:1].lower()}{held.label[1:]}, which no "
+        f"{n.symbol} release fits. Only whoever runs the server can give it a {n.label} budget."
+        for n in NOTIONS.values()
+        if budget.notion not in n.counted_by
+    }
 
 
 def note_not_private(s: Settings, key: str, what: str) -> None:
@@ -286,7 +289,7 @@ def note_not_private(s: Settings, key: str, what: str) -> None:
     ref = dataset_ref(s)
     if (ref.key, key) in noted:
         return
-    ledger().note(ref.key, what=what, spec=dict(app_settings=asdict(s)), session=visitor())
+    ledger().note(ref.key, what=what, spec=dict(app_settings=s.values()), session=visitor())
     noted.add((ref.key, key))
 
 

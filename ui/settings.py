@@ -10,7 +10,9 @@ from dataclasses import asdict, dataclass
 
 from dpci import methods as registry
 from dpci.accounting import Split
-from dpci.losses import LOSSES, get_loss, loss_parameters
+from dpci.losses import LOSSES, get_loss, loss_parameters, loss_params, parameter_ranges
+from dpci.notions import NOTIONS, Notion, notion
+from dpci.parameters import Interval
 from dpci.recommend import theta_refusal
 from dpci.spec import ReleaseSpec
 
@@ -33,7 +35,7 @@ def mechanisms() -> dict[str, str]:
     return {m.name: m.label[:1].upper() + m.label[1:] for m in map(registry.get, registry.available())}
 
 
-PRIVACY = {"pure": "Pure ε-DP", "zcdp": "ρ-zCDP"}
+PRIVACY = {name: n.label for name, n in NOTIONS.items()}
 
 
 def offered_methods(model: str, refused=()) -> dict[str, str]:
@@ -65,12 +67,8 @@ def _models_said(losses) -> str:
     return " and ".join(names.get(loss, loss).lower() for loss in losses)
 
 
-# The budget sliders' stops: about 1-2-2.5-3-4-5-6-7.5 per decade, values a class can read; the number box
-# beside them takes any budget, kept to two significant digits (BUDGET_DIGITS).
-EPSILONS = (0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0)
-EPSILONS += (6.0, 7.5, 10.0, 15.0, 20.0)
-RHOS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0)
-RHOS += (3.0, 5.0, 10.0)
+# The budget sliders' stops are each notion's (dpci.notions); the number box beside them takes any
+# budget, kept to two significant digits (BUDGET_DIGITS).
 BUDGET_DIGITS = 2
 C_VALUES = tuple(float(f"{m}e{e}") for e in range(-7, 0) for m in (1, 2, 5)) + (1.0,)
 LEVELS = (0.8, 0.9, 0.95, 0.99)
@@ -99,13 +97,10 @@ class Settings:
     d: int = 10
     n: int = 0  # 0: all rows
     model: str = "logistic"  # a registered loss
-    h: float = 0.5  # the loss's width, for a loss that declares one (Huber's)
     mechanism: str = "objective"  # a registered method
     privacy: str = "pure"  # a notion: pure or zcdp
     epsilon: float = 1.0
     rho: float = 0.5
-    phi1: float = 0.65
-    phi2_rest: float = 0.5
     c: float = 1e-3
     estimand: str = "regularised"  # a key of ESTIMANDS (post-processing: the release is the same)
     theta_bound: float = 0.0  # B, a public bound on ||theta|| the user states (0: none stated, no interval for theta)
@@ -117,6 +112,33 @@ class Settings:
     randomness: str = "auto"
     scaling: str = "global"
     view: str = "standard"  # a key of VIEWS: "presentation" enlarges the Explorer for a projector
+    # The declared settings, by dotted key, sorted: "loss.h" (a loss parameter, its range declared on the
+    # loss class) and "split.hessian" (a step's share of what the steps before it leave; the last step
+    # takes the remainder). A loss or a step the store holds no value for takes its default.
+    params: tuple[tuple[str, float], ...] = ()
+
+    @classmethod
+    def from_values(cls, values: dict) -> Settings:
+        """The settings of a flat dict of values (the session's store): fields by name, the rest dotted."""
+        plain = {k: v for k, v in values.items() if k in FIELDS}
+        return cls(**plain, params=tuple(sorted((k, float(v)) for k, v in values.items() if "." in k)))
+
+    def values(self) -> dict:
+        """The settings as a flat dict, dotted keys included (the address, a settings file, the store)."""
+        values = {k: v for k, v in asdict(self).items() if k != "params"}
+        return {**values, **dict(self.params)}
+
+    def value(self, name: str):
+        """A setting by its key (a field's name or a dotted key; a dotted key not held: its default)."""
+        if "." not in name:
+            return getattr(self, name)
+        return dict(self.params).get(name, declared_defaults(self.model, self.mechanism).get(name))
+
+    @property
+    def fractions(self) -> tuple[float, ...]:
+        """Each step's share of what the steps before it leave (the sidebar's sliders), but the last."""
+        steps = registry.get(self.mechanism).steps
+        return tuple(self.value(f"split.{step}") for step in steps[:-1])
 
     @property
     def teaching(self) -> bool:
@@ -138,24 +160,43 @@ class Settings:
 
     @property
     def loss(self):
-        return get_loss(self.model, **{k: v for k, v in {"h": self.h}.items() if k in loss_parameters(self.model)})
+        """The chosen loss with the parameters set (each in its declared range)."""
+        return get_loss(self.model, **{p: self.value(f"loss.{p}") for p in loss_parameters(self.model)})
 
     @property
-    def budget(self):
-        return self.epsilon if self.privacy == "pure" else self.rho
+    def notion(self) -> Notion:
+        """The privacy notion as a value (symbol, unit, stops, conversions: dpci.notions)."""
+        return notion(self.privacy)
+
+    @property
+    def budget(self) -> float:
+        """The total budget, in the notion's unit (the field of that name: epsilon or rho)."""
+        return getattr(self, self.notion.unit)
 
     @property
     def split(self) -> Split:
-        """phi1 and phi2's share of the rest (the sidebar's sliders); a method with other than three
-        steps gets phi1 for its first and the rest in equal shares."""
-        steps = len(registry.get(self.mechanism).steps)
-        if steps == 3:
-            return Split.from_rest(self.phi1, self.phi2_rest)
-        return Split.even_rest(self.phi1, steps) if steps > 1 else Split(1.0)
+        """The shares of the method's steps, from the sliders' fractions (stick-breaking: step i gets its
+        fraction of what steps 1..i-1 leave; the last step the remainder), so they always sum to 1."""
+        shares, rest = [], 1.0
+        for fraction in self.fractions:
+            shares.append(rest * fraction)
+            rest *= 1.0 - fraction
+        return Split(*shares, rest)
 
     @property
-    def alpha(self):
-        return 1.0 - self.level
+    def phi1(self) -> float:
+        return self.split[0]
+
+    @property
+    def phi2_rest(self) -> float:
+        """The second step's share of what the first leaves (0.5 for a method with fewer steps)."""
+        return self.fractions[1] if len(self.fractions) > 1 else 0.5
+
+    @property
+    def alpha(self) -> float:
+        """1 - the level, as the decimal it is (0.05, not 1 - 0.95 = 0.050000000000000044): the spec's
+        alpha and key are then the library's for the same settings."""
+        return round(1.0 - self.level, 12)
 
     @property
     def theta_refusal(self) -> str | None:
@@ -191,7 +232,54 @@ class Settings:
         return LABELS[name]().get(value, str(value))
 
 
-FIELDS = {f: type(getattr(Settings(), f)) for f in Settings.__dataclass_fields__}
+FIELDS = {f: type(getattr(Settings(), f)) for f in Settings.__dataclass_fields__ if f != "params"}
+
+# A split slider's range: the first step's share of the whole, then each step's share of the rest.
+FIRST_SHARE, REST_SHARE = Interval(0.05, 0.99, step=0.01), Interval(0.05, 0.95, step=0.025)
+FIRST_DEFAULT = 0.65  # the first step's default share; the others split the rest evenly
+
+
+def declared_defaults(model: str, mechanism: str) -> dict[str, float]:
+    """The dotted settings a loss and a method declare, with their defaults: each loss parameter, and
+    each step's fraction but the last (the first 0.65, the others an even part of what is left)."""
+    steps = registry.get(mechanism).steps
+    split = {
+        f"split.{s}": FIRST_DEFAULT if i == 0 else round(1.0 / (len(steps) - i), 3) for i, s in enumerate(steps[:-1])
+    }
+    return {**{f"loss.{p}": v for p, v in loss_parameters(model).items()}, **split}
+
+
+def declared_range(name: str, model: str, mechanism: str) -> Interval | None:
+    """The range of a dotted setting for this model and method (None: it is not one of theirs)."""
+    kind, _, what = name.partition(".")
+    if kind == "loss":
+        return parameter_ranges(model).get(what)
+    steps = registry.get(mechanism).steps
+    if kind == "split" and what in steps[:-1]:
+        return FIRST_SHARE if what == steps[0] else REST_SHARE
+    return None
+
+
+# Old addresses and settings files named the split and Huber's width by field; they open through this
+# table (old key -> its dotted key, given the method's steps).
+OLD_KEYS = {
+    "h": lambda steps: "loss.h",
+    "phi1": lambda steps: f"split.{steps[0]}",
+    "phi2_rest": lambda steps: f"split.{steps[1]}" if len(steps) > 2 else None,
+}
+
+
+def translated(raw) -> dict:
+    """``raw`` with its old keys under their dotted names (a dotted key given too wins)."""
+    raw = dict(raw)
+    method = name_of("mechanism", raw.get("mechanism", Settings.mechanism)) or Settings.mechanism
+    steps = registry.get(method).steps
+    for old, new in OLD_KEYS.items():
+        if old in raw:
+            value, key = raw.pop(old), new(steps)
+            if key is not None:
+                raw.setdefault(key, value)
+    return raw
 
 
 # The named settings: field -> its choices (name -> label), read at each call.
@@ -222,11 +310,7 @@ def name_of(field: str, value) -> str | None:
 RANGES = {
     "d": (1, 20),
     "n": (0, 10**9),
-    "h": (0.05, 2.0),
-    "phi1": (0.05, 0.99),
-    "epsilon": (EPSILONS[0], EPSILONS[-1]),
-    "rho": (RHOS[0], RHOS[-1]),
-    "phi2_rest": (0.05, 0.95),
+    **{n.unit: (n.stops[0], n.stops[-1]) for n in NOTIONS.values()},
     "seed": (0, 2**31 - 1),
     "theta_bound": (0.0, 1e6),
 }
@@ -257,7 +341,7 @@ def budget_value(value: float) -> float:
     """A budget as the app keeps it: a slider's stop as it is (1.25), any other value to two significant
     digits (the number box's)."""
     value = float(value)
-    if any(math.isclose(value, stop, rel_tol=1e-9) for stop in (*EPSILONS, *RHOS)):
+    if any(math.isclose(value, stop, rel_tol=1e-9) for n in NOTIONS.values() for stop in n.stops):
         return value
     return float(f"{value:.{BUDGET_DIGITS}g}")
 
@@ -267,10 +351,11 @@ def _nearest(value, choices):
 
 
 def settings_values(raw) -> tuple[dict, list[str]]:
-    """Settings from text values (an address or a settings file): unknown names and unusable values
-    are ignored, numbers clipped to their range and snapped to the widgets' options. Returns the
-    values and what was ignored."""
-    values, ignored = asdict(Settings()), []
+    """Settings from text values (an address or a settings file, its old keys translated): unknown
+    names and unusable values are ignored, numbers clipped to their range and snapped to the widgets'
+    options; the dotted ones of the chosen loss and method to their declared ranges. Returns the values
+    and what was ignored."""
+    values, ignored = Settings().values(), []
     for name in values:
         if name in raw:
             try:
@@ -279,10 +364,19 @@ def settings_values(raw) -> tuple[dict, list[str]]:
                 ignored.append(name)
     for name, choices in CHOICES.items():
         values[name] = _nearest(values[name], choices)
-    for name in ("epsilon", "rho"):  # any budget in range, to two significant digits (the number box's)
+    for name in (n.unit for n in NOTIONS.values()):  # any budget in range, to two significant digits (the number box's)
         values[name] = budget_value(values[name])
     for name in LABELS:
         values[name] = name_of(name, values[name]) or next(iter(LABELS[name]()))
+    for name in sorted(k for k in raw if "." in k):
+        interval = declared_range(name, values["model"], values["mechanism"])
+        try:
+            value = float(raw[name])
+            if interval is None or not math.isfinite(value):
+                raise ValueError(name)
+            values[name] = interval.clip(value)
+        except (TypeError, ValueError):
+            ignored.append(name)
     return values, ignored
 
 
@@ -298,7 +392,7 @@ def changed_settings(raw, values) -> list[str]:
             if name in LABELS:
                 same = name_of(name, given) == used  # an old link's label is the same choice
             else:
-                same = given == used if FIELDS[name] is str else float(given) == float(used)
+                same = given == used if FIELDS.get(name) is str else float(given) == float(used)
         except (TypeError, ValueError):
             same = False
         if not same:
@@ -312,7 +406,7 @@ def fmt_c(v) -> str:
 
 
 def settings_json(s: Settings) -> str:
-    return json.dumps(asdict(s), indent=2, ensure_ascii=False)
+    return json.dumps(s.values(), indent=2, ensure_ascii=False)
 
 
 def settings_from_spec(spec: dict) -> Settings:
@@ -321,11 +415,11 @@ def settings_from_spec(spec: dict) -> Settings:
     command line (``python -m dpci release``: its release specification and data)."""
     known = set(FIELDS)
     if "app_settings" in spec:
-        values = {k: v for k, v in spec["app_settings"].items() if k in known}
+        values = {k: v for k, v in translated(spec["app_settings"]).items() if k in known or "." in k}
         for name in LABELS:
             if name in values:
                 values[name] = name_of(name, values[name]) or getattr(Settings, name)
-        return Settings(**values)
+        return Settings.from_values(values)
     if "release" in spec:
         release, data = ReleaseSpec.from_dict(spec["release"]), spec.get("data", {})
     else:  # a record written before release specifications (dpci 0.x): its fields were flat
@@ -341,24 +435,23 @@ def settings_from_spec(spec: dict) -> Settings:
             spec.get("seed"),
         )
         data = spec
-    pure = release.privacy == "pure"
-    split = release.split
-    params = loss_parameters(release.loss)
+    fractions, rest = {}, 1.0
+    for step, share in list(release.steps.items())[:-1]:  # each share as its part of what is left
+        fractions[f"split.{step}"] = share / rest
+        rest -= share
+    losses = {f"loss.{p}": float(v) for p, v in loss_params(release.loss).items()}
     return Settings(
         dataset="upload",
         d=int(data.get("d", 10)),
         model=release.loss.name,
-        h=float(getattr(release.loss, "h", Settings.h)) if "h" in params else Settings.h,
         mechanism=release.method,
         privacy=release.privacy,
-        epsilon=release.budget if pure else Settings.epsilon,
-        rho=Settings.rho if pure else release.budget,
-        phi1=float(split[0]),
-        phi2_rest=float(split[1]) / (float(split[1]) + float(split[2])) if len(split) == 3 else Settings.phi2_rest,
+        **{notion(release.privacy).unit: release.budget},
         c=release.c,
-        level=1.0 - release.alpha,
+        level=round(1.0 - release.alpha, 12),
         m=release.n_samples,
         seed=release.seed if release.seed is not None else 0,
         randomness="teaching" if release.seed is not None else "fresh",
         scaling=data.get("scaling", "global"),
+        params=tuple(sorted({**losses, **fractions}.items())),
     )

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from dpci import methods as registry
-from dpci.losses import loss_parameters
+from dpci.losses import parameter_ranges
+from dpci.notions import notion
 from dpci.presentation.tables import escape_markdown
 from ui import privacy as ledger_view
 from ui.choice_of_c import c_recommendation
@@ -13,29 +16,28 @@ from ui.settings import (
     C_VALUES,
     DATASETS,
     DELTAS,
-    EPSILONS,
     ESTIMANDS,
     LEVELS,
     MC_SAMPLES,
     PRIVACY,
     RANGES,
-    RHOS,
     SCALINGS,
     VI_REPLICATES,
     Settings,
     budget_value,
+    declared_range,
     fmt_c,
     methods_left_out,
     models,
     offered_methods,
-    settings_json,
 )
 from ui.state import (
     CONTROLS_DRAWN,
     UNUSED,
     WIDGET,
+    apply_typed_setting,
     current_settings,
-    load_settings_file,
+    declared_widgets,
     restore_table2,
     set_setting,
     settings_store,
@@ -64,6 +66,8 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     page does not use (greyed out, with a note). ``defer_advice``: the recommended c is drawn when the
     page calls :func:`ui.choice_of_c.draw_deferred_recommendation` (after its chart)."""
     _through_app_py()
+    # app.py applies it first; a page Streamlit runs straight from pages/ (see _through_app_py) applies it here
+    apply_typed_setting()
     settings_store()
     st.session_state[UNUSED] = frozenset(unused)
     st.session_state[CONTROLS_DRAWN] = True
@@ -71,6 +75,21 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     if "_url_warning" in st.session_state:
         # shown until the user changes a setting (a page's reruns would otherwise hide it within seconds)
         sb.warning(escape_markdown(st.session_state["_url_warning"]))  # quotes the address's own text
+    refused = _privacy_section(sb)
+    _data_section(sb)
+    _model_section(sb, refused)
+    _interval_section(sb, defer_advice)
+    _more_section(sb, show_vi)
+    _ledger_panel(sb)
+    ledger_view.write_visitor_cookie()
+    settings = current_settings()
+    share_settings(settings)  # every page's address holds the settings: a reload or a shared link keeps them
+    return settings
+
+
+def _privacy_section(sb) -> dict:
+    """The budget, the notion, the split and teaching mode, with the ledger under them; returns the
+    notions this dataset's budget cannot count (notion -> why)."""
     sb.header("Privacy")
     refused = ledger_view.notion_refusals(current_settings())
     _offer_only_what_runs(refused)
@@ -83,30 +102,22 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
         sb.caption(f"{escape_markdown(current_settings().label('mechanism'))} supports {supported} only.")
     for reason in refused.values():  # the app's own words
         sb.caption(reason)
-    if privacy == "zcdp":
+    if notion(privacy).needs_delta:
         settings_widget(
             sb.select_slider, "δ for the (ε, δ) equivalent", "delta", DELTAS, format_func=lambda v: f"{v:.0e}"
         )
-    method = registry.get(current_settings().mechanism)
-    steps = [method.step_label(step) for step in method.steps]  # each step said as the method names it
-    settings_widget(sb.slider, f"φ1: share for {steps[0]}", "phi1", *RANGES["phi1"], step=0.01)
-    if len(steps) == 3:
-        settings_widget(
-            sb.slider,
-            f"φ2: share of the rest for {steps[1]}",
-            "phi2_rest",
-            *RANGES["phi2_rest"],
-            step=0.025,
-            help=f"{steps[2][:1].upper() + steps[2][1:]} gets the remainder, so φ1 + φ2 + φ3 = 1 always.",
-        )
-    elif len(steps) > 1:
-        sb.caption(f"The rest is shared equally by {', '.join(steps[1:])}.")
+    split_control(sb, current_settings())
     sb.caption(split_caption(current_settings()))
     sb.button("Paper's split (Table 2)", on_click=restore_table2, width="stretch")
     _teaching_toggle(sb)
     st.session_state[ODOMETER_SLOT] = sb.empty()
     draw_odometer(current_settings())
     _start_again(sb, current_settings())
+    return refused
+
+
+def _data_section(sb) -> None:
+    """The dataset, its features d, the scaling of real rows and the rows n."""
     sb.header("Data")
     dataset = settings_widget(
         sb.selectbox,
@@ -146,6 +157,10 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
         step=500,
         help="A fixed random subset of this many rows; smaller n shows how intervals widen.",
     )
+
+
+def _model_section(sb, refused) -> None:
+    """The model with one control per parameter its loss declares, and the methods that run with it."""
     sb.header("Model")
     choices = models()
     model = settings_widget(
@@ -157,8 +172,7 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
         horizontal=True,
         label_visibility="collapsed",
     )
-    if "h" in loss_parameters(model):
-        settings_widget(sb.slider, "Huber width h" if model == "huber" else "Width h", "h", *RANGES["h"], step=0.05)
+    loss_controls(sb, model)
     methods_offered = offered_methods(current_settings().model, refused)
     settings_widget(
         sb.radio,
@@ -171,6 +185,10 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     )
     for reason in methods_left_out(current_settings().model, refused):  # the registry's labels
         sb.caption(reason)
+
+
+def _interval_section(sb, defer_advice: bool) -> None:
+    """c (with its recommendation), the estimand and its public bound, and the level."""
     sb.header("Interval")
     settings_widget(
         sb.select_slider,
@@ -196,6 +214,10 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     c_recommendation(sb, current_settings(), defer=defer_advice)
     settings_widget(sb.select_slider, "Confidence level", "level", LEVELS, format_func=lambda v: f"{100 * v:g}%")
     # Drawn only when opened (a lazy expander): fewer widgets make the first page load faster.
+
+
+def _more_section(sb, show_vi: bool) -> None:
+    """Monte Carlo samples, bootstrap replicates and the seed, in a lazy expander."""
     more = sb.expander("Samples and seed", key="more_settings", on_change="rerun")
     if more.open:
         settings_widget(
@@ -231,11 +253,32 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
                 else ", fresh randomness"
             )
         )
-    _ledger_panel(sb)
-    ledger_view.write_visitor_cookie()
-    settings = current_settings()
-    share_settings(settings)  # every page's address holds the settings: a reload or a shared link keeps them
-    return settings
+
+
+def split_control(sb, s: Settings) -> None:
+    """One slider per step of the method but the last (its declared steps): the first step's share of
+    the budget, then each step's share of what the steps before it leave; the last takes the rest."""
+    method = registry.get(s.mechanism)
+    steps = method.steps
+    names = [f"split.{step}" for step in steps[:-1]]
+    declared_widgets(names)
+    for i, (step, name) in enumerate(zip(steps, names)):
+        interval = declared_range(name, s.model, s.mechanism)
+        label = method.step_label(step)
+        said = f"φ{i + 1}: share for {label}" if i == 0 else f"φ{i + 1}: share of the rest for {label}"
+        last = f"{method.step_label(steps[-1])[:1].upper()}{method.step_label(steps[-1])[1:]}"
+        help_ = (
+            f"{last} gets the remainder, so the {len(steps)} shares sum to 1 always." if i == len(names) - 1 else None
+        )
+        settings_widget(sb.slider, said, name, interval.low, interval.high, step=interval.step, help=help_)
+
+
+def loss_controls(sb, model: str) -> None:
+    """One slider per parameter the loss declares, over its declared range (dpci.losses.parameter_ranges)."""
+    ranges = parameter_ranges(model)
+    declared_widgets([f"loss.{p}" for p in ranges])
+    for param, interval in ranges.items():
+        settings_widget(sb.slider, interval.label, f"loss.{param}", interval.low, interval.high, step=interval.step)
 
 
 def theta_bound_control(sb, s: Settings) -> None:
@@ -261,7 +304,7 @@ def theta_bound_control(sb, s: Settings) -> None:
 def budget_control(sb, s: Settings) -> None:
     """The total budget: a slider over readable stops and a number box for any value (two significant
     digits), with help that says what the value means for one person."""
-    name, symbol, stops = ("epsilon", "ε", EPSILONS) if s.privacy == "pure" else ("rho", "ρ", RHOS)
+    name, symbol, stops = s.notion.unit, s.notion.symbol, s.notion.stops
     value = getattr(s, name)
     settings_widget(
         sb.select_slider,
@@ -293,23 +336,20 @@ def _store_typed_budget(name: str) -> None:
 
 def budget_meaning(s: Settings) -> str:
     """What the budget means for one person, in words (the budget slider's help)."""
-    import math
-
-    if s.privacy == "pure":
-        factor = math.exp(s.epsilon)
+    n = s.notion
+    epsilon = n.approx_epsilon(s.budget, s.delta)
+    factor = math.exp(epsilon)
+    if not n.needs_delta:
         worst = factor / (1.0 + factor)
         return (
             f"ε = {s.epsilon:g}: whatever anyone knew before, the release changes the odds of any conclusion "
             f"about one person by at most a factor e^ε = {factor:.3g} (a 50% belief becomes at most "
             f"{100 * worst:.0f}%). Smaller ε: stronger privacy, wider intervals."
         )
-    from dpci.accounting import zcdp_to_approx_dp
-
-    epsilon = zcdp_to_approx_dp(s.rho, s.delta)
     return (
-        f"ρ = {s.rho:g} (zero-concentrated DP) implies (ε = {epsilon:.3g}, δ = {s.delta:.0e})-DP: the odds "
-        f"of any conclusion about one person change by at most e^ε = {math.exp(epsilon):.3g}, except with "
-        "probability δ. Smaller ρ: stronger privacy, wider intervals."
+        f"{n.say(s.budget)} ({n.words}) implies (ε = {epsilon:.3g}, δ = {s.delta:.0e})-DP: the odds "
+        f"of any conclusion about one person change by at most e^ε = {factor:.3g}, except with "
+        f"probability δ. Smaller {n.symbol}: stronger privacy, wider intervals."
     )
 
 
@@ -377,7 +417,7 @@ def draw_odometer(s: Settings):
 def _practice_odometer(box, s: Settings) -> None:
     book = ledger_view.practice(s)
     box.markdown(ledger_view.practice_caption(s))
-    spent = book.rho if book.budget.notion == "zcdp" else book.epsilon
+    spent = notion(book.budget.notion).amount(book)
     box.progress(1.0 if spent is None else min(spent / book.budget.amount, 1.0))
     mark = ledger_view.practice_mark(s)
     if mark:
@@ -456,49 +496,13 @@ def chosen_notions():
 
 def split_caption(s: Settings) -> str:
     """The split as shares and as amounts of the budget, one meaning on every page."""
-    symbol, total = ("ε", s.epsilon) if s.privacy == "pure" else ("ρ", s.rho)
+    symbol, total = s.notion.symbol, s.budget
     method = registry.get(s.mechanism)
     phis = " / ".join(f"φ{i + 1}" for i in range(len(method.steps)))
     shares = " / ".join(f"{v:.3f}" for v in s.split)
     amounts = " / ".join(f"{v * total:.3g}" for v in s.split)
     steps = " / ".join(method.step_label(step).removeprefix("the ") for step in method.steps)
     return f"Split {phis}: shares {shares}, so {symbol} = {amounts} for {steps}."
-
-
-def _apply_settings_file():
-    file = st.session_state.get("settings_file")
-    if file is None:
-        return
-    try:
-        changed = load_settings_file(file.getvalue())
-    except ValueError as err:
-        st.session_state["_settings_message"] = ("error", str(err))
-        return
-    note = f" Changed to values the app can use: {'; '.join(changed)}." if changed else ""
-    st.session_state["_settings_message"] = ("success", f"Loaded the settings of {file.name}.{note}")
-
-
-def settings_file_panel(settings: Settings):
-    """Download the settings as JSON, or load a file downloaded earlier (a teacher's prepared set-up)."""
-    panel = st.expander("Save or load these settings", key="settings_panel", on_change="rerun")
-    if not panel.open:  # drawn only when opened: the page loads faster
-        return
-    c1, c2 = panel.columns(2)
-    c1.download_button(
-        "Download these settings (JSON)", settings_json(settings), "dpci-settings.json", mime="application/json"
-    )
-    c2.file_uploader("Load settings (JSON)", type=["json"], key="settings_file", on_change=_apply_settings_file)
-    if st.session_state.get("settings_file") is None:  # the message lasts as long as its file is shown
-        st.session_state.pop("_settings_message", None)
-    if "_settings_message" in st.session_state:
-        kind, text = st.session_state["_settings_message"]
-        (c2.success if kind == "success" else c2.error)(text)
-    panel.caption(
-        "The release these settings describe, as Python (the copy button is at its top right; `X, y` are your "
-        "rows, in the unit ball, with labels -1/+1). With fresh randomness it is a new release, paid on the "
-        "ledger of the `with` block you run it in."
-    )
-    panel.code(settings.spec().to_python(), "python")
 
 
 def page(title: str, intro: str | None = None, tab: str | None = None, unused=()) -> Settings:

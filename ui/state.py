@@ -5,12 +5,12 @@ and the flags of a session's first paint.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 
 import streamlit as st
 
+from dpci import methods as registry
 from dpci.methods import default_split
-from ui.settings import FIELDS, Settings, changed_settings, settings_values
+from ui.settings import OLD_KEYS, Settings, changed_settings, settings_values, translated
 
 STORE = "dpci_settings"  # session_state key of the settings dict; it outlives the widgets
 WIDGET = "w_"  # session_state prefix of the settings widgets (Streamlit drops a widget's state when a
@@ -20,7 +20,7 @@ WIDGET = "w_"  # session_state prefix of the settings widgets (Streamlit drops a
 def settings_store() -> dict:
     """The session's settings, filled once from the URL's query parameters, else the defaults."""
     if STORE not in st.session_state:
-        raw = {k: st.query_params[k] for k in st.query_params}
+        raw = translated({k: st.query_params[k] for k in st.query_params})
         values, _ = settings_values(raw)
         changed = changed_settings(raw, values)
         if changed:
@@ -37,8 +37,9 @@ def load_settings_file(data: bytes):
         raw = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ValueError(f"This is not a dpci settings file (JSON): {err}.") from None
-    if not isinstance(raw, dict) or not set(raw) & set(FIELDS):
+    if not isinstance(raw, dict) or not set(translated(raw)) & set(Settings().values()):
         raise ValueError("This JSON file holds no dpci settings; download one with 'Download these settings'.")
+    raw = translated(raw)
     values, _ = settings_values(raw)
     for name, value in values.items():
         set_setting(name, value)
@@ -49,8 +50,6 @@ def current_settings() -> Settings:
     """The session's settings; a method that cannot fit the chosen model (Kulkarni et al. fits logistic
     regression only) gives way to the first that can, and a privacy notion the method does not support
     (Kulkarni et al. is zCDP only) to one it does, so no page is asked for an impossible release."""
-    from dpci import methods as registry
-
     store = settings_store()
     if not registry.get(store["mechanism"]).fits(store["model"]):
         store["mechanism"] = next(m for m in registry.available() if registry.get(m).fits(store["model"]))
@@ -60,12 +59,15 @@ def current_settings() -> Settings:
         store["privacy"] = notions[0]
         if WIDGET + "privacy" in st.session_state:
             st.session_state.pop(WIDGET + "privacy")  # redrawn from the store (settings_widget) at its next draw
-    return Settings(**store)
+    return Settings.from_values(store)
 
 
 def share_settings(settings: Settings):
-    """Mirror the settings in the URL so a teacher can reopen or share the same configuration."""
-    st.query_params.update({k: str(v) for k, v in asdict(settings).items()})  # a page's own controls stay
+    """Mirror the settings in the URL so a teacher can reopen or share the same configuration (the
+    state's own keys: an old link's keys give way to their dotted names)."""
+    for old in OLD_KEYS:
+        st.query_params.pop(old, None)
+    st.query_params.update({k: str(v) for k, v in settings.values().items()})  # a page's own controls stay
 
 
 def set_setting(name, value):
@@ -75,11 +77,21 @@ def set_setting(name, value):
 
 
 def restore_table2():
+    """The method's default split for the notion (the paper's Table 2), as the sliders' fractions."""
     store = settings_store()
     split = default_split(store["mechanism"], store["privacy"])
-    set_setting("phi1", split.phi1)
-    if len(split) == 3:
-        set_setting("phi2_rest", round(split.phi2_rest, 3))
+    rest = 1.0
+    for step, share in zip(registry.get(store["mechanism"]).steps[:-1], split):
+        set_setting(f"split.{step}", round(share / rest, 3))
+        rest -= share
+
+
+def declared_widgets(names) -> None:
+    """Before drawing a dotted setting's widget: the store holds its value (its default until set)."""
+    s = current_settings()
+    store = settings_store()
+    for name in names:
+        store.setdefault(name, s.value(name))
 
 
 def _store_widget(name):
@@ -129,7 +141,8 @@ def settings_widget(factory, label, name, *args, **kwargs):
     """
     key = WIDGET + name
     st.session_state[key] = settings_store()[name]
-    if name in st.session_state.get(UNUSED, ()):  # this page does not use it: shown greyed out, not hidden
+    unused = st.session_state.get(UNUSED, ())
+    if name in unused or name.partition(".")[0] in unused:  # not used on this page: greyed out, not hidden
         kwargs.update(disabled=True, help="Not used on this page (its own controls set this).")
     return factory(label, *args, key=key, on_change=_store_widget, args=(name,), **kwargs)
 

@@ -299,17 +299,7 @@ def upload_panel() -> bool:
             address=False,
             help="The label the model predicts as +1; the other is -1.",
         )
-        labels = f"{result.schema.positive_class!r} and {result.schema.negative_class!r}"
-        if "upload_labels_public" not in st.session_state:  # widget state goes with a page switch; the choice stays
-            st.session_state["upload_labels_public"] = st.session_state.get("kept_labels_public", False)
-        public_labels = st.checkbox(
-            f"The label values {escape_markdown(labels)} are public (from a codebook, not read off this file)",
-            key="upload_labels_public",
-            help="The app read the two label values from the file: that both occur is a fact about these rows. "
-            "Tick this only if the values are known without the data.",
-        )
-        st.session_state["kept_labels_public"] = public_labels
-        st.session_state["_labels_from_data"] = not public_labels
+        public_labels = _labels_public(result)
         numeric = [col for col in result.schema.numeric_columns if col.name in features]
         bounds = _bounds_editor(numeric, name + repr((target, features))) if numeric else {}
         if bounds or positive != classes[0]:
@@ -322,6 +312,29 @@ def upload_panel() -> bool:
         st.error(escape_markdown(err))
         _forget_result()
         return False
+    choices = (target, positive, features, sorted(bounds.items()), sorted(levels.items()))
+    _keep_result(result, warnings_, public_labels, upload_digest(digest.encode() + repr(choices).encode()))
+    return True
+
+
+def _labels_public(result) -> bool:
+    """Whether the analyst states the two label values public (a codebook), kept across pages."""
+    labels = f"{result.schema.positive_class!r} and {result.schema.negative_class!r}"
+    if "upload_labels_public" not in st.session_state:  # widget state goes with a page switch; the choice stays
+        st.session_state["upload_labels_public"] = st.session_state.get("kept_labels_public", False)
+    public_labels = st.checkbox(
+        f"The label values {escape_markdown(labels)} are public (from a codebook, not read off this file)",
+        key="upload_labels_public",
+        help="The app read the two label values from the file: that both occur is a fact about these rows. "
+        "Tick this only if the values are known without the data.",
+    )
+    st.session_state["kept_labels_public"] = public_labels
+    st.session_state["_labels_from_data"] = not public_labels
+    return public_labels
+
+
+def _keep_result(result, warnings_, public_labels: bool, digest: str) -> None:
+    """Say what is not private or was noted while reading, and keep the result for the session."""
     partial = st.session_state.get("_partial_bounds", ())
     _show_problems(warnings_, not_private_reasons(result, partial, here=True, labels_from_data=not public_labels))
     for note in result.notes:
@@ -329,13 +342,11 @@ def upload_panel() -> bool:
         if note not in warnings_ and not note.startswith("positive_class not given"):
             st.info(escape_markdown(note))
     st.session_state["upload_result"] = result
-    choices = (target, positive, features, sorted(bounds.items()), sorted(levels.items()))
-    st.session_state["upload_digest"] = upload_digest(digest.encode() + repr(choices).encode())
+    st.session_state["upload_digest"] = digest
     st.caption(
         f"{len(result.frame):,} usable rows ({result.n_dropped:,} dropped for missing values); "
         f"positive class: {escape_markdown(repr(result.schema.positive_class))}."
     )
-    return True
 
 
 def upload_dataset(digest: str, d: int, scaling: str = "unit"):

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from ui.settings import EPSILONS  # the ε slider's stops
+from dpci.notions import EPSILONS  # the ε slider's stops
 
 from .conftest import ARTIFACTS, app_errors, start_server
 

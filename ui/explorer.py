@@ -1,0 +1,291 @@
+"""The Explorer's parts (pages/0_Explorer.py runs them in order): the checks before a release, the
+release or its free preview, the chart's fragment and what the release spent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+import ui.background
+import ui.choice_of_c
+import ui.data
+import ui.layout
+import ui.privacy
+import ui.release_panel
+import ui.sidebar
+import ui.state
+from dpci.presentation.figures import forest_plot
+from dpci.presentation.numbers import rounded_table
+from dpci.presentation.tables import (
+    escape_markdown,
+    interval_table,
+    markdown_table,
+    narrower_than_variability,
+    release_too_wide,
+)
+from ui.settings import Settings, fmt_c
+
+RUN = "_explorer_run"  # session_state: this full run's mark; its fragment checks it (see results)
+LAST_FOREST = "_last_forest"  # session_state: the last chart drawn, shown faded while settings cannot draw
+
+
+@dataclass
+class Shown:
+    """What the Explorer draws: the rows, the release (or its preview) and the non-private fit."""
+
+    X: Any
+    y: Any
+    names: list
+    truth: Any
+    release: Any
+    nonprivate: Any
+    preview: bool
+
+    @property
+    def source(self) -> str:
+        return "preview" if self.preview else "data"
+
+
+def start(first_paint: bool):
+    """A new full run: its mark, and the sidebar's slots of the last run forgotten. Returns the
+    function that stops the run (a first paint that cannot draw the chart draws the settings first)."""
+    st.session_state[RUN] = object()
+    st.session_state.pop(ui.sidebar.ODOMETER_SLOT, None)  # the sidebar of this run makes a new one
+    st.session_state.pop(ui.choice_of_c.DEFERRED, None)  # so does the recommended c's place (stale now)
+    waiting = ui.state.waiting_sidebar() if first_paint else None
+
+    def halt():
+        if waiting is not None:
+            waiting.empty()
+            ui.sidebar.sidebar()
+        ui.choice_of_c.draw_deferred_recommendation()
+        st.stop()
+
+    return halt
+
+
+def last_chart(until: str) -> None:
+    """The picture stays: the last chart drawn, faded, while the current settings cannot be drawn."""
+    last = st.session_state.get(LAST_FOREST)
+    if last is not None:
+        st.caption(f"The chart of the last settings drawn, {until}:")
+        st.plotly_chart(last.update_layout(template="plotly_white").update_traces(opacity=0.35), width="stretch")
+
+
+def _use_c_button(label: str, c: float, primary: bool = False) -> None:
+    st.button(label, on_click=ui.state.set_setting, args=("c", c), type="primary" if primary else "secondary")
+
+
+def check_c(s: Settings, X, halt) -> None:
+    """Stop with the reason when the method cannot run at this c (offering a c that can); warn when it
+    can but advises against it, and when the method leaves the privacy noise out."""
+    problem = ui.data.c_problem(s, len(X))
+    if problem is not None:
+        message, suggestion = problem
+        recommended = ui.choice_of_c.recommended_slider_c(s, *X.shape)  # from public facts: costs no privacy
+        st.error(message)
+        if recommended is not None:
+            _use_c_button(f"Use the recommended c ({fmt_c(recommended)})", recommended, primary=True)
+        elif suggestion is not None:
+            _use_c_button(f"Use c = {fmt_c(suggestion)}", suggestion, primary=True)
+        last_chart("until c is valid again")
+        halt()
+    caution = ui.data.c_caution(s, len(X))
+    if caution is not None:
+        st.warning(caution[0])
+        recommended = ui.choice_of_c.recommended_slider_c(s, *X.shape)
+        use = recommended if recommended is not None else caution[1]
+        if use is not None:
+            _use_c_button(f"Use the recommended c = {fmt_c(use)}", use)
+    if not ui.data.chosen_method(s).accounts_for_privacy_noise:
+        st.warning(
+            "The **naive interval** leaves the privacy noise out: it uses the private coefficients with a textbook "
+            "standard error, as an analyst would by default. Compare it with the variability interval: where "
+            "privacy noise matters it is too short, and it misses the truth more often than its level says."
+        )
+
+
+def release(s: Settings, X, y, names, truth, halt) -> Shown:
+    """The release of these settings (paid, or shown again for free), or for real data not yet released
+    a preview on a stand-in of its public facts (free, until the user releases)."""
+    key = ui.data.dataset_key(s)
+    preview = (
+        ui.privacy.needs_explicit_release(s)
+        and ui.privacy.stored(s, key) is None
+        and not ui.privacy.release_requested(s, key)
+    )
+    try:
+        if preview:
+            X, y, names = ui.data.preview_arrays(s)
+            return Shown(X, y, names, None, ui.data.preview_release(key, s), ui.data.preview_nonprivate(key, s), True)
+        return Shown(X, y, names, truth, ui.data.cached_release(key, s), ui.data.cached_nonprivate(key, s), False)
+    except ui.data.Refused as err:
+        ui.release_panel.explain_refusal(err)
+        last_chart("until you go back to settings already released, or ask for less budget")
+        halt()
+    except Exception as err:  # noqa: BLE001 - shown as a message, never a traceback
+        ui.data.explain_error(err)
+        halt()
+    raise AssertionError("halt() stops the run")
+
+
+def _chart(s: Settings, shown: Shown, table, stale: bool):
+    title = (
+        f"{100 * s.level:g}% intervals for {ui.choice_of_c.estimand_symbol(s)}: "
+        f"{ui.data.chosen_method(s).label}, {s.label('privacy')}"
+    )
+    if shown.preview:
+        title = "Preview on a stand-in, not your data: " + title
+    row_height, font_size = ui.layout.CHART[s.view]
+    return ui.background.memo_chart(  # a tick between milestones draws the same chart: built once
+        forest_plot,
+        table,
+        title=title,
+        level=s.level,
+        stale=("variability",) if stale else (),
+        truth_name="truth θ (no penalty)" if s.shown_estimand == "unregularised" else "truth θ₀(c)",
+        row_height=row_height,
+        font_size=font_size,
+    )
+
+
+def _variability_job(s: Settings, shown: Shown):
+    """The bootstrap's job: the private interval is drawn at once, and the bootstrap starts at the next
+    tick, once the browser has the chart, so it never delays the first picture."""
+    job = ui.background.existing_variability_job(s, shown.source)
+    if job is None:
+        key = ui.background.variability_key(s, shown.source)
+        drawn = st.session_state.get("_vi_first_draw") == key
+        st.session_state["_vi_first_draw"] = key
+        job = ui.background.variability_job(s, shown.X, shown.y, shown.source) if drawn else ui.background.NO_JOB
+    return job
+
+
+def _progress(job, state, table) -> None:
+    if job.error:
+        st.warning(f"Variability intervals stopped: {escape_markdown(job.error)}")
+    elif state is None:
+        st.progress(0.0, text="Variability interval: starting the bootstrap…")
+    else:
+        done = 1.0 if state.finished else state.done / state.total
+        st.progress(done, text=ui.background.variability_progress(job, state))
+        narrower = narrower_than_variability(table) if state.finished else []
+        if narrower:
+            listed = escape_markdown(", ".join(narrower[:4])) + (", …" if len(narrower) > 4 else "")
+            st.info(
+                f"The private interval is narrower than the variability interval for {len(narrower)} of "
+                f"{len(table)} coefficients ({listed}). "
+                "It should be wider: here it seems to claim less uncertainty than the private estimate has, "
+                "which suggests it misses the truth more often than its level says. This happens with few "
+                "rows or a small budget, when the noisy Hessian and covariance are poor; the *Coverage and "
+                "sample size* page measures it."
+            )
+
+
+def _numbers(table) -> None:
+    numbers = st.expander("The numbers", key="explorer_numbers", on_change="rerun")
+    if numbers.open:  # drawn only when opened: an interactive grid is slow to load in the browser
+        shown = rounded_table(table).set_index("feature").rename(columns=lambda c: c.replace("_", " "))
+        numbers.dataframe(shown, width="stretch")  # rounded as the CSV and the report are
+
+
+def results(s: Settings, shown: Shown, first_paint: bool) -> None:
+    """The chart, its caption and the bootstrap's progress, in a fragment that ticks while it runs."""
+    run, run_settings = st.session_state[RUN], ui.state.current_settings()
+    previous = ui.background.existing_variability_job(s, shown.source)
+
+    @st.fragment(run_every=ui.background.poll_interval(previous, first=previous is None, first_paint=first_paint))
+    def fragment():
+        if st.session_state.get(RUN) is not run or ui.state.current_settings() != run_settings:
+            # A tick left over from an earlier full run (a later run stopped before drawing it): drawing
+            # would put a stale chart in that page. Or a setting changed with the tick: the page follows.
+            st.rerun(scope="app")
+        job = _variability_job(s, shown)
+        ui.state.controls_follow()  # after a first paint, the tick that started the job brings the whole page
+        state = ui.background.tick_state(job)
+        vi, stale = ui.background.variability_or_last(state, s.alpha, shown.names)
+        bias = ui.choice_of_c.estimand_bias(s, shown.release)
+        table = interval_table(shown.names, shown.release, shown.nonprivate, vi, shown.truth, s.alpha, bias=bias)
+        chart = st.session_state[LAST_FOREST] = _chart(s, shown, table, stale)
+        st.plotly_chart(chart, width="stretch", key="forest", config={"displaylogo": False})
+        st.caption(ui.choice_of_c.estimand_caption(s, bias))
+        for caveat in getattr(shown.release, "caveats", ()):  # the method's own word on this release's coverage
+            st.warning(escape_markdown(caveat))
+        if wide := release_too_wide(table):
+            st.warning(wide)
+        _progress(job, state, table)
+        _numbers(table)
+        if job.done and st.session_state.get("_vi_done_drawn") != job.key:
+            st.session_state["_vi_done_drawn"] = job.key
+            st.rerun()  # one full rerun so the fragment stops polling
+
+    fragment()
+
+
+def spend_metrics(s: Settings, shown: Shown) -> None:
+    """What the release spent (or would, for a preview) and its (ε, δ) equivalent, beside n and d."""
+    spend = shown.release.spend
+    spent = "if released" if shown.preview else "spent"  # a preview spends nothing
+    cols = st.columns(4)
+    if s.teaching:  # a public seed: nothing is private, so no spend and no guarantee is shown as one
+        cols[0].metric(  # a short value: a quarter of the page cut "teaching mode: not private" to "…not p…"
+            "Teaching mode",
+            "not private",
+            help="A public seed made these numbers: anyone can recompute the noise, so they carry no privacy "
+            "guarantee and spend nothing. Turn teaching mode off in the sidebar for a private release.",
+        )
+        cols[1].metric("Guarantee", "none", help="A public seed: anyone can recompute the noise.")
+    else:
+        n = s.notion
+        help_ = f"The privacy spent: {n.label}, composed over the method's steps."
+        cols[0].metric(f"{n.symbol} {spent}", f"{n.amount(spend):.3g}", help=help_)
+        if n.needs_delta:
+            cols[1].metric(
+                f"ε for δ = {s.delta:.0e}",
+                f"{spend.to_approx_dp(s.delta).epsilon:.3g}",
+                help=f"The (ε, δ)-DP this {n.label} release implies (Proposition 2 of the paper); δ is set in "
+                "the sidebar.",
+            )
+        else:
+            cols[1].metric("As (ε, δ)-DP", f"({spend.epsilon:.3g}, 0)", help="Pure ε-DP is (ε, δ)-DP with δ = 0.")
+    cols[2].metric("Rows n", f"{len(shown.X):,}")
+    cols[3].metric("Coefficients", f"{shown.X.shape[1]}", help="d features plus the constant.")
+
+
+def c_notes(s: Settings, shown: Shown) -> None:
+    """The c the method chose itself, or the bound objective perturbation needs c above."""
+    method = ui.data.chosen_method(s)
+    if shown.release.c != s.c:
+        st.caption(
+            f"{method.label[:1].upper() + method.label[1:]} chooses its own regularisation, c = "
+            f"{shown.release.c:.3g}, and its interval targets θ₀ at that c: the sidebar's c is not used."
+        )
+    bound = ui.data.c_bound(s, len(shown.X))
+    if bound is not None:
+        st.caption(
+            f"Objective perturbation needs c > {bound:.3g} here (Algorithm 1, for n = {len(shown.X):,} and this "
+            f"budget); c = {fmt_c(s.c)} is valid."
+        )
+
+
+def step_ledger(s: Settings, shown: Shown) -> None:
+    """What each step of the method spent (or would), as a table in the notion's unit."""
+    if s.teaching:
+        st.subheader("What a private release of these settings would spend, step by step")
+        st.caption("Teaching mode: not private. These numbers were drawn from a public seed and spent nothing.")
+    else:
+        st.subheader("What a release would spend, step by step" if shown.preview else "Privacy spent, step by step")
+    spend, method = shown.release.spend, ui.data.chosen_method(s)  # each step named as the method names it
+    steps = {step: f"φ{i + 1}: {method.step_label(step).removeprefix('the ')}" for i, step in enumerate(method.steps)}
+    ledger = spend.to_frame().replace({"step": steps}).set_index("step")
+    unit, symbol = s.notion.unit, s.notion.symbol
+    columns = {"share": "share of the budget", unit: f"{symbol} spent"}
+    st.markdown(markdown_table(ledger[["share", unit]].rename(columns=columns)))
+    if s.notion.needs_delta and spend.steps[0].epsilon is not None:
+        st.caption(
+            f"{method.label[:1].upper() + method.label[1:]} is a pure-DP mechanism: φ1 runs it at "
+            f"ε = {spend.steps[0].epsilon:.4g}, which costs ρ = ε²/2 = {spend.steps[0].rho:.4g} "
+            "(Proposition 1, Theorem 2)."
+        )
