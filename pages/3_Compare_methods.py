@@ -4,6 +4,7 @@ variability intervals."""
 import streamlit as st
 
 import ui
+from dpci import ReleaseSpec
 from dpci.accounting import epsilon_from_rho
 from dpci.experiments.curves import fit_length_vs_budget, fit_length_vs_n
 from dpci.experiments.sweeps import ALL, iter_interval_vs_variability
@@ -70,16 +71,13 @@ job = ui.sweep_job(
     key,
     lambda: iter_interval_vs_variability(
         load,
-        settings.loss,
+        ReleaseSpec(loss=settings.loss, c=settings.c, alpha=settings.alpha, n_samples=m),
         over,
         sorted(values),
         methods=tuple(chosen),
         n=n_fixed,
         d=settings.d,
         epsilon=epsilon,
-        c=settings.c,
-        alpha=settings.alpha,
-        n_samples=m,
         n_replicates=k,
         precision=precision,
         n_vi=n_vi,

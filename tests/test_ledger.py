@@ -13,6 +13,7 @@ import pytest
 import dpci
 from dpci.ledger import Budget, BudgetExceeded, Ledger, NotCovered, tight_epsilon, tight_rho
 from dpci.methods import allocate
+from dpci.spec import ReleaseSpec
 
 
 def spend(budget, privacy="pure", mechanism="output"):
@@ -499,7 +500,7 @@ def test_a_bootstrap_on_the_data_is_recorded_as_not_private():
 
     X, y = _data()
     with Ledger() as watch:
-        variability_intervals(X, y, dpci.LogisticLoss(), mechanism="output", n_replicates=20)
+        variability_intervals(X, y, ReleaseSpec(loss=dpci.LogisticLoss(), method="output"), n_replicates=20)
     status = watch.status()
     assert (status.releases, status.not_private) == (0, 1)
     assert watch.ledger.history(status.key)[0]["what"] == "bootstrap replicates of output on the data"

@@ -13,6 +13,7 @@ from dpci import methods
 from dpci.accounting import Split, epsilon_from_rho, rho_from_epsilon
 from dpci.mechanisms import NoiseLaw, PerturbedFit
 from dpci.solver import minimise_erm
+from dpci.spec import ReleaseSpec
 
 
 class DoubledGaussianOutput(methods.OutputPerturbation):
@@ -149,13 +150,8 @@ def test_an_outside_method_is_usable_everywhere(outside_method):
         iter_split_sweep(
             X,
             y,
-            dpci.LogisticLoss(),
-            mechanism=outside_method.name,
-            privacy="zcdp",
-            budget=0.5,
+            dpci.ReleaseSpec(outside_method.name, "zcdp", 0.5, loss=dpci.LogisticLoss(), c=1e-2, n_samples=200),
             shares=(0.5, 0.9),
-            c=1e-2,
-            n_samples=200,
             n_replicates=8,
         )
     )[-1]
@@ -163,11 +159,7 @@ def test_an_outside_method_is_usable_everywhere(outside_method):
     vi = variability_intervals(
         X,
         y,
-        dpci.LogisticLoss(),
-        mechanism=outside_method.name,
-        privacy="zcdp",
-        budget=0.5,
-        c=1e-2,
+        ReleaseSpec(loss=dpci.LogisticLoss(), method=outside_method.name, privacy="zcdp", budget=0.5, c=1e-2),
         n_replicates=64,
         random_state=0,
     )
@@ -195,9 +187,10 @@ def test_variability_of_the_outside_method_is_twice_as_wide_as_output_perturbati
     from dpci.experiments.bootstrap import variability_intervals
 
     X, y = _data(2000)
-    kw = dict(privacy="zcdp", budget=0.005, c=1e-2, n_replicates=2000, random_state=0)
-    wide = variability_intervals(X, y, dpci.LogisticLoss(), mechanism=outside_method.name, **kw)
-    base = variability_intervals(X, y, dpci.LogisticLoss(), mechanism="output", **kw)
+    kw = dict(n_replicates=2000, random_state=0)
+    spec = dpci.ReleaseSpec("output", "zcdp", 0.005, loss=dpci.LogisticLoss(), c=1e-2)
+    wide = variability_intervals(X, y, spec.replace(method=outside_method.name, split=None), **kw)
+    base = variability_intervals(X, y, spec, **kw)
     ratio = np.diff(wide.bounds).ravel() / np.diff(base.bounds).ravel()
     assert ratio == pytest.approx(2.0, rel=0.12)
     # and the coordinates of the estimates are normal with that spread (KS, fixed seed)
@@ -261,6 +254,6 @@ def test_the_naive_interval_under_covers_where_privacy_noise_dominates():
             hits.append(((ci[:, 0] <= theta0) & (theta0 <= ci[:, 1])).mean())
         return float(np.mean(hits))
 
-    assert coverage("naive", 2_000, 0.5, 1e-3, 200) < 0.6  # SE ~ 0.02
-    assert coverage("output", 2_000, 0.5, 1e-3, 200) >= 0.93
-    assert coverage("naive", 50_000, 30.0, 1e-2, 100) >= 0.90  # SE ~ 0.015 around 0.95
+    assert coverage("naive", 2_000, ReleaseSpec(loss=0.5, method=1e-3, privacy=200)) < 0.6  # SE ~ 0.02
+    assert coverage("output", 2_000, ReleaseSpec(loss=0.5, method=1e-3, privacy=200)) >= 0.93
+    assert coverage("naive", 50_000, ReleaseSpec(loss=30.0, method=1e-2, privacy=100)) >= 0.90  # SE ~ 0.015 around 0.95

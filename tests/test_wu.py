@@ -25,6 +25,7 @@ from dpci.methods.wu import (
 )
 from dpci.release import margin_rows
 from dpci.solver import minimise_erm
+from dpci.spec import ReleaseSpec
 
 THETA = np.array([1.0, -0.5, 0.5, 0.2])  # known truth, the last coefficient on the constant feature
 LOSS = dpci.LogisticLoss()
@@ -116,7 +117,12 @@ def test_noise_law_by_ks(privacy):
 
 def test_bootstrap_targets_theta0_at_its_own_c(data):
     X, y = data
-    run = coverage(X[:3000], y[:3000], LOSS, mechanism="wu", privacy="zcdp", budget=0.5, n_replicates=8, n_samples=200)
+    run = coverage(
+        X[:3000],
+        y[:3000],
+        ReleaseSpec(loss=LOSS, method="wu", privacy="zcdp", budget=0.5, n_samples=200),
+        n_replicates=8,
+    )
     own_c = methods.get("wu").estimand_c(dpci.allocate(0.5, None, "wu", "zcdp"), 3000, 4, 1e-3, LOSS)
     np.testing.assert_allclose(run.theta0, minimise_erm(margin_rows(X[:3000], y[:3000]), LOSS, own_c).theta, atol=1e-8)
 
