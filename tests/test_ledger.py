@@ -391,7 +391,7 @@ def _tuned(X, y, rng):
     from dpci.methods.wu import tuned_release
     from dpci.solver import margin_rows
 
-    return tuned_release(margin_rows(X, y), dpci.LogisticLoss(), 1.0, None, "pure", 0.05, 200, rng)
+    return tuned_release(margin_rows(X, y), dpci.ReleaseSpec("wu", loss=dpci.LogisticLoss(), n_samples=200), rng)
 
 
 def _walkthrough(X, y, rng):

@@ -32,9 +32,10 @@ class DoubledGaussianOutput(methods.OutputPerturbation):
         law = super().coefficient_noise_law(alloc, n, c, loss)
         return NoiseLaw(law.kind, 2.0 * law.scale)
 
-    def perturb(self, A, loss, c, alloc, rng):
+    def perturb(self, measurement, A, rng):
+        loss, c = measurement.loss, measurement.c
         result = minimise_erm(A, loss, c)
-        law = self.coefficient_noise_law(alloc, A.shape[0], c, loss)
+        law = self.coefficient_noise_law(measurement.allocation, A.shape[0], c, loss)
         beta = law.sample(rng, A.shape[1])
         return PerturbedFit(result.theta + beta, law, None, result.n_iter, beta)
 

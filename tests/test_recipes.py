@@ -89,10 +89,10 @@ class FourStepOutput(methods.OutputPerturbation):
     splits = {"zcdp": (0.7, 0.1, 0.1, 0.1)}
     pure_steps = (False, False, False, False)
 
-    def release(self, A, loss, c, alloc, alpha, n_samples, rng, closed_form=True):
-        release = super().release(A, loss, c, alloc, alpha, n_samples, rng, closed_form)
+    def release(self, measurement, A, rng, closed_form=True):
+        release = super().release(measurement, A, rng, closed_form)
         n = A.shape[0]
-        sigma = (2.0 / n) / np.sqrt(2.0 * alloc.phi[3])  # Gaussian mechanism at rho4 (Bun and Steinke)
+        sigma = (2.0 / n) / np.sqrt(2.0 * measurement.allocation.phi[3])  # Gaussian mechanism at rho4 (Bun and Steinke)
         self.feature_mean = np.abs(A).mean(axis=0) + rng.normal(0.0, sigma, A.shape[1])
         return release
 

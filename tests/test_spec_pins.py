@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import dpci
+import dpci.teaching
 from dpci import ReleaseSpec
 from dpci.data import make_synthetic_logistic
 from dpci.experiments.bootstrap import _last, coverage, variability_intervals
@@ -122,3 +123,21 @@ def test_accuracy_first_is_unchanged(data, strategy):
     )  # fmt: skip
     assert res.budget == pytest.approx(budget, rel=RELEASE_PIN)
     _close(res.release.conf_int, bounds, RELEASE_PIN)
+
+
+@pytest.mark.parametrize(
+    "function",
+    [dpci.private_confidence_intervals, dpci.teaching.walkthrough, dpci.PrivateLogisticRegression.__init__],
+    ids=["private_confidence_intervals", "walkthrough", "estimator"],
+)
+def test_the_keyword_api_has_the_specs_defaults(function):
+    """The keywords are written out (a scikit-learn estimator's __init__ must be), so this test keeps
+    their defaults those of ReleaseSpec: one description of the release's defaults."""
+    import dataclasses
+    import inspect
+
+    params = inspect.signature(function).parameters
+    defaults = {f.name: f.default for f in dataclasses.fields(ReleaseSpec) if f.name != "loss"}
+    names = {"method": "mechanism", "seed": "random_state"}
+    for field, default in defaults.items():
+        assert params[names.get(field, field)].default == default, field

@@ -36,11 +36,10 @@ from functools import partial
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from ..accounting import Allocation
 from ..batch import batch_start, scratch, scratch_space
 from ..intervals import check_count
 from ..ledger.hooks import note_not_private
-from ..methods import Method
+from ..methods import Measurement
 from ..methods.paper import solve_replicates
 from ..solver import margin_rows, minimise_erm, row_major_transpose
 from ..spec import ReleaseSpec
@@ -114,13 +113,12 @@ _STARTS: dict = {}  # per-process cache of BatchStart objects, keyed by populati
 
 @dataclass(frozen=True)
 class _Population:
-    """What every chunk shares: the rows, the method, theta_0 and the Hessian pieces there."""
+    """What every chunk shares: the rows, the spec's measurement, theta_0 and the Hessian pieces there."""
 
     A: np.ndarray
     loss: object
     c: float
-    method: Method | None  # a registered method, or None for the non-private bootstrap
-    alloc: Allocation | None  # its allocation (None for the non-private bootstrap)
+    measurement: Measurement | None  # the spec measured by its method, or None for the non-private bootstrap
     theta0: np.ndarray
     token: str  # identifies the population, so each worker builds its BatchStart once
 
@@ -154,7 +152,7 @@ def _make_population(X, y, spec: ReleaseSpec, private: bool):
     record = dict(function="bootstrap", **spec.to_dict())
     note_not_private(A, record if private else dict(record, method=NONPRIVATE), f"{what} on the data")
     loss, c = spec.loss, spec.c
-    method, alloc, target_c = None, None, c
+    measurement, target_c = None, c
     if private:
         measurement = spec.measure()  # the spec's privacy map (Method.measure)
         method, alloc = measurement.method, measurement.allocation
@@ -164,7 +162,7 @@ def _make_population(X, y, spec: ReleaseSpec, private: bool):
     digest = hashlib.blake2b(row_major_transpose(A).data, digest_size=16)  # hashes A in place, no copy
     digest.update(theta0.tobytes())
     digest.update(repr(loss).encode())
-    return _Population(A, loss, c, method, alloc, theta0, digest.hexdigest())
+    return _Population(A, loss, c, measurement, theta0, digest.hexdigest())
 
 
 def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int, block: int):
@@ -177,10 +175,11 @@ def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int,
     weights = scratch("weights", (len(rngs), n))  # this chunk's only (see _variability_chunk)
     for rng, row in zip(rngs, weights):
         bootstrap_counts(rng, n, out=row)
-    if pop.method is None:  # the non-private bootstrap of theta-hat
+    m = pop.measurement
+    if m is None:  # the non-private bootstrap of theta-hat
         theta = solve_replicates(pop.A, pop.loss, pop.c, weights, None, pop.start, block)
     else:
-        theta = pop.method.replicate_coefficients(pop.A, pop.loss, pop.c, pop.alloc, weights, rngs, pop.start, block)
+        theta = m.method.replicate_coefficients(m, pop.A, weights, rngs, pop.start, block)
     return theta, weights, rngs
 
 
@@ -200,17 +199,16 @@ def _variability_chunk(pop, entropy, start, stop):
         return _private_coefficients(pop, entropy, start, stop, block_size(pop.A.shape[0]))[0]
 
 
-def _coverage_chunk(pop, entropy, start, stop, alpha, n_samples):
+def _coverage_chunk(pop, entropy, start, stop):
+    m = pop.measurement
     with _one_blas_thread(), scratch_space():
         theta, weights, rngs = _private_coefficients(
             pop, entropy, start, stop, block_size(pop.A.shape[0], COVERAGE_BLOCK)
         )
-        law = pop.method.coefficient_noise_law(pop.alloc, pop.A.shape[0], pop.c, pop.loss)
+        law = m.check(pop.A.shape[0])  # the coefficients' noise law
         bounds = np.empty(theta.shape + (2,))
         for i, rng in enumerate(rngs):
-            bounds[i] = pop.method.replicate_interval(
-                pop.A, pop.loss, theta[i], pop.c, pop.alloc, law, alpha, n_samples, rng, weights[i]
-            )
+            bounds[i] = m.method.replicate_interval(m, pop.A, theta[i], law, rng, weights[i])
     return bounds
 
 
@@ -436,7 +434,7 @@ def iter_coverage(
     :func:`iter_variability`. With ``precision`` the run stops before ``n_replicates`` once the
     overall coverage's standard error is at most ``precision``
     (:func:`dpci.experiments.stopping.coverage_error`)."""
-    alpha, n_samples = spec.alpha, spec.n_samples
+    alpha = spec.alpha
     n_replicates = check_count("n_replicates", n_replicates, 1)
     target = stopping.check_precision(precision, "the standard error of the coverage to stop at")
     pop = _population(X, y, spec, True)
@@ -449,7 +447,7 @@ def iter_coverage(
         first = stopping.first_checkpoint(stopping.COVERAGE_FIRST, n_replicates)
         error_of = partial(stopping.coverage_error, alpha=alpha)
         rule = stopping.Rule(target, first, stopping.COVERAGE_STEP, n_replicates, error_of)
-    runs = _run_chunks(_coverage_chunk, pop, entropy, int(n_replicates), spans, n_jobs, alpha, int(n_samples))
+    runs = _run_chunks(_coverage_chunk, pop, entropy, int(n_replicates), spans, n_jobs)
     state = partial(CoverageProgress, total=n_replicates, theta0=pop.theta0, alpha=alpha, precision=target)
     covered = partial(_covered, pop.theta0)
     yield from _states(runs, np.concatenate, state, "bounds", start, rule, checked=covered)
