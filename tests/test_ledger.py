@@ -384,7 +384,14 @@ def _function(X, y, rng):
 def _search(X, y, rng):
     from dpci.accuracy_first import accuracy_first
 
-    return accuracy_first(X, y, "logistic", 0.5, [0], "pure", 1.0, n_samples=200, random_state=rng)
+    return accuracy_first(
+        X,
+        y,
+        ReleaseSpec("output", privacy="pure", budget=1.0, n_samples=200),
+        target=0.5,
+        coefficients=[0],
+        random_state=rng,
+    )
 
 
 def _tuned(X, y, rng):

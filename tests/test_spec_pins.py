@@ -117,10 +117,8 @@ def test_accuracy_first_is_unchanged(data, strategy):
 
     X, y = data
     budget, bounds = PINS[f"accuracy_first|{strategy}"]
-    res = accuracy_first(
-        X, y, "logistic", target=0.8, privacy="zcdp", max_budget=2.0, c=1e-2, n_samples=300, random_state=8,
-        strategy=strategy,
-    )  # fmt: skip
+    spec = ReleaseSpec("output", "zcdp", 2.0, loss=LOGISTIC, c=1e-2, n_samples=300)  # the search's most: 2
+    res = accuracy_first(X, y, spec, target=0.8, random_state=8, strategy=strategy)
     assert res.budget == pytest.approx(budget, rel=RELEASE_PIN)
     _close(res.release.conf_int, bounds, RELEASE_PIN)
 
