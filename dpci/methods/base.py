@@ -160,8 +160,9 @@ class Method:
         """The c this method trains at whatever c it is given (None: the c it is given)."""
         return None
 
-    def offset_law(self, hessian, covariance, n: int, c: float, alloc: Allocation, loss) -> OffsetLaw:
-        """To first order, per coefficient, the law of theta~ - theta_0(c) when the Hessian (Eq. 4.2) and
+    def offset_law(self, measurement: Measurement, hessian, covariance, n: int) -> OffsetLaw:
+        """To first order, per coefficient, the law of theta~ - theta_0(c) of ``measurement`` (at its c)
+        on n rows when the Hessian (Eq. 4.2) and
         gradient covariance (Eq. 4.3) are these; :func:`dpci.recommend.recommend_c` predicts widths and
         coverage from it, at the population's matrices and at the private ones of :meth:`interval_matrices`."""
         raise NotImplementedError(f"{self.label} has no model of its interval's width (offset_law).")

@@ -105,13 +105,14 @@ class PaperMethod(Method):
         """The matrix M by which the coefficient mechanism's noise beta reaches theta~ (to first order)."""
         raise NotImplementedError
 
-    def offset_law(self, hessian, covariance, n, c, alloc, loss):
+    def offset_law(self, measurement, hessian, covariance, n):
         """Eq. 4.1 (Algorithm 3) and Eq. 5.2 (Algorithm 5): H^-1 G / sqrt(n) with G ~ N(0, Sigma), plus the
         coefficient noise through :meth:`noise_transform`."""
         h_inv = np.linalg.inv(hessian)  # also a stack of matrices, (draws, d, d): then each row a draw
         sampling = np.sqrt(np.clip(np.einsum("...ij,...jk,...ik->...i", h_inv, covariance, h_inv) / n, 0.0, None))
         weight = np.linalg.norm(self.noise_transform(hessian, n), axis=-1)
-        return OffsetLaw(sampling, weight, self.coefficient_noise_law(alloc, n, c, loss))
+        m = measurement
+        return OffsetLaw(sampling, weight, self.coefficient_noise_law(m.allocation, n, m.c, m.loss))
 
     def interval_matrices(self, measurement, hessian, covariance, theta, n, rng, draws):
         """Algorithm 2 applied ``draws`` times to the given matrices, as :func:`private_matrices` does."""

@@ -139,13 +139,11 @@ class _Problem:
         loss, n, method = self.loss, self.n, self.method
         theta_c = self.ref.theta0(c, loss, start)
         hessian, covariance = hessian_and_covariance(self.ref.A, loss, theta_c, c, self.ref.weights)
-        error = method.offset_law(hessian, covariance, n, c, self.alloc, loss)
-        rng = np.random.default_rng(PUBLIC_SEED)
         at_c = self.measurement.at_c(c)
+        error = method.offset_law(at_c, hessian, covariance, n)
+        rng = np.random.default_rng(PUBLIC_SEED)
         drawn = method.interval_matrices(at_c, hessian, covariance, theta_c, n, rng, MATRIX_DRAWS)
-        halves = half_widths(
-            method.interval_law(method.offset_law(drawn[0], drawn[1], n, c, self.alloc, loss)), self.alpha
-        )
+        halves = half_widths(method.interval_law(method.offset_law(at_c, drawn[0], drawn[1], n)), self.alpha)
         shift = theta_c - self.ref.theta
         shrinkage = float(np.max(np.abs(shift)))
         bias = None if self.estimand == "regularised" else predicted_bias(c, loss, self.ref, self.theta_bound)
