@@ -40,7 +40,7 @@ from .noise import check_random_state, check_randomness_kind
 from .solver import margin_rows
 from .validation import check_signed_parts
 
-__all__ = ["SPEC_VERSION", "ReleaseSpec", "keyword_spec", "release_spec"]
+__all__ = ["SPEC_VERSION", "ReleaseSpec", "check_spec", "keyword_spec", "release_spec"]
 
 SPEC_VERSION = 1  # the JSON layout; a newer one is refused with a clear message
 POST_PROCESSING = ("alpha", "n_samples")  # fields that never change a release's noise
@@ -268,6 +268,17 @@ class ReleaseSpec:
         before its noise is drawn. ``random_state`` (a Generator you keep secret) overrides ``seed``."""
         X, y, divisors = check_signed_parts(X, y)
         return release_spec(X, y, self, closed_form=closed_form, random_state=random_state, divisors=divisors)
+
+
+def check_spec(spec, who: str) -> ReleaseSpec:
+    """``spec`` if it is a :class:`ReleaseSpec`; else a TypeError that says how to make one (an
+    experiment takes the release it judges as a spec, not its loss and keywords)."""
+    if not isinstance(spec, ReleaseSpec):
+        raise TypeError(
+            f"{who} takes the release it runs as a dpci.ReleaseSpec, got {type(spec).__name__}: make one "
+            "with ReleaseSpec(method, privacy, budget, split, loss=..., c=..., alpha=..., n_samples=...)."
+        )
+    return spec
 
 
 def keyword_spec(

@@ -139,3 +139,26 @@ def test_the_keyword_api_has_the_specs_defaults(function):
     names = {"method": "mechanism", "seed": "random_state"}
     for field, default in defaults.items():
         assert params[names.get(field, field)].default == default, field
+
+
+def test_an_experiment_given_a_loss_instead_of_a_spec_says_how_to_make_one(data):
+    """The old call (the loss where the spec now stands) is refused with a message naming ReleaseSpec,
+    before any work, for every experiment."""
+    from dpci.accuracy_first import accuracy_first
+    from dpci.experiments.bootstrap import iter_coverage, iter_variability
+    from dpci.experiments.sample_size import iter_sample_size_match
+    from dpci.experiments.sweeps import iter_grid_sweep
+
+    X, y = data
+    calls = [
+        lambda: next(iter_variability(X, y, LOGISTIC)),
+        lambda: next(iter_coverage(X, y, LOGISTIC)),
+        lambda: next(iter_repeated_releases([1.0, -0.5], 300, LOGISTIC)),
+        lambda: next(iter_split_sweep(X, y, LOGISTIC)),
+        lambda: next(iter_grid_sweep(lambda d: (X, y, None), LOGISTIC, ns=[300], ds=[2])),
+        lambda: next(iter_sample_size_match(lambda d: (X, y, None), LOGISTIC, [300], d=2, step=300)),
+        lambda: accuracy_first(X, y, LOGISTIC),
+    ]
+    for call in calls:
+        with pytest.raises(TypeError, match=r"dpci\.ReleaseSpec, got LogisticLoss: make one with ReleaseSpec\("):
+            call()

@@ -32,6 +32,7 @@ from ..methods import PrivateRelease, get
 from ..methods.base import Notion
 from ..sensitivity import output_sensitivity
 from ..solver import margin_rows, minimise_erm
+from ..spec import check_spec
 from ..validation import check_signed_data
 from .noise_reduction import (
     brownian_expost_epsilon,
@@ -189,6 +190,7 @@ class Problem:
 def make_problem(X, y, spec):
     """Validate the data; the search's problem of a :class:`dpci.ReleaseSpec` (validated when made):
     (Problem, margin rows A)."""
+    spec = check_spec(spec, "accuracy_first")
     X, y = check_signed_data(X, y)
     n, d = X.shape
     problem = Problem(n, d, spec.loss, spec.c, spec.privacy, tuple(spec.split), spec.alpha, spec.n_samples)

@@ -42,7 +42,7 @@ from ..ledger.hooks import note_not_private
 from ..methods import Measurement
 from ..methods.paper import solve_replicates
 from ..solver import margin_rows, minimise_erm, row_major_transpose
-from ..spec import ReleaseSpec
+from ..spec import ReleaseSpec, check_spec
 from ..validation import check_signed_data
 from . import stopping
 from .cluster import scheduler_here
@@ -375,6 +375,7 @@ def iter_variability(
     (:mod:`dpci.experiments.stopping`); the last state then has ``converged`` True and ``done`` the
     replicates the intervals use.
     """
+    spec = check_spec(spec, "iter_variability")
     alpha = spec.alpha
     n_replicates = check_count("n_replicates", n_replicates, 1)
     target = stopping.check_precision(precision, "the endpoints' Monte Carlo error as a fraction of the width")
@@ -434,6 +435,7 @@ def iter_coverage(
     :func:`iter_variability`. With ``precision`` the run stops before ``n_replicates`` once the
     overall coverage's standard error is at most ``precision``
     (:func:`dpci.experiments.stopping.coverage_error`)."""
+    spec = check_spec(spec, "iter_coverage")
     alpha = spec.alpha
     n_replicates = check_count("n_replicates", n_replicates, 1)
     target = stopping.check_precision(precision, "the standard error of the coverage to stop at")

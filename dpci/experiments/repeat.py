@@ -25,7 +25,7 @@ from ..data.synthetic import make_synthetic_logistic, population_theta0
 from ..intervals import check_count, wilson_interval
 from ..noise import check_random_state
 from ..release import nonprivate_confidence_intervals
-from ..spec import ReleaseSpec
+from ..spec import ReleaseSpec, check_spec
 
 KINDS = ("private", "nonprivate")
 SEEDS = 2**31  # a public seed is an integer in [0, SEEDS): short enough to read out and type
@@ -88,7 +88,7 @@ def iter_repeated_releases(
     repetitions = check_count("repetitions", repetitions, 1, 100_000)
     n = check_count("n", n, 100, 10**7, "rows per repetition")
     theta = np.asarray(theta, dtype=float)
-    measurement = spec.measure()
+    measurement = check_spec(spec, "iter_repeated_releases").measure()
     # the theta_0 its interval targets: at c, or at the c the method picks itself (dpci.methods.Method.estimand_c)
     target_c = measurement.method.estimand_c(measurement.allocation, n, len(theta), spec.c, spec.loss)
     theta0 = population_theta0(theta, target_c, loss=spec.loss)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..release import nonprivate_confidence_intervals
-from ..spec import ReleaseSpec
+from ..spec import ReleaseSpec, check_spec
 from .bootstrap import iter_coverage
 from .sweeps import METHODS, SweepProgress, budget_for, run_keywords, spec_at, subsample
 
@@ -60,6 +60,7 @@ def iter_sample_size_match(
     n_max = len(X_all) if n_max is None else min(int(n_max), len(X_all))
     lattice = list(range(step, n_max + 1, step))
     run_kw = run_keywords(n_replicates, random_state, n_jobs, precision)
+    spec = check_spec(spec, "iter_sample_size_match")
     loss, c, alpha = spec.loss, spec.c, spec.alpha
     known = {int(n): float(v) for n, v in (nonprivate_lengths or {}).items()}
     targets = [

@@ -36,7 +36,7 @@ from .. import methods as registry
 from ..accounting import Split, rho_for_approx_dp, rho_from_epsilon
 from ..exceptions import RegularisationTooSmall
 from ..methods import default_split
-from ..spec import ReleaseSpec
+from ..spec import ReleaseSpec, check_spec
 from .bootstrap import iter_coverage, iter_variability
 
 METHODS = registry.PAPER_PAIRS  # the default methods of a sweep; any registered (method, notion) pairs can be given
@@ -167,7 +167,7 @@ def _concat(frames) -> pd.DataFrame:
 def spec_at(spec: ReleaseSpec, setting: dict) -> ReleaseSpec:
     """The spec of one setting of a sweep: ``spec`` with the setting's method, notion and budget, its
     split (None: the method's default) and its c when it has one."""
-    return spec.replace(
+    return check_spec(spec, "a sweep").replace(
         method=setting["mechanism"],
         privacy=setting["privacy"],
         budget=setting["budget"],
@@ -225,6 +225,7 @@ def iter_split_sweep(
     (Section 7.3.2). ``n_replicates``, ``random_state``, ``n_jobs`` and ``precision`` run each
     setting (:func:`run_keywords`).
     """
+    spec = check_spec(spec, "iter_split_sweep")
     mechanism, privacy, budget = spec.method, spec.privacy, spec.budget
     if vary == "phi1":
         shares = shares or (
