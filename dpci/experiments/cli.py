@@ -236,9 +236,11 @@ def iter_sweep(args, bar=None, load=None):
     budget = args.budget if args.budget is not None else (1.0 if args.privacy == "pure" else 0.5)
     common = dict(random_state=args.seed, n_jobs=args.jobs)
     method = dict(mechanism=args.mechanism, privacy=args.privacy, budget=budget)
-    spec = ReleaseSpec(args.mechanism, args.privacy, budget, None, loss, args.c, args.alpha, args.samples)
+    base = ReleaseSpec(loss=loss, c=args.c, alpha=args.alpha, n_samples=args.samples)  # what every setting shares
     bar = bar or ProgressBar()
     name = args.name
+    if name in ("coverage", "variability") or name.startswith("split-"):  # one method, notion and budget
+        spec = base.replace(method=args.mechanism, privacy=args.privacy, budget=budget, split=None)
     if name in ("coverage", "variability"):
         X, y, names = load(args.d)
         if name == "coverage":
@@ -263,7 +265,7 @@ def iter_sweep(args, bar=None, load=None):
         values = values or ([1, 2, 5, 10] if axis == "d" else [0.2, 0.5, 1.0, 2.0, 4.0])
         gen = iter_grid_sweep(
             load,
-            spec,
+            base,
             ns=_ints(args.ns),
             d=args.d,
             epsilon=args.epsilon,
@@ -278,7 +280,7 @@ def iter_sweep(args, bar=None, load=None):
         values = (_ints if over != "epsilon" else _floats)(args.values or defaults[over])
         gen = iter_interval_vs_variability(
             load,
-            spec,
+            base,
             over,
             values,
             n=args.n,
@@ -291,7 +293,7 @@ def iter_sweep(args, bar=None, load=None):
         )
     else:  # sample-size
         values = _ints(args.values or "1000,2500,5000,7500,10000")
-        gen = iter_sample_size_match(load, spec, values, d=args.d, epsilon=args.epsilon, **pairs, **sweep_kw)
+        gen = iter_sample_size_match(load, base, values, d=args.d, epsilon=args.epsilon, **pairs, **sweep_kw)
     for p in gen:
         label = "" if p.current is None else f"{p.current.get('mechanism')}/{p.current.get('privacy')}"
         bar.update(
