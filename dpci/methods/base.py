@@ -161,10 +161,10 @@ class Method:
         return None
 
     def offset_law(self, measurement: Measurement, hessian, covariance, n: int) -> OffsetLaw:
-        """To first order, per coefficient, the law of theta~ - theta_0(c) of ``measurement`` (at its c)
-        on n rows when the Hessian (Eq. 4.2) and
-        gradient covariance (Eq. 4.3) are these; :func:`dpci.recommend.recommend_c` predicts widths and
-        coverage from it, at the population's matrices and at the private ones of :meth:`interval_matrices`."""
+        """To first order, per coefficient, the law of theta~ - theta_0(c) of ``measurement`` (at its c) on
+        n rows when the Hessian (Eq. 4.2) and gradient covariance (Eq. 4.3) are these;
+        :func:`dpci.recommend.recommend_c` predicts widths and coverage from it, at the population's
+        matrices and at the private ones of :meth:`interval_matrices`."""
         raise NotImplementedError(f"{self.label} has no model of its interval's width (offset_law).")
 
     def interval_law(self, law: OffsetLaw) -> OffsetLaw:
@@ -278,18 +278,22 @@ class Measurement:
 
     @property
     def loss(self):
+        """The spec's loss, with its parameters."""
         return self.spec.loss
 
     @property
     def c(self) -> float:
+        """The spec's regularisation coefficient of Eq. 3.1."""
         return self.spec.c
 
     @property
     def alpha(self) -> float:
+        """The spec's alpha (1 - the confidence level)."""
         return self.spec.alpha
 
     @property
     def n_samples(self) -> int:
+        """The spec's Monte Carlo samples m of Algorithms 3 and 5."""
         return self.spec.n_samples
 
     def at_c(self, c: float) -> Measurement:
