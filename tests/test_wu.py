@@ -229,5 +229,7 @@ def test_tuned_release_uses_the_selected_c():
         margin_rows(X, y), dpci.ReleaseSpec("wu", loss=LOSS, n_samples=500), np.random.default_rng(1)
     )
     assert release.c == selection.c in selection.grid
+    with pytest.raises(ValueError, match="method 'wu'; the spec says 'output'"):
+        tuned_release(margin_rows(X, y), dpci.ReleaseSpec("output", loss=LOSS), np.random.default_rng(1))
     assert release.coef_noise.scale == pytest.approx(wu_noise_law(5000, selection.c, 0.64, "pure").scale)
     assert release.spend.epsilon == pytest.approx(1.0)

@@ -211,6 +211,8 @@ def tuned_release(A, spec, rng, grid=WU_GRID, radius=WU_RADIUS, selection_share=
     of the release's three steps, the loss, alpha and m; its c is not used. Returns (release,
     selection); release.c is the selected c, release.spend the four-step ledger."""
     wu = WuOutputPerturbation()
+    if spec.method != wu.name:  # its split is the shares of Wu's three steps
+        raise ValueError(f"tuned_release releases with method 'wu'; the spec says {spec.method!r}.")
     privacy, budget, loss = spec.privacy, spec.budget, spec.loss
     sel, alloc = tuned_allocation(budget, spec.split, privacy, selection_share)
     record = dict(
