@@ -255,6 +255,6 @@ def test_the_naive_interval_under_covers_where_privacy_noise_dominates():
             hits.append(((ci[:, 0] <= theta0) & (theta0 <= ci[:, 1])).mean())
         return float(np.mean(hits))
 
-    assert coverage("naive", 2_000, ReleaseSpec(loss=0.5, method=1e-3, privacy=200)) < 0.6  # SE ~ 0.02
-    assert coverage("output", 2_000, ReleaseSpec(loss=0.5, method=1e-3, privacy=200)) >= 0.93
-    assert coverage("naive", 50_000, ReleaseSpec(loss=30.0, method=1e-2, privacy=100)) >= 0.90  # SE ~ 0.015 around 0.95
+    assert coverage("naive", 2_000, 0.5, 1e-3, 200) < 0.6  # SE ~ 0.02
+    assert coverage("output", 2_000, 0.5, 1e-3, 200) >= 0.93
+    assert coverage("naive", 50_000, 30.0, 1e-2, 100) >= 0.90  # SE ~ 0.015 around 0.95
