@@ -307,7 +307,7 @@ y = np.where(rng.uniform(size=60_000) < 0.5, 1.0, -1.0)
 
 def run(seed):
     try:
-        for _ in iter_variability(X, y, SPEC08, n_replicates=100_000, n_jobs=2, random_state=seed,
+        for _ in iter_variability(X, y, ReleaseSpec(loss=LogisticLoss()), n_replicates=100_000, n_jobs=2, random_state=seed,
                                   low_priority=True):
             pass
     except Exception as err:  # the engine refuses work once the interpreter exits
@@ -325,7 +325,7 @@ elif state == "workers starting":  # the app's warm-up at a first paint
     time.sleep(0.3)
 else:  # "idle": a run has finished, the workers wait for the next one
     warm_up_workers(2)
-    for _ in iter_variability(X, y, SPEC08, n_replicates=200, n_jobs=2):
+    for _ in iter_variability(X, y, ReleaseSpec(loss=LogisticLoss()), n_replicates=200, n_jobs=2):
         pass
 print("workers", *get_engine().worker_pids(), flush=True)
 """
