@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from dpci import ReleaseSpec
 from dpci.accuracy_first import accuracy_first
 from dpci.data import make_synthetic_logistic, population_theta0
 
@@ -34,10 +35,8 @@ def simulate(privacy, target, reps, seed=0, strategies=STRATEGIES, n_samples=2_0
     for _ in range(reps):
         X, y = make_synthetic_logistic(n, THETA, random_state=rng)
         for s in strategies:
-            r = accuracy_first(
-                X, y, target=target, privacy=privacy, max_budget=max_budget, c=C, alpha=ALPHA,
-                n_samples=n_samples, random_state=rng, strategy=s,
-            )  # fmt: skip
+            spec = ReleaseSpec("output", privacy, max_budget, c=C, alpha=ALPHA, n_samples=n_samples)
+            r = accuracy_first(X, y, spec, target=target, random_state=rng, strategy=s)
             ci = r.release.conf_int
             covered = np.mean((ci[:, 0] <= theta0) & (theta0 <= ci[:, 1]))
             spend = r.spend.epsilon if privacy == "pure" else r.spend.rho
@@ -94,13 +93,22 @@ def adult_speed(repeat=3):
     target = 0.9 * np.diff(nonprivate_confidence_intervals(X, y, LogisticLoss(), c=C).conf_int, axis=1).min()
     out = {}
     for privacy in ("pure", "zcdp"):
-        problem, _ = make_problem(X, y, LogisticLoss(), C, privacy, None, ALPHA, 2_000)
+        problem, _ = make_problem(
+            X, y, ReleaseSpec("output", privacy, loss=LogisticLoss(), c=C, alpha=ALPHA, n_samples=2_000)
+        )
         b0 = problem.bound(1.0) / target if privacy == "pure" else (problem.bound(1.0) / target) ** 2
         grid = np.geomspace(b0, 100 * b0, 20)  # every step feasible, none meets the target: 20 checks
         search, fit = [], []
         for _ in range(repeat):
             t = time.perf_counter()
-            r = accuracy_first(X, y, target=target, privacy=privacy, max_budget=grid[-1], grid=grid, random_state=0)
+            r = accuracy_first(
+                X,
+                y,
+                ReleaseSpec("output", privacy=privacy, budget=grid[-1], n_samples=2_000),
+                target=target,
+                grid=grid,
+                random_state=0,
+            )
             search.append(time.perf_counter() - t)
             t = time.perf_counter()
             LogisticRegression(C=1.0 / (2.0 * C * len(y)), fit_intercept=False, tol=1e-8).fit(X, y)

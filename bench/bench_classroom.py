@@ -43,7 +43,7 @@ def simulate(users: int, seconds: float, mode: str, seed: int = 7) -> list[float
     """Times (s) from each user's last move to their interval done (``inf``: not within WAIT_AT_MOST)."""
     from threadpoolctl import threadpool_limits
 
-    from dpci import LogisticLoss
+    from dpci import LogisticLoss, ReleaseSpec
     from dpci.data import load_adult
     from dpci.experiments.bootstrap import iter_variability, warm_up_workers
     from dpci.notions import EPSILONS
@@ -79,7 +79,7 @@ def simulate(users: int, seconds: float, mode: str, seed: int = 7) -> list[float
 
         def make():
             return iter_variability(
-                X, y, LogisticLoss(), budget=epsilon, c=1e-3, n_replicates=10_000, random_state=0,
+                X, y, ReleaseSpec(budget=epsilon, loss=LogisticLoss(), c=1e-3), n_replicates=10_000, random_state=0,
                 n_jobs=2, low_priority=True, **extra,
             )  # fmt: skip
 

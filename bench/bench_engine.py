@@ -49,6 +49,7 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.memory import tree_rss_mb
+from dpci import ReleaseSpec
 from dpci.data import load_adult, load_kddcup
 from dpci.experiments.bootstrap import iter_coverage, iter_variability, warm_up_workers
 from dpci.losses import get_loss
@@ -149,13 +150,14 @@ def main():
         + f"; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
     )
     fits = reference_times(X, y, c)
-    kw = dict(mechanism=args.mechanism, privacy="pure", budget=1.0, c=c, random_state=0, n_jobs=args.jobs)
+    spec = ReleaseSpec(args.mechanism, "pure", 1.0, loss=loss, c=c)
+    kw = dict(random_state=0, n_jobs=args.jobs)
     with app_like():
-        vi = timed_progress(iter_variability(X, y, loss, n_replicates=args.vi, precision=args.precision, **kw), 200)
+        vi = timed_progress(iter_variability(X, y, spec, n_replicates=args.vi, precision=args.precision, **kw), 200)
     fits += reference_times(X, y, c)
     if args.k:
         with app_like():
-            cov = timed_progress(iter_coverage(X, y, loss, n_replicates=args.k, **kw), 50)
+            cov = timed_progress(iter_coverage(X, y, spec, n_replicates=args.k, **kw), 50)
         fits += reference_times(X, y, c)
     ref = statistics.median(fits)
     print(

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import psutil
 
+from dpci.spec import ReleaseSpec
+
 
 def tree_cpu_seconds() -> float:
     """User + system CPU seconds of this process and its live descendants (the worker processes)."""
@@ -53,10 +55,7 @@ def main():
     warm_up_workers(args.jobs)
     time.sleep(3)  # the workers' start-up is not timed
     cpu, wall = tree_cpu_seconds(), time.perf_counter()
-    variability_intervals(
-        X, y, dpci.LogisticLoss(), mechanism="objective", privacy="pure", budget=1.0, c=c,
-        n_replicates=args.replicates, random_state=0, n_jobs=args.jobs,
-    )  # fmt: skip
+    variability_intervals(X, y, ReleaseSpec(loss=dpci.LogisticLoss(), method="objective", privacy="pure", budget=1.0, c=c), n_replicates=args.replicates, random_state=0, n_jobs=args.jobs)  # fmt: skip
     wall, cpu = time.perf_counter() - wall, tree_cpu_seconds() - cpu
     print(
         f"dpci from {Path(dpci.__file__).parent}: n = {args.n}, d = {args.d}, {args.replicates} replicates, "

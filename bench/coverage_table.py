@@ -22,7 +22,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dpci import LogisticLoss, methods
+from dpci import LogisticLoss, ReleaseSpec, methods
 from dpci.experiments.bootstrap import _last
 from dpci.experiments.repeat import iter_repeated_releases
 from dpci.experiments.sweeps import budget_for
@@ -40,7 +40,11 @@ def table(n, d, epsilon, delta, reps, seed, paper_rho=False, kinds=None):
         start = time.perf_counter()
         p = _last(
             iter_repeated_releases(
-                theta, n, LogisticLoss(), name, notion, budget, repetitions=reps, random_state=seed, n_samples=2_000
+                theta,
+                n,
+                ReleaseSpec(name, notion, budget, loss=LogisticLoss(), n_samples=2_000),
+                repetitions=reps,
+                random_state=seed,
             )
         )
         private = p.frame[p.frame["kind"] == "private"]

@@ -22,10 +22,8 @@ from .exceptions import PrivacyLeakWarning, warn
 from .inference import odds_ratio_table, p_values, standard_errors, z_statistics
 from .ledger.hooks import is_public_seed
 from .losses import HuberLoss, LogisticLoss, coerce_loss
-from .release import _release
-from .settings import RELEASE_DEFAULTS as DEFAULTS
-from .settings import ReleaseSettings, field_values, spread
 from .solver import ConvergenceError
+from .spec import ReleaseSpec, keyword_spec, release_spec
 from .summary import Summary, release_summary
 from .validation import check_data, check_features
 
@@ -69,13 +67,33 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         "private_errors": params.flag,
     }
 
-    @spread(ReleaseSettings)
-    def __init__(self, settings: ReleaseSettings = DEFAULTS, method=None, classes=None, private_errors=False):
-        """Store the parameters as given: the fields of :class:`~dpci.settings.ReleaseSettings`, then
-        ``method``, ``classes`` and ``private_errors`` (``fit`` checks them)."""
-        given = dict(field_values(settings), method=method, classes=classes, private_errors=private_errors)
-        for name, value in given.items():
-            setattr(self, name, value)
+    def __init__(
+        self,
+        mechanism="objective",
+        privacy="pure",
+        budget=1.0,
+        split=None,
+        c=1e-3,
+        alpha=0.05,
+        n_samples=10_000,
+        random_state=None,
+        method=None,
+        classes=None,
+        private_errors=False,
+    ):
+        """Store the parameters as given (``fit`` checks them): the keywords of
+        :func:`dpci.private_confidence_intervals`, then ``method``, ``classes`` and ``private_errors``."""
+        self.mechanism = mechanism
+        self.privacy = privacy
+        self.budget = budget
+        self.split = split
+        self.c = c
+        self.alpha = alpha
+        self.n_samples = n_samples
+        self.random_state = random_state
+        self.method = method
+        self.classes = classes
+        self.private_errors = private_errors
 
     def __sklearn_tags__(self):
         """What scikit-learn's checks may assume: two classes only; a fit is repeatable only with an
@@ -98,14 +116,23 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"method={self.method!r} and mechanism={self.mechanism!r} disagree; give only method.")
         return methods.get(self.method if self.method is not None else self.mechanism)
 
-    def _settings(self, n: int = 0, d: int = 0) -> ReleaseSettings:
+    def _spec(self, n: int = 0, d: int = 0) -> tuple[ReleaseSpec, object]:
         """The release these parameters ask for (the method resolved, the split coerced once, and
-        c="recommended" resolved from the public facts n and d)."""
-        given = {name: getattr(self, name) for name in field_values(DEFAULTS)}
+        c="recommended" resolved from the public facts n and d), and the randomness to draw from
+        (:func:`dpci.spec.keyword_spec`)."""
         split = None if self.split is None else Split.coerce(self.split, len(self._method().steps))
-        if self.c == params.RECOMMENDED:
-            given["c"] = self._recommend(n, d, split).c
-        return ReleaseSettings(**dict(given, mechanism=self._method().name, split=split))
+        c = self._recommend(n, d, split).c if self.c == params.RECOMMENDED else self.c
+        return keyword_spec(
+            self._loss(),
+            mechanism=self._method().name,
+            privacy=self.privacy,
+            budget=self.budget,
+            split=split,
+            c=c,
+            alpha=self.alpha,
+            n_samples=self.n_samples,
+            random_state=self.random_state,
+        )
 
     def _recommend(self, n: int, d: int, split):
         """:func:`dpci.recommend_c` for these settings on n rows and d coefficients (no data read, no
@@ -115,7 +142,7 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         method = self._method()
         if not method.uses_c:
             self.recommendation_ = None
-            return DEFAULTS
+            return ReleaseSpec()  # the default c: the method takes none
         self.recommendation_ = recommend_c(
             n,
             d,
@@ -138,8 +165,8 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         if self.classes is None:
             warn(LEARNED_CLASSES, PrivacyLeakWarning, stacklevel=2)
         try:
-            settings = self._settings(*X.shape)  # c="recommended" reads n and d only (public facts)
-            release = _release(X, signs, self._loss(), settings, divisors=divisors)  # the data are checked already
+            spec, randomness = self._spec(*X.shape)  # c="recommended" reads n and d only (public facts)
+            release = release_spec(X, signs, spec, random_state=randomness, divisors=divisors)  # data checked already
         except ConvergenceError:
             if not self.private_errors:
                 raise

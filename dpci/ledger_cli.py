@@ -10,7 +10,8 @@ for whoever runs the server.
     python -m dpci ledger reset KEY                 # demo data only (forgets its spend)
 
 The database is the one the app uses (``DPCI_DATABASE_URL``, else the SQLite file in the data
-directory); ``--database URL`` points elsewhere. A KEY may be given by its first characters.
+directory); ``--database URL`` points elsewhere. A KEY is any prefix of a key as ``list`` shows it
+(``content/visitor``, each part cut where it tells datasets and visitors apart).
 """
 
 from __future__ import annotations
@@ -38,11 +39,60 @@ def add_arguments(parser) -> None:
     reset.add_argument("key")
 
 
+CONTENT_SHOWN = 12  # hex digits of a dataset's content key `list` shows at least (more where two share them)
+SCOPE_SHOWN = 6  # characters of a visitor's scope `list` shows at least (more where two share them)
+
+
+def _shortest_unique(names: list[str], least: int) -> dict[str, str]:
+    """Each name cut to its shortest prefix (at least ``least`` characters) that no other name starts
+    with; a name that is a prefix of another is shown whole."""
+    shown = {}
+    for name in names:
+        others = [o for o in names if o != name]
+        cut = min(least, len(name))
+        while cut < len(name) and any(o.startswith(name[:cut]) for o in others):
+            cut += 1
+        shown[name] = name[:cut]
+    return shown
+
+
+def shown_keys(keys: list[str]) -> dict[str, str]:
+    """How `list` shows each ledger key: ``content/scope``, each part cut to the shortest prefix that tells
+    it apart (the content from the other datasets', the scope from the other visitors' of the same
+    content). Every shown key, and every prefix of one that is still unique, finds its dataset."""
+    parts = [key.partition("/") for key in keys]
+    contents = _shortest_unique(sorted({c for c, _, _ in parts}), CONTENT_SHOWN)
+    shown = {}
+    for key, (content, slash, scope) in zip(keys, parts):
+        scopes = _shortest_unique(sorted({s for c, _, s in parts if c == content and s}), SCOPE_SHOWN)
+        shown[key] = contents[content] + (slash + scopes[scope] if scope else "")
+    return shown
+
+
+def find_key(keys: list[str], prefix: str) -> str:
+    """The one key ``prefix`` names: a key itself or as `list` shows it, else the only key whose content
+    starts with the part before a ``/`` and whose scope starts with the part after it."""
+    exact = [k for k, shown in shown_keys(keys).items() if prefix in (k, shown)]
+    if len(exact) == 1:  # a shown key names its dataset even where it prefixes another (``C`` and ``C/v``)
+        return exact[0]
+    content, slash, scope = prefix.partition("/")
+    found = [
+        k
+        for k in keys
+        if k.partition("/")[0].startswith(content) and (not slash or k.partition("/")[2].startswith(scope))
+    ]
+    if len(found) != 1:
+        seen = ", ".join(sorted(shown_keys(keys)[k] for k in found)[:5])
+        raise ValueError(
+            f"{len(found)} datasets have a key starting with {prefix!r}"
+            + (f" ({seen}{', ...' if len(found) > 5 else ''})" if found else "")
+            + ": give more of it, as `list` shows it."
+        )
+    return found[0]
+
+
 def _find(ledger, prefix: str) -> str:
-    keys = [s.key for s in ledger.datasets() if s.key.startswith(prefix)]
-    if len(keys) != 1:
-        raise ValueError(f"{len(keys)} datasets have a key starting with {prefix!r}: give more of it (see `list`).")
-    return keys[0]
+    return find_key([s.key for s in ledger.datasets()], prefix)
 
 
 def main(args) -> int:
@@ -51,9 +101,12 @@ def main(args) -> int:
     try:
         ledger = Ledger.from_config(url=args.database)
         if args.action == "list":
-            for s in ledger.datasets():
+            statuses = ledger.datasets()
+            shown = shown_keys([s.key for s in statuses])
+            width = max((len(k) for k in shown.values()), default=0)
+            for s in statuses:
                 kind = "demo, one visitor" if s.demo else "shared"
-                print(f"{s.key[:16]}  {s.label[:30]:30s}  {kind:17s}  {s.describe()}")
+                print(f"{shown[s.key]:{width}s}  {s.label[:30]:30s}  {kind:17s}  {s.describe()}")
         elif args.action == "history":
             key = _find(ledger, args.key)
             unit = ledger.status(key).budget.symbol

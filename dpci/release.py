@@ -13,19 +13,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import methods
 from .intervals import (
     check_alpha,
     hessian_and_covariance,
     normal_interval,
     sandwich_covariance,
 )
-from .ledger.hooks import is_public_seed, note_not_private
+from .ledger.hooks import note_not_private
 from .losses import loss_to_dict
 from .methods import PrivateRelease
-from .settings import ReleaseSettings, spread
 from .solver import margin_rows, minimise_erm
-from .spec import ReleaseSpec, release_spec
+from .spec import keyword_spec, release_spec
 from .validation import check_signed_data, check_signed_parts
 
 __all__ = [
@@ -35,17 +33,28 @@ __all__ = [
     "nonprivate_confidence_intervals",
     "private_confidence_intervals",
     "release_spec",
-    "spec_of",
 ]
 
 
-@spread(ReleaseSettings)
-def private_confidence_intervals(X, y, loss, settings: ReleaseSettings, closed_form=True) -> PrivateRelease:
+def private_confidence_intervals(
+    X,
+    y,
+    loss,
+    mechanism="objective",
+    privacy="pure",
+    budget=1.0,
+    split=None,
+    c=1e-3,
+    alpha=0.05,
+    n_samples=10_000,
+    random_state=None,
+    closed_form=True,
+) -> PrivateRelease:
     """Private (1 - alpha) confidence intervals for the coefficients (Algorithms 3 and 5).
 
-    Takes the fields of :class:`dpci.settings.ReleaseSettings` after ``loss``: ``mechanism="objective",
-    privacy="pure", budget=1.0, split=None, c=1e-3, alpha=0.05, n_samples=10_000, random_state=None``.
-    ``mechanism`` names a registered method (:mod:`dpci.methods`; the paper's are "objective" and
+    The keywords are the fields of a :class:`dpci.ReleaseSpec`, with its defaults (``mechanism`` is its
+    ``method``; an integer ``random_state`` its public ``seed``): the release is that spec's
+    (:meth:`dpci.ReleaseSpec.release`). ``mechanism`` names a registered method (:mod:`dpci.methods`; the paper's are "objective" and
     "output"). X must hold finite rows with ||x_i|| <= 1 and y exactly the labels -1/+1; anything
     else voids the guarantee (Section 3) and raises DataValidationError (an O(n d) check).
     The estimators accept any two labels. ``closed_form`` uses Algorithm 5's normal
@@ -131,32 +140,25 @@ def private_confidence_intervals(X, y, loss, settings: ReleaseSettings, closed_f
     True
     """
     X, y, divisors = check_signed_parts(X, y)
-    return _release(X, y, loss, settings, closed_form, divisors)
-
-
-def spec_of(loss, settings: ReleaseSettings) -> tuple[ReleaseSpec, object]:
-    """The release specification of the keyword API's settings, and the randomness to draw from: an
-    integer ``random_state`` is the spec's public seed; a Generator (randomness the caller keeps) is
-    passed on beside it (the spec itself then says fresh randomness)."""
-    s = settings
-    seed = s.random_state if is_public_seed(s.random_state) else None
-    spec = ReleaseSpec(s.mechanism, s.privacy, s.budget, s.split, loss, s.c, s.alpha, s.n_samples, seed)
-    return spec, (None if seed is not None else s.random_state)
-
-
-def _release(X, y, loss, settings: ReleaseSettings, closed_form=True, divisors=None):
-    """:func:`private_confidence_intervals` on data already validated (the estimators check theirs);
-    ``divisors`` project X's rows just outside the unit ball (:func:`~dpci.spec.release_spec`)."""
-    spec, random_state = spec_of(loss, settings)
-    return release_spec(X, y, spec, closed_form=closed_form, random_state=random_state, divisors=divisors)
-
-
-def intervals_at(A, loss, theta, c, alloc, coef_noise, alpha, n_samples, rng, weights=None, closed_form=True):
-    """The interval of a paper method once its coefficients theta~ are released (Algorithms 3 and 5;
-    :meth:`dpci.methods.PaperMethod.interval_at`)."""
-    return methods.get(alloc.mechanism).interval_at(
-        A, loss, theta, c, alloc, coef_noise, alpha, n_samples, rng, weights, closed_form
+    spec, randomness = keyword_spec(
+        loss,
+        mechanism=mechanism,
+        privacy=privacy,
+        budget=budget,
+        split=split,
+        c=c,
+        alpha=alpha,
+        n_samples=n_samples,
+        random_state=random_state,
     )
+    return release_spec(X, y, spec, closed_form=closed_form, random_state=randomness, divisors=divisors)
+
+
+def intervals_at(measurement, A, theta, coef_noise, rng, weights=None, closed_form=True):
+    """The interval of a paper method's measurement (``spec.measure()``) once its coefficients theta~
+    are released with noise law ``coef_noise`` (Algorithms 3 and 5;
+    :meth:`dpci.methods.PaperMethod.interval_at`)."""
+    return measurement.method.interval_at(measurement, A, theta, coef_noise, rng, weights, closed_form)
 
 
 @dataclass(frozen=True)

@@ -33,14 +33,14 @@ from typing import Any
 
 from . import methods
 from .intervals import MAX_SAMPLES, MIN_SAMPLES, check_alpha, check_count
-from .ledger.hooks import admit_release
+from .ledger.hooks import admit_release, is_public_seed
 from .losses import LOSSES, LogisticLoss, Loss, coerce_loss, get_loss, loss_call, loss_params, loss_to_dict
 from .methods import PrivateRelease
 from .noise import check_random_state, check_randomness_kind
 from .solver import margin_rows
 from .validation import check_signed_parts
 
-__all__ = ["SPEC_VERSION", "ReleaseSpec", "release_spec"]
+__all__ = ["SPEC_VERSION", "ReleaseSpec", "check_spec", "keyword_spec", "release_spec"]
 
 SPEC_VERSION = 1  # the JSON layout; a newer one is refused with a clear message
 POST_PROCESSING = ("alpha", "n_samples")  # fields that never change a release's noise
@@ -268,6 +268,29 @@ class ReleaseSpec:
         before its noise is drawn. ``random_state`` (a Generator you keep secret) overrides ``seed``."""
         X, y, divisors = check_signed_parts(X, y)
         return release_spec(X, y, self, closed_form=closed_form, random_state=random_state, divisors=divisors)
+
+
+def check_spec(spec, who: str) -> ReleaseSpec:
+    """``spec`` if it is a :class:`ReleaseSpec`; else a TypeError that says how to make one (an
+    experiment takes the release it judges as a spec, not its loss and keywords)."""
+    if not isinstance(spec, ReleaseSpec):
+        raise TypeError(
+            f"{who} takes the release it runs as a dpci.ReleaseSpec, got {type(spec).__name__}: make one "
+            "with ReleaseSpec(method, privacy, budget, split, loss=..., c=..., alpha=..., n_samples=...)."
+        )
+    return spec
+
+
+def keyword_spec(
+    loss, *, mechanism, privacy, budget, split, c, alpha, n_samples, random_state
+) -> tuple[ReleaseSpec, Any]:
+    """The specification of the keyword API (:func:`dpci.private_confidence_intervals`, the estimators,
+    :func:`dpci.teaching.walkthrough`; their defaults are the fields' defaults above) and the randomness
+    to draw from: an integer ``random_state`` is the spec's public seed; a Generator (randomness the
+    caller keeps) is passed on beside it (the spec itself then says fresh randomness)."""
+    seed = random_state if is_public_seed(random_state) else None
+    spec = ReleaseSpec(mechanism, privacy, budget, split, loss, c, alpha, n_samples, seed)
+    return spec, (None if seed is not None else random_state)
 
 
 def release_spec(X, y, spec: ReleaseSpec, closed_form=True, random_state=None, divisors=None) -> PrivateRelease:

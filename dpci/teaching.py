@@ -17,8 +17,8 @@ from .intervals import hessian_and_covariance, quantile_interval
 from .ledger.hooks import note_not_private
 from .mechanisms import NoiseLaw, floor_eigenvalues, noisy_symmetric
 from .noise import check_random_state
-from .settings import ReleaseSettings, spread
 from .solver import margin_rows, minimise_erm
+from .spec import keyword_spec
 
 
 @dataclass(frozen=True)
@@ -39,24 +39,50 @@ class Walkthrough:
     sensitivities: tuple[float, float]
 
 
-@spread(ReleaseSettings)
-def walkthrough(X, y, loss, settings: ReleaseSettings) -> Walkthrough:
+def walkthrough(
+    X,
+    y,
+    loss,
+    mechanism="objective",
+    privacy="pure",
+    budget=1.0,
+    split=None,
+    c=1e-3,
+    alpha=0.05,
+    n_samples=10_000,
+    random_state=None,
+) -> Walkthrough:
     """Every step of one release of a paper method (:class:`dpci.methods.PaperMethod`), with the same
     draws as ``private_confidence_intervals`` (and the same parameters, but ``closed_form``)."""
-    s = settings
-    method = methods.get(s.mechanism)
+    spec, _ = keyword_spec(
+        loss,
+        mechanism=mechanism,
+        privacy=privacy,
+        budget=budget,
+        split=split,
+        c=c,
+        alpha=alpha,
+        n_samples=n_samples,
+        random_state=random_state,
+    )
+    measurement = spec.measure()
+    method, alloc, s, loss = (
+        measurement.method,
+        measurement.allocation,
+        spec,
+        spec.loss,
+    )  # the loss as the release has it
     if not isinstance(method, methods.PaperMethod):
         raise ValueError(f"the walkthrough takes apart the paper's methods (Algorithms 3 and 5), not {method.label}.")
-    alloc = method.allocate(s.budget, s.split, s.privacy)
     A = margin_rows(X, y)
     # It shows the non-private fit and the noise itself, so no guarantee covers what it shows, whatever
     # its randomness: recorded as not private (never counted), before anything is computed.
-    spec = dict(function="walkthrough", loss=repr(loss), method=method.name, privacy=s.privacy, budget=s.budget, c=s.c)
-    note_not_private(A, spec, f"How it works: {method.describe(s.privacy)} taken apart (shows the noise: not private)")
-    rng = check_random_state(s.random_state)
+    record = dict(function="walkthrough", loss=repr(loss), method=method.name, privacy=privacy, budget=budget, c=c)
+    note_not_private(A, record, f"How it works: {method.describe(privacy)} taken apart (shows the noise: not private)")
+    rng = check_random_state(random_state)
     n = A.shape[0]
     theta_hat = minimise_erm(A, loss, s.c).theta
-    fit = method.perturb(A, loss, s.c, alloc, rng)
+    fit = method.perturb(measurement, A, rng)
     theta = fit.theta
     # A copy of the stream: the matrices and Monte Carlo below replay what intervals_at draws.
     replay = np.random.Generator(type(rng.bit_generator)())
@@ -65,9 +91,7 @@ def walkthrough(X, y, loss, settings: ReleaseSettings) -> Walkthrough:
     sens = (loss.hessian_sensitivity(n), loss.covariance_sensitivity(n, theta))
     H_noisy = noisy_symmetric(H, sens[0], alloc.phi[1], s.privacy, replay)
     S_noisy = noisy_symmetric(S, sens[1], alloc.phi[2], s.privacy, replay)
-    release = method.interval_at(
-        A, loss, theta, s.c, alloc, fit.noise_law, s.alpha, s.n_samples, rng, closed_form=False
-    )
+    release = method.interval_at(measurement, A, theta, fit.noise_law, rng, closed_form=False)
     if release.offsets is None:
         raise ValueError(
             f"How it works takes apart a Monte Carlo interval (Algorithms 3 and 5); the {method.label} "

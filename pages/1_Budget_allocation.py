@@ -6,6 +6,7 @@ import ui.background
 import ui.data
 import ui.sidebar
 import ui.state
+from dpci import ReleaseSpec
 from dpci.experiments.sweeps import iter_split_sweep, recommend_split
 from dpci.presentation.figures import coverage_length_plot
 from ui import tuning
@@ -61,16 +62,10 @@ job = ui.background.sweep_job(
     lambda: iter_split_sweep(
         X,
         y,
-        settings.loss,
-        settings.mech,
-        settings.priv,
-        settings.budget,
+        ReleaseSpec(settings.mech, settings.priv, settings.budget, None, settings.loss, settings.c, settings.alpha, m),
         vary=which,
         phi1=settings.phi1 if which == "phi2" else None,
         feature_names=names,
-        c=settings.c,
-        alpha=settings.alpha,
-        n_samples=m,
         n_replicates=k,
         random_state=settings.seed,
         precision=precision,

@@ -9,6 +9,7 @@ import ui.choice_of_c
 import ui.data
 import ui.sidebar
 import ui.state
+from dpci import ReleaseSpec
 from dpci.experiments.sample_size import iter_sample_size_match
 from dpci.experiments.sweeps import iter_grid_sweep
 from dpci.presentation.figures import heatmap_grid, sample_size_plot
@@ -36,9 +37,8 @@ m = ui.state.kept_widget(
     c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "grid_m", default=1000
 )
 precision = tuning.coverage_precision(c2, "grid_precision")
-common = dict(
-    c=settings.c, alpha=settings.alpha, n_samples=m, n_replicates=k, random_state=settings.seed, precision=precision
-)
+spec = ReleaseSpec(loss=settings.loss, c=settings.c, alpha=settings.alpha, n_samples=m)  # each cell: its method
+common = dict(n_replicates=k, random_state=settings.seed, precision=precision)
 where, load = tuning.sweep_source(settings)
 epsilon = settings.notion.pure_epsilon(settings.budget)
 # what every job of this page depends on (its key also names the view's own choices)
@@ -68,9 +68,7 @@ if view.startswith("Heatmap"):
     grid["delta"] = tuning.comparison_delta(settings, methods)
     key = ("grid", view, tuple(ns), tuple(axis), grid.get("epsilon"), grid.get("d"), grid["delta"], *shared_key)
     # a cell where c is too small for objective perturbation is left empty and named, not the end of the sweep
-    make = partial(
-        iter_grid_sweep, load, settings.loss, ns=sorted(ns), methods=methods, skip_invalid=True, **grid, **common
-    )
+    make = partial(iter_grid_sweep, load, spec, ns=sorted(ns), methods=methods, skip_invalid=True, **grid, **common)
     ready = bool(ns and axis and methods)
 else:
     targets = ui.state.kept_widget(
@@ -83,7 +81,7 @@ else:
     make = partial(
         iter_sample_size_match,
         load,
-        settings.loss,
+        spec,
         sorted(targets),
         d=settings.d,
         epsilon=epsilon,

@@ -8,6 +8,7 @@ import ui.choice_of_c
 import ui.data
 import ui.sidebar
 import ui.state
+from dpci import ReleaseSpec
 from dpci.experiments.curves import fit_length_vs_budget, fit_length_vs_n
 from dpci.experiments.sweeps import ALL, iter_interval_vs_variability
 from dpci.notions import notion
@@ -76,16 +77,13 @@ job = ui.background.sweep_job(
     key,
     lambda: iter_interval_vs_variability(
         load,
-        settings.loss,
+        ReleaseSpec(loss=settings.loss, c=settings.c, alpha=settings.alpha, n_samples=m),
         over,
         sorted(values),
         methods=tuple(chosen),
         n=n_fixed,
         d=settings.d,
         epsilon=epsilon,
-        c=settings.c,
-        alpha=settings.alpha,
-        n_samples=m,
         n_replicates=k,
         precision=precision,
         n_vi=n_vi,

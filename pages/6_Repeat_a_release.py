@@ -10,6 +10,7 @@ import ui.data
 import ui.settings
 import ui.sidebar
 import ui.state
+from dpci import ReleaseSpec
 from dpci.experiments.repeat import SEEDS, fresh_seed, iter_repeated_releases
 from dpci.presentation.figures import repeat_plot
 from dpci.presentation.figures.repeat import coverage_count_text
@@ -108,14 +109,9 @@ make = partial(
     iter_repeated_releases,
     theta,
     n,
-    settings.loss,
-    settings.mech,
-    settings.priv,
-    settings.budget,
-    settings.split,
-    settings.c,
-    settings.alpha,
-    2_000,
+    ReleaseSpec(
+        settings.mech, settings.priv, settings.budget, settings.split, settings.loss, settings.c, settings.alpha, 2_000
+    ),
     k,
     seed,
 )

@@ -11,6 +11,7 @@ import ui.data
 import ui.privacy
 import ui.sidebar
 import ui.state
+from dpci import ReleaseSpec
 from dpci.accuracy_first import STRATEGIES, accuracy_first, search_charge
 from dpci.accuracy_first.baselines import summed_spend
 from dpci.presentation.figures import target_path_plot
@@ -67,15 +68,18 @@ strategies = ui.state.kept_widget(
     help="Noise reduction is the method; doubling and a fixed budget are baselines to compare it with. On the "
     "real data each one is a private release, paid for before it runs.",
 )
-search_args = dict(split=settings.split, c=settings.c, alpha=settings.alpha)
+try:  # output perturbation's search, its most as the budget
+    search_spec = ReleaseSpec(
+        "output", settings.priv, most, settings.split, settings.loss, settings.c, settings.alpha, 2_000
+    )
+except ValueError as err:
+    st.error(str(err))
+    st.stop()
 blocked = not coefs or not strategies
 if where == "real" and not blocked and not settings.teaching:
     # Admitted at the most each search can spend, before it runs (docs/privacy-ledger.md): say it first.
     try:
-        charges = [
-            search_charge(X, y, settings.loss, target, coefs, settings.priv, most, strategy=v, **search_args)
-            for v in strategies
-        ]
+        charges = [search_charge(X, y, search_spec, target, coefs, strategy=v) for v in strategies]
         preview = ui.privacy.ledger().preview(ui.privacy.dataset_ref(settings).key, summed_spend(charges))
     except ValueError as err:
         ui.data.explain_error(err)
@@ -108,14 +112,11 @@ def searches():
                 accuracy_first(
                     X,
                     y,
-                    settings.loss,
+                    search_spec,
                     target,
                     coefs,
-                    settings.priv,
-                    most,
                     random_state=None if fresh else settings.seed + i,
                     strategy=strategy,
-                    **search_args,
                 )
             )
             yield list(done)

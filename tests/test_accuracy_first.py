@@ -12,6 +12,7 @@ from scipy import stats
 
 import dpci.accuracy_first.baselines as baselines_module
 import dpci.accuracy_first.search as search_module
+from dpci import ReleaseSpec
 from dpci.accuracy_first import (
     accuracy_first,
     brownian_expost_epsilon,
@@ -23,6 +24,12 @@ from dpci.accuracy_first.noise_reduction import quantity_scale
 from dpci.data import make_synthetic_logistic
 from dpci.mechanisms import matrix_noise_law, output_noise_law
 from dpci.sensitivity import output_sensitivity
+
+
+def _spec(privacy="pure", budget=1.0, **fields):
+    """The searched release: output perturbation, the search's most ``budget``, m = 2,000."""
+    return ReleaseSpec("output", privacy, budget, **dict(dict(n_samples=2_000), **fields))
+
 
 GRID = np.array([0.2, 0.5, 1.0, 3.0, 8.0])
 #: with the data below (n = 5,000, c = 1e-3): every step's noise leaves room for TARGET (so every step
@@ -91,15 +98,22 @@ def test_each_quantity_noise_at_a_step_is_the_one_shot_mechanism_at_that_budget(
 # --- the ex-post spend ------------------------------------------------------------------------
 def test_ex_post_spend_is_the_last_step_reached_not_the_sum(data):
     X, y = data
-    met = accuracy_first(X, y, target=1e6, privacy="pure", max_budget=8.0, grid=GRID, random_state=0)
+    met = accuracy_first(X, y, _spec("pure", 8.0), target=1e6, grid=GRID, random_state=0)
     assert met.met and met.budget == 0.2 and met.release.theta.shape == (4,)
     assert [s.epsilon for s in met.spend.steps] == pytest.approx([0.16, 0.02, 0.02])  # Table 2's (0.8, 0.1, 0.1)
-    never = accuracy_first(X, y, target=TARGET, privacy="pure", max_budget=480.0, grid=ALL, random_state=0)
+    never = accuracy_first(
+        X,
+        y,
+        _spec("pure", 480.0),
+        target=TARGET,
+        grid=ALL,
+        random_state=0,
+    )
     assert not never.met and never.budget == 480.0 and all(p.checked for p in never.path)
     assert never.spend.epsilon == pytest.approx(480.0)  # not 30 + 60 + 120 + 240 + 480 = 930
     assert [s.epsilon for s in never.spend.steps] == pytest.approx([384.0, 48.0, 48.0])
     assert never.approx_dp().epsilon == pytest.approx(480.0) and never.approx_dp().delta == 0.0
-    hopeless = accuracy_first(X, y, target=1e-4, privacy="pure", max_budget=8.0, grid=GRID, random_state=0)
+    hopeless = accuracy_first(X, y, _spec("pure", 8.0), target=1e-4, grid=GRID, random_state=0)
     assert not hopeless.met and hopeless.spend.epsilon == pytest.approx(8.0)  # no step can meet it: only the last
     assert [p.checked for p in hopeless.path] == [False, False, False, False, True]
 
@@ -110,31 +124,75 @@ def test_zcdp_ex_post_epsilon_hand_values_and_the_ex_ante_charge(data):
     assert brownian_expost_epsilon(0.5, 0.5, 1e-6) == pytest.approx(5.7565, abs=1e-4)
     assert brownian_expost_epsilon(2.0, 0.5, 1e-6) == pytest.approx(2.0 + math.sqrt(0.5 * L) + 2.0 * math.sqrt(L / 0.5))
     X, y = data
-    r = accuracy_first(X, y, target=1e-4, privacy="zcdp", max_budget=8.0, grid=GRID, random_state=0, design_budget=8.0)
+    r = accuracy_first(
+        X,
+        y,
+        _spec("zcdp", 8.0),
+        target=1e-4,
+        grid=GRID,
+        random_state=0,
+        design_budget=8.0,
+    )
     assert r.spend.rho == pytest.approx(8.0) and r.spend.epsilon is None
     assert r.approx_dp(1e-6).epsilon == pytest.approx(8.0 + 2 * math.sqrt(8.0 * L))
     assert r.charged.rho == pytest.approx(8.0)  # admitted at its most before it ran (the last grid step)
-    r2 = accuracy_first(X, y, target=1e-4, privacy="zcdp", max_budget=8.0, grid=GRID, random_state=0, design_budget=1.0)
+    r2 = accuracy_first(
+        X,
+        y,
+        _spec("zcdp", 8.0),
+        target=1e-4,
+        grid=GRID,
+        random_state=0,
+        design_budget=1.0,
+    )
     assert r2.approx_dp(1e-6).epsilon > r.approx_dp(1e-6).epsilon  # designed away from where it stopped
 
 
 def test_doubling_pays_the_sum_of_its_releases(data):
     X, y = data
-    r = accuracy_first(X, y, target=TARGET, privacy="pure", max_budget=480.0, grid=ALL, strategy="doubling")
+    r = accuracy_first(
+        X,
+        y,
+        _spec("pure", 480.0),
+        target=TARGET,
+        grid=ALL,
+        strategy="doubling",
+    )
     assert [p.budget for p in r.path] == pytest.approx([30.0, 60.0, 120.0, 240.0, 480.0])
     assert r.releases == 5 and r.spend.epsilon == pytest.approx(930.0) and not r.met
     assert [s.epsilon for s in r.spend.steps] == pytest.approx([744.0, 93.0, 93.0])
-    z = accuracy_first(X, y, target=TARGET, privacy="zcdp", max_budget=100.0, grid=ALL, strategy="doubling")
+    z = accuracy_first(
+        X,
+        y,
+        _spec("zcdp", 100.0),
+        target=TARGET,
+        grid=ALL,
+        strategy="doubling",
+    )
     assert z.spend.rho == pytest.approx(30.0 + 60.0) and z.spend.epsilon is None
     one = accuracy_first(
-        X, y, target=1e6, privacy="pure", max_budget=8.0, grid=GRID, strategy="doubling", random_state=0
+        X,
+        y,
+        _spec("pure", 8.0),
+        target=1e6,
+        grid=GRID,
+        random_state=0,
+        strategy="doubling",
     )
     assert one.releases == 1 and one.spend.epsilon == pytest.approx(0.2)
 
 
 def test_fixed_budget_spends_the_one_release_it_chose_from_the_stand_in(data):
     X, y = data
-    r = accuracy_first(X, y, target=0.6, privacy="zcdp", max_budget=8.0, grid=GRID, strategy="fixed", random_state=0)
+    r = accuracy_first(
+        X,
+        y,
+        _spec("zcdp", 8.0),
+        target=0.6,
+        grid=GRID,
+        random_state=0,
+        strategy="fixed",
+    )
     predicted = r.extra["predicted"]
     chosen = int(np.flatnonzero(predicted <= 0.6)[0])
     assert r.budget == GRID[chosen] and r.spend.rho == pytest.approx(GRID[chosen]) and len(r.path) == 1
@@ -182,7 +240,13 @@ def test_the_stopping_rule_reads_no_data_after_the_first_release(data, monkeypat
         Xs.sealed = ys.sealed = True
 
     r = accuracy_first(
-        Xs, ys, target=TARGET, privacy=privacy, max_budget=480.0, grid=ALL, random_state=0, callback=seal
+        Xs,
+        ys,
+        _spec(privacy, 480.0),
+        target=TARGET,
+        grid=ALL,
+        random_state=0,
+        callback=seal,
     )
     assert len(steps) == 5 and not r.met  # every step checked after the seal, and none read the data
 
@@ -198,7 +262,13 @@ def test_the_guard_catches_a_search_that_reads_the_data_again(data, monkeypatch)
 
     with pytest.raises(AssertionError, match="read after the first release"):
         accuracy_first(
-            Xs, y, target=TARGET, privacy="pure", max_budget=480.0, grid=ALL, strategy="doubling", callback=seal
+            Xs,
+            y,
+            _spec("pure", 480.0),
+            target=TARGET,
+            grid=ALL,
+            strategy="doubling",
+            callback=seal,
         )
 
 
@@ -211,8 +281,8 @@ def test_the_guard_catches_a_search_that_reads_the_data_again(data, monkeypatch)
         (dict(target=float("nan")), "target must be a positive"),
         (dict(grid=[]), "grid is empty"),
         (dict(grid=[1.0, 0.5]), "strictly increasing"),
-        (dict(max_budget=0.1, grid=[0.5, 1.0]), "below the grid's first step"),
-        (dict(method="objective"), "output perturbation only"),
+        (dict(budget=0.1, grid=[0.5, 1.0]), "below the grid's first step"),
+        (dict(method="objective", split=None), "output perturbation only"),
         (dict(strategy="bisection"), "strategy must be one of"),
         (dict(coefficients=[7]), "indices of the 4 coefficients"),
         (dict(privacy="approx"), "privacy"),
@@ -220,9 +290,10 @@ def test_the_guard_catches_a_search_that_reads_the_data_again(data, monkeypatch)
 )
 def test_bad_input_gives_a_clear_value_error(data, kwargs, match):
     X, y = data
-    settings = dict(target=0.5, max_budget=1.0) | kwargs
+    search = dict(target=0.5) | {k: v for k, v in kwargs.items() if k in ("target", "grid", "strategy", "coefficients")}
+    fields = {k: v for k, v in kwargs.items() if k not in search}
     with pytest.raises(ValueError, match=match):
-        accuracy_first(X, y, **settings)
+        accuracy_first(X, y, _spec().replace(**fields), **search)
 
 
 def test_default_grid_is_twenty_geometric_steps():
@@ -258,10 +329,15 @@ def test_noise_reduction_spends_less_than_doubling_on_average(data):
     rng = np.random.default_rng(0)
     nr, dbl = [], []
     for _ in range(5):
-        nr.append(accuracy_first(X, y, target=0.6, privacy="zcdp", max_budget=5.0, random_state=rng).spend.rho)
+        nr.append(accuracy_first(X, y, _spec("zcdp", 5.0), target=0.6, random_state=rng).spend.rho)
         dbl.append(
             accuracy_first(
-                X, y, target=0.6, privacy="zcdp", max_budget=5.0, random_state=rng, strategy="doubling"
+                X,
+                y,
+                _spec("zcdp", 5.0),
+                target=0.6,
+                random_state=rng,
+                strategy="doubling",
             ).spend.rho
         )
     assert np.mean(nr) < np.mean(dbl)
@@ -274,7 +350,14 @@ def test_every_strategy_is_charged_its_ex_ante_most_before_it_runs(data, strateg
     X, y = data
     grid = [1.0, 2.0, 4.0, 8.0]
     with Ledger(budget="epsilon=100") as watch:
-        r = accuracy_first(X, y, target=50.0, privacy="pure", max_budget=8.0, grid=grid, strategy=strategy)
+        r = accuracy_first(
+            X,
+            y,
+            _spec("pure", 8.0),
+            target=50.0,
+            grid=grid,
+            strategy=strategy,
+        )
     status = watch.status()
     assert status.releases == 1 and status.spent == pytest.approx(r.charged.epsilon)
     if hand is not None:  # noise reduction: the last step; doubling: 1 + 2 + 4 + 8 (every release it may make)
@@ -289,5 +372,12 @@ def test_a_search_the_budget_cannot_pay_is_refused_before_it_runs(data):
     rng = np.random.default_rng(0)
     start = rng.bit_generator.state
     with Ledger(budget="epsilon=5") as watch, pytest.raises(BudgetExceeded, match="costs ε = 8"):
-        accuracy_first(X, y, target=0.3, privacy="pure", max_budget=8.0, grid=GRID, random_state=rng)
+        accuracy_first(
+            X,
+            y,
+            _spec("pure", 8.0),
+            target=0.3,
+            grid=GRID,
+            random_state=rng,
+        )
     assert rng.bit_generator.state == start and watch.admissions == []

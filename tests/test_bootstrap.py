@@ -17,6 +17,7 @@ from dpci.experiments.bootstrap import (
     variability_intervals,
     warm_up_workers,
 )
+from dpci.spec import ReleaseSpec
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +28,9 @@ def data():
 def test_nonprivate_variability_matches_a_loop_of_sklearn_fits(data):
     X, y = data
     n, c, reps, seed = len(X), 1e-3, 150, 5
-    vi = variability_intervals(X, y, LogisticLoss(), mechanism="none", c=c, n_replicates=reps, random_state=seed)
+    vi = variability_intervals(
+        X, y, ReleaseSpec(loss=LogisticLoss(), c=c), n_replicates=reps, random_state=seed, private=False
+    )
     entropy = stream_entropy(seed)
     fits = []
     for r in range(reps):
@@ -45,15 +48,17 @@ def test_nonprivate_variability_matches_a_loop_of_sklearn_fits(data):
 def test_results_do_not_depend_on_chunking_or_workers(data, mechanism, privacy):
     X, y = data
     warm_up_workers(2)  # a cold run would compute its first COLD_SECONDS in this process
-    kw = dict(mechanism=mechanism, privacy=privacy, budget=0.8, n_replicates=60, random_state=9)
-    one = variability_intervals(X, y, LogisticLoss(), chunk_size=60, **kw)
-    small = variability_intervals(X, y, LogisticLoss(), chunk_size=7, **kw)
-    parallel = variability_intervals(X, y, LogisticLoss(), chunk_size=13, n_jobs=2, **kw)
+    spec = ReleaseSpec(mechanism, privacy, 0.8, loss=LogisticLoss())
+    kw = dict(n_replicates=60, random_state=9)
+    one = variability_intervals(X, y, spec, chunk_size=60, **kw)
+    small = variability_intervals(X, y, spec, chunk_size=7, **kw)
+    parallel = variability_intervals(X, y, spec, chunk_size=13, n_jobs=2, **kw)
     np.testing.assert_array_equal(one.estimates, small.estimates)
     np.testing.assert_array_equal(one.estimates, parallel.estimates)
-    cov_kw = dict(mechanism=mechanism, privacy=privacy, n_replicates=12, n_samples=500, random_state=3)
-    a = coverage(X, y, LogisticLoss(), chunk_size=12, **cov_kw)
-    b = coverage(X, y, LogisticLoss(), chunk_size=5, n_jobs=2, **cov_kw)
+    cov_spec = ReleaseSpec(mechanism, privacy, loss=LogisticLoss(), n_samples=500)
+    cov_kw = dict(n_replicates=12, random_state=3)
+    a = coverage(X, y, cov_spec, chunk_size=12, **cov_kw)
+    b = coverage(X, y, cov_spec, chunk_size=5, n_jobs=2, **cov_kw)
     np.testing.assert_array_equal(a.bounds, b.bounds)
 
 
@@ -64,21 +69,22 @@ def test_a_run_survives_another_run_being_cancelled():
     rng = np.random.default_rng(3)
     X = np.column_stack([unit_ball_rows(rng, 20_000, 3), np.full(20_000, 0.5)]) / np.sqrt(1.25)
     y = logistic_labels(rng, X, np.array([2.0, -1.0, 0.5, 0.5]))
-    kw = dict(mechanism="objective", privacy="pure", budget=0.8, n_replicates=1_000, n_jobs=2)
-    cancelled = iter_variability(X, y, LogisticLoss(), random_state=1, **kw)
+    kw = dict(n_replicates=1_000, n_jobs=2)
+    spec = ReleaseSpec("objective", "pure", 0.8, loss=LogisticLoss())
+    cancelled = iter_variability(X, y, spec, random_state=1, **kw)
     next(cancelled), next(cancelled)
-    survivor = iter_variability(X, y, LogisticLoss(), random_state=2, **kw)
+    survivor = iter_variability(X, y, spec, random_state=2, **kw)
     next(survivor), next(survivor)  # both runs have chunks in the shared pool
     cancelled.close()  # (joblib used to terminate the shared pool under the survivor here)
     *_, last = survivor
-    expected = variability_intervals(X, y, LogisticLoss(), random_state=2, **dict(kw, n_jobs=1)).estimates
+    expected = variability_intervals(X, y, spec, random_state=2, **dict(kw, n_jobs=1)).estimates
     np.testing.assert_array_equal(last.estimates, expected)
 
 
 def test_progress_is_yielded_per_chunk_and_can_stop(data):
     X, y = data
     block = block_size(len(X))
-    gen = iter_variability(X, y, LogisticLoss(), n_replicates=100, chunk_size=block, random_state=1)
+    gen = iter_variability(X, y, ReleaseSpec(loss=LogisticLoss()), n_replicates=100, chunk_size=block, random_state=1)
     first = next(gen)
     assert (first.done, first.total, first.estimates.shape) == (block, 100, (block, 4))
     assert not first.finished
@@ -96,12 +102,8 @@ def test_coverage_reports_standard_errors(data):
     res = coverage(
         X,
         y,
-        LogisticLoss(),
-        mechanism="output",
-        privacy="zcdp",
-        budget=0.5,
+        ReleaseSpec(loss=LogisticLoss(), method="output", privacy="zcdp", budget=0.5, n_samples=500),
         n_replicates=40,
-        n_samples=500,
         random_state=4,
     )
     cov, se = res.overall_coverage
@@ -116,7 +118,7 @@ def test_coverage_reports_standard_errors(data):
 def test_invalid_c_is_refused_before_any_replicate(data):
     X, y = data
     with pytest.raises(ValueError, match="smallest|too small"):
-        next(iter_variability(X, y, LogisticLoss(), c=1e-7, n_replicates=10))
+        next(iter_variability(X, y, ReleaseSpec(loss=LogisticLoss(), c=1e-7), n_replicates=10))
 
 
 @pytest.mark.slow  # over 3 s: the quick run (-m "not slow") stays well under 4 minutes
@@ -128,11 +130,11 @@ def test_dask_backend_gives_the_same_result(data):
 
     X, y = data
     kw = dict(n_replicates=40, chunk_size=8, random_state=2)
-    local = variability_intervals(X, y, LogisticLoss(), **kw)
+    local = variability_intervals(X, y, ReleaseSpec(loss=LogisticLoss()), **kw)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with distributed.Client(cluster):
             with parallel_config(backend="dask"):
-                remote = variability_intervals(X, y, LogisticLoss(), n_jobs=-1, **kw)
+                remote = variability_intervals(X, y, ReleaseSpec(loss=LogisticLoss()), n_jobs=-1, **kw)
     np.testing.assert_array_equal(local.estimates, remote.estimates)
     assert local.to_frame().equals(remote.to_frame())
 
@@ -151,10 +153,7 @@ def test_coverage_on_adult(mechanism, privacy, budget):
     res = coverage(
         adult.X,
         adult.y,
-        LogisticLoss(),
-        mechanism=mechanism,
-        privacy=privacy,
-        budget=budget,
+        ReleaseSpec(loss=LogisticLoss(), method=mechanism, privacy=privacy, budget=budget),
         n_replicates=300,
         random_state=2026,
     )

@@ -10,10 +10,12 @@ import numpy as np
 import pytest
 from conftest import rows_with_constant
 
-from dpci import LogisticLoss
+from dpci import LogisticLoss, ReleaseSpec
 from dpci.experiments import cluster
 from dpci.experiments.bootstrap import coverage, iter_coverage, iter_variability, variability_intervals
 from dpci.experiments.sweeps import iter_split_sweep
+
+SPEC = ReleaseSpec("objective", "pure", 1.0, loss=LogisticLoss())
 
 distributed = pytest.importorskip("distributed", reason="dask is optional: pip install -e '.[cluster]'")
 
@@ -53,10 +55,10 @@ def _last(gen):
 def test_variability_on_a_scheduler_is_bit_identical(data, scheduler, n_jobs):
     X, y = data
     address, ran = scheduler
-    kw = dict(mechanism="objective", privacy="pure", budget=1.0, n_replicates=200, random_state=3)
-    local = variability_intervals(X, y, LogisticLoss(), **kw)
+    kw = dict(n_replicates=200, random_state=3)
+    local = variability_intervals(X, y, SPEC, **kw)
     before = ran()
-    make = partial(iter_variability, X, y, LogisticLoss(), n_jobs=n_jobs, low_priority=True, **kw)
+    make = partial(iter_variability, X, y, SPEC, n_jobs=n_jobs, low_priority=True, **kw)
     remote = _last(cluster.run_on(address, make))
     assert ran() > before, "no chunk ran on the scheduler's workers"
     np.testing.assert_array_equal(local.estimates, remote.estimates)
@@ -66,13 +68,14 @@ def test_variability_on_a_scheduler_is_bit_identical(data, scheduler, n_jobs):
 def test_coverage_and_a_sweep_on_a_scheduler_are_bit_identical(data, scheduler):
     X, y = data
     address, ran = scheduler
-    kw = dict(mechanism="output", privacy="zcdp", budget=0.5, n_replicates=48, n_samples=500, random_state=4)
-    local = coverage(X, y, LogisticLoss(), **kw)
+    spec = ReleaseSpec("output", "zcdp", 0.5, loss=LogisticLoss(), n_samples=500)
+    kw = dict(n_replicates=48, random_state=4)
+    local = coverage(X, y, spec, **kw)
     before = ran()
-    remote = _last(cluster.run_on(address, partial(iter_coverage, X, y, LogisticLoss(), **kw)))
+    remote = _last(cluster.run_on(address, partial(iter_coverage, X, y, spec, **kw)))
     assert ran() > before
     np.testing.assert_array_equal(local.bounds, remote.bounds)
-    sweep = partial(iter_split_sweep, X, y, LogisticLoss(), shares=(0.6, 0.8), n_replicates=24, n_samples=300)
+    sweep = partial(iter_split_sweep, X, y, SPEC.replace(n_samples=300), shares=(0.6, 0.8), n_replicates=24)
     assert _last(sweep()).frame.equals(_last(cluster.run_on(address, sweep)).frame)
 
 
@@ -84,15 +87,15 @@ def test_a_job_thread_enters_the_backend_itself(data, scheduler, monkeypatch):
 
     X, y = data
     address, ran = scheduler
-    kw = dict(mechanism="objective", privacy="pure", budget=1.0, n_replicates=120, random_state=5)
-    make = partial(iter_variability, X, y, LogisticLoss(), n_jobs=2, **kw)
+    kw = dict(n_replicates=120, random_state=5)
+    make = partial(iter_variability, X, y, SPEC, n_jobs=2, **kw)
     monkeypatch.delenv("DPCI_SCHEDULER", raising=False)
     assert scheduled(make) is make  # no scheduler: the factory as it was
     before = ran()
     job = Job("k", scheduled(make, address=address))
     assert job.wait(60) and job.error is None, job.error
     assert ran() > before
-    np.testing.assert_array_equal(job.latest.estimates, variability_intervals(X, y, LogisticLoss(), **kw).estimates)
+    np.testing.assert_array_equal(job.latest.estimates, variability_intervals(X, y, SPEC, **kw).estimates)
     assert cluster.scheduler_here() is None  # this thread never entered it
 
 
@@ -153,5 +156,5 @@ def test_the_rows_travel_once_per_run_not_with_every_chunk(data):
     from dpci.experiments.bootstrap import _population
 
     X, y = data
-    pop = _population(X, y, LogisticLoss(), "objective", "pure", 1.0, None, 1e-3)
+    pop = _population(X, y, SPEC, True)
     assert sizeof(pop) >= pop.A.nbytes > 1e3

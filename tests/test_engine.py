@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from conftest import logistic_labels, unit_ball_rows
 
-from dpci import LogisticLoss
+from dpci import LogisticLoss, ReleaseSpec
 from dpci.experiments import engine as engine_module
 from dpci.experiments.bootstrap import iter_variability, variability_intervals, warm_up_workers
 from dpci.experiments.engine import Cancelled, Engine, cancel_scope, get_engine
@@ -89,8 +89,9 @@ def _settle(baseline_threads, timeout=10.0):
         time.sleep(0.1)
 
 
-SETTINGS = [dict(mechanism="objective", budget=b) for b in (0.5, 1.0, 2.0)] + [
-    dict(mechanism="output", budget=b) for b in (0.8, 1.5)
+SPEC08 = ReleaseSpec("objective", "pure", 0.8, loss=LogisticLoss())
+SETTINGS = [ReleaseSpec("objective", "pure", b, loss=LogisticLoss()) for b in (0.5, 1.0, 2.0)] + [
+    ReleaseSpec("output", "pure", b, loss=LogisticLoss()) for b in (0.8, 1.5)
 ]
 
 
@@ -101,9 +102,9 @@ def test_six_users_changing_settings_all_get_their_final_results(rows):
     and a new one started, as the app does), then leave one job each. All six finish, with the
     numbers of a single-process run, and nothing is left behind: threads, pipes, zombies, files."""
     X, y = rows
-    kw = dict(privacy="pure", c=1e-3, alpha=0.05, n_replicates=600, n_jobs=2, low_priority=True)
+    kw = dict(n_replicates=600, n_jobs=2, low_priority=True)
     warm_up_workers(2)
-    variability_intervals(X, y, LogisticLoss(), **dict(kw, n_replicates=64, random_state=0))  # everything started
+    variability_intervals(X, y, SETTINGS[0], **dict(kw, n_replicates=64, random_state=0))  # everything started
     _quiet()
     _settle(_os_threads())
     threads0, fds0, files0 = _os_threads(), _open_fds(), set(_shared_files())
@@ -118,18 +119,14 @@ def test_six_users_changing_settings_all_get_their_final_results(rows):
         try:
             while time.monotonic() < churn_until:
                 setting = rng.choice(SETTINGS)
-                key = (u, tuple(sorted(setting.items())))
-                make = lambda s=setting, u=u: iter_variability(X, y, LogisticLoss(), random_state=100 + u, **s, **kw)  # noqa: E731
+                key = (u, setting.key)
+                make = lambda s=setting, u=u: iter_variability(X, y, s, random_state=100 + u, **kw)  # noqa: E731
                 every_job.append(slots[u].ensure(key, make))
                 time.sleep(rng.uniform(0.2, 1.0))
             final = SETTINGS[u % len(SETTINGS)]
             finals[u] = final
             key = (u, "final")
-            every_job.append(
-                slots[u].ensure(
-                    key, lambda: iter_variability(X, y, LogisticLoss(), random_state=100 + u, **final, **kw)
-                )
-            )
+            every_job.append(slots[u].ensure(key, lambda: iter_variability(X, y, final, random_state=100 + u, **kw)))
         except Exception as err:  # noqa: BLE001 - reported below
             errors.append(err)
 
@@ -153,7 +150,7 @@ def test_six_users_changing_settings_all_get_their_final_results(rows):
     for u in range(users):
         state = slots[u].job.latest
         assert state is not None and state.finished and not slots[u].job.cancelled
-        expected = variability_intervals(X, y, LogisticLoss(), random_state=100 + u, **finals[u], **dict(kw, n_jobs=1))
+        expected = variability_intervals(X, y, finals[u], random_state=100 + u, **dict(kw, n_jobs=1))
         np.testing.assert_array_equal(state.estimates, expected.estimates)
 
     _settle(threads0)
@@ -176,11 +173,11 @@ def test_a_killed_worker_is_replaced_once_and_both_runs_get_the_same_numbers(row
     goes up by one, whichever run notices first), both runs resubmit their unfinished chunks there
     and get the numbers of a single-process run; the dead workers are reaped."""
     X, y = rows
-    kw = dict(mechanism="objective", privacy="pure", budget=0.8, n_replicates=800, chunk_size=16)
+    kw = dict(n_replicates=800, chunk_size=16)
     warm_up_workers(2)
     engine = get_engine()
     generation = engine.generation
-    runs = [iter_variability(X, y, LogisticLoss(), n_jobs=2, random_state=seed, **kw) for seed in (4, 5)]
+    runs = [iter_variability(X, y, SPEC08, n_jobs=2, random_state=seed, **kw) for seed in (4, 5)]
     for _ in range(3):
         for run in runs:
             next(run)
@@ -191,7 +188,7 @@ def test_a_killed_worker_is_replaced_once_and_both_runs_get_the_same_numbers(row
         for k, run in enumerate(runs):
             lasts[k] = next(run, lasts[k])
     for seed, last in zip((4, 5), lasts):
-        expected = variability_intervals(X, y, LogisticLoss(), n_jobs=1, random_state=seed, **kw)
+        expected = variability_intervals(X, y, SPEC08, n_jobs=1, random_state=seed, **kw)
         np.testing.assert_array_equal(last.estimates, expected.estimates)
     assert engine.generation == generation + 1
     assert victim not in engine.worker_pids() and len(engine.worker_pids()) == 2
@@ -205,17 +202,17 @@ def test_cancelling_one_run_does_not_disturb_another(rows):
     """The cancelled run's chunks are cancelled; the pool (same workers, same generation) and the
     other run's chunks are untouched."""
     X, y = rows
-    kw = dict(mechanism="objective", privacy="pure", budget=0.8, n_replicates=500, n_jobs=2, chunk_size=16)
+    kw = dict(n_replicates=500, n_jobs=2, chunk_size=16)
     warm_up_workers(2)
     engine = get_engine()
     generation, pids = engine.generation, engine.worker_pids()
-    cancelled = iter_variability(X, y, LogisticLoss(), random_state=1, **kw)
-    survivor = iter_variability(X, y, LogisticLoss(), random_state=2, **kw)
+    cancelled = iter_variability(X, y, SPEC08, random_state=1, **kw)
+    survivor = iter_variability(X, y, SPEC08, random_state=2, **kw)
     for _ in range(3):
         next(cancelled), next(survivor)  # both runs have chunks in the pool
     cancelled.close()
     *_, last = survivor
-    expected = variability_intervals(X, y, LogisticLoss(), random_state=2, **dict(kw, n_jobs=1))
+    expected = variability_intervals(X, y, SPEC08, random_state=2, **dict(kw, n_jobs=1))
     np.testing.assert_array_equal(last.estimates, expected.estimates)
     assert engine.generation == generation and engine.worker_pids() == pids
 
@@ -282,11 +279,11 @@ def test_idle_workers_take_the_first_call_and_busy_ones_leave_it_to_the_caller()
 
 def test_large_rows_are_shared_through_one_file_deleted_after_the_last_run(rows):
     X, y = rows
-    kw = dict(mechanism="objective", privacy="pure", budget=0.8, n_replicates=300, n_jobs=2, chunk_size=16)
+    kw = dict(n_replicates=300, n_jobs=2, chunk_size=16)
     warm_up_workers(2)
     before = set(_shared_files())  # (another test's run may hold its own)
-    a = iter_variability(X, y, LogisticLoss(), random_state=1, **kw)
-    b = iter_variability(X, y, LogisticLoss(), random_state=2, **kw)  # the same rows: the same file
+    a = iter_variability(X, y, SPEC08, random_state=1, **kw)
+    b = iter_variability(X, y, SPEC08, random_state=2, **kw)  # the same rows: the same file
     next(a), next(b)
     assert len(set(_shared_files()) - before) == 1
     a.close()
@@ -300,7 +297,7 @@ EXIT_SCRIPT = """
 import sys, threading, time
 sys.path.insert(0, {root!r})
 import numpy as np
-from dpci import LogisticLoss
+from dpci import LogisticLoss, ReleaseSpec
 from dpci.experiments.bootstrap import iter_variability, warm_up_workers
 from dpci.experiments.engine import get_engine
 
@@ -310,7 +307,7 @@ y = np.where(rng.uniform(size=60_000) < 0.5, 1.0, -1.0)
 
 def run(seed):
     try:
-        for _ in iter_variability(X, y, LogisticLoss(), n_replicates=100_000, n_jobs=2, random_state=seed,
+        for _ in iter_variability(X, y, ReleaseSpec(loss=LogisticLoss()), n_replicates=100_000, n_jobs=2, random_state=seed,
                                   low_priority=True):
             pass
     except Exception as err:  # the engine refuses work once the interpreter exits
@@ -328,7 +325,7 @@ elif state == "workers starting":  # the app's warm-up at a first paint
     time.sleep(0.3)
 else:  # "idle": a run has finished, the workers wait for the next one
     warm_up_workers(2)
-    for _ in iter_variability(X, y, LogisticLoss(), n_replicates=200, n_jobs=2):
+    for _ in iter_variability(X, y, ReleaseSpec(loss=LogisticLoss()), n_replicates=200, n_jobs=2):
         pass
 print("workers", *get_engine().worker_pids(), flush=True)
 """

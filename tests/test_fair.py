@@ -12,6 +12,7 @@ from dpci import LogisticLoss
 from dpci.experiments.bootstrap import iter_variability
 from dpci.experiments.engine import fair_group
 from dpci.experiments.fair import Dispatcher, FairQueue
+from dpci.spec import ReleaseSpec
 
 
 def test_round_robin_across_groups_and_newest_run_first_within_one():
@@ -81,14 +82,16 @@ def test_runs_in_sessions_give_the_same_numbers_as_one_run_alone():
     X = unit_ball_rows(rng, 600, 2)
     y = logistic_labels(rng, X, np.array([1.5, -1.0]))
     alone = None
-    for alone in iter_variability(X, y, LogisticLoss(), n_replicates=256, random_state=3, n_jobs=1):
+    for alone in iter_variability(X, y, ReleaseSpec(loss=LogisticLoss()), n_replicates=256, random_state=3, n_jobs=1):
         pass
     results = {}
 
     def session(name, seed):
         with fair_group(name):
             last = None
-            for last in iter_variability(X, y, LogisticLoss(), n_replicates=256, random_state=seed, n_jobs=2):
+            for last in iter_variability(
+                X, y, ReleaseSpec(loss=LogisticLoss()), n_replicates=256, random_state=seed, n_jobs=2
+            ):
                 pass
             results[name] = last
 

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 import dpci
+from dpci import ReleaseSpec
 from dpci.data import make_synthetic_logistic
 from dpci.experiments.sweeps import METHODS
 from dpci.presentation import figures
@@ -214,7 +215,16 @@ def test_the_target_path_marks_each_strategys_stop_and_the_target():
 
     X, y = make_synthetic_logistic(5_000, [1.0, -0.5, 0.3], random_state=1)
     results = [
-        accuracy_first(X, y, LogisticLoss(), 0.5, [0], max_budget=5.0, random_state=2, strategy=s) for s in STRATEGIES
+        accuracy_first(
+            X,
+            y,
+            ReleaseSpec("output", budget=5.0, loss=LogisticLoss(), n_samples=2_000),
+            target=0.5,
+            coefficients=[0],
+            random_state=2,
+            strategy=s,
+        )
+        for s in STRATEGIES
     ]
     fig = target_path_plot(results, 0.5)
     stops = [t for t in fig.data if t.showlegend is False]
@@ -241,7 +251,16 @@ def test_the_target_path_zooms_on_the_checked_steps_so_the_strategies_stand_apar
 
     X, y = make_synthetic_logistic(20_000, [1.0, -0.5, 0.3], random_state=1)
     results = [
-        accuracy_first(X, y, LogisticLoss(), 0.2, [0], max_budget=5.0, random_state=2, strategy=s) for s in STRATEGIES
+        accuracy_first(
+            X,
+            y,
+            ReleaseSpec("output", budget=5.0, loss=LogisticLoss(), n_samples=2_000),
+            target=0.2,
+            coefficients=[0],
+            random_state=2,
+            strategy=s,
+        )
+        for s in STRATEGIES
     ]
     assert min(r.path_frame()["budget"].min() for r in results) == pytest.approx(0.005)
     assert min(r.path_frame().query("checked")["budget"].min() for r in results) > 3  # the case

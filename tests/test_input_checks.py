@@ -12,6 +12,7 @@ from scipy import sparse
 import dpci
 from dpci.experiments.bootstrap import coverage, variability_intervals
 from dpci.mechanisms import smallest_valid_c
+from dpci.spec import ReleaseSpec
 
 
 @pytest.fixture(scope="module")
@@ -89,12 +90,12 @@ def test_a_split_given_as_a_generator_is_read_once(data):
 def test_the_bootstrap_checks_its_input_like_a_release(data, change, message):
     X, y = change(*data)
     with pytest.raises(dpci.DataValidationError, match=message):
-        variability_intervals(X, y, dpci.LogisticLoss(), n_replicates=32, c=0.01)
+        variability_intervals(X, y, ReleaseSpec(loss=dpci.LogisticLoss(), c=0.01), n_replicates=32)
 
 
 def test_the_bootstrap_refuses_empty_runs_and_too_few_monte_carlo_draws(data):
     X, y = data
     with pytest.raises(ValueError, match="n_replicates must be an integer of at least 1"):
-        variability_intervals(X, y, dpci.LogisticLoss(), n_replicates=0)
+        variability_intervals(X, y, ReleaseSpec(loss=dpci.LogisticLoss()), n_replicates=0)
     with pytest.raises(ValueError, match="n_samples must be an integer of at least 100"):
-        coverage(X, y, dpci.LogisticLoss(), n_samples=1, n_replicates=8, c=0.01)
+        coverage(X, y, ReleaseSpec(loss=dpci.LogisticLoss(), n_samples=1, c=0.01), n_replicates=8)

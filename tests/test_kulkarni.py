@@ -259,12 +259,12 @@ def test_the_method_travels_to_a_worker_process():
     import cloudpickle
 
     X, y = gaussian_rows(np.random.default_rng(1), 500, np.array([1.0, -0.5]))
-    A, alloc = margin_rows(X, y), METHOD.allocate(0.5, None, "zcdp")
+    A, measurement = margin_rows(X, y), dpci.ReleaseSpec("kulkarni", "zcdp", 0.5).measure()
     weights = np.ones((2, A.shape[0]))
-    METHOD.replicate_coefficients(A, dpci.LogisticLoss(), 0.0, alloc, weights, rngs(0), 0, 2)  # fills the cache
+    METHOD.replicate_coefficients(measurement, A, weights, rngs(0), 0, 2)  # fills the cache
     copy = cloudpickle.loads(cloudpickle.dumps(METHOD))
-    theta = copy.replicate_coefficients(A, dpci.LogisticLoss(), 0.0, alloc, weights, rngs(0), 0, 2)
-    expected = METHOD.replicate_coefficients(A, dpci.LogisticLoss(), 0.0, alloc, weights, rngs(0), 0, 2)
+    theta = copy.replicate_coefficients(measurement, A, weights, rngs(0), 0, 2)
+    expected = METHOD.replicate_coefficients(measurement, A, weights, rngs(0), 0, 2)
     np.testing.assert_array_equal(theta, expected)
 
 
@@ -279,14 +279,15 @@ def test_bootstrap_replicates_and_their_intervals():
     from dpci.experiments.bootstrap import coverage, variability_intervals
 
     X, y = gaussian_rows(np.random.default_rng(4), 2000, np.array([1.0, -1.0, 0.5]))
-    kw = dict(mechanism="kulkarni", privacy="zcdp", budget=0.5, c=1e-3, random_state=0)
-    vi = variability_intervals(X, y, dpci.LogisticLoss(), n_replicates=16, **kw)
+    spec = dpci.ReleaseSpec("kulkarni", "zcdp", 0.5, loss=dpci.LogisticLoss(), c=1e-3, n_samples=500)
+    kw = dict(random_state=0)
+    vi = variability_intervals(X, y, spec, n_replicates=16, **kw)
     assert np.all(vi.bounds[:, 0] < vi.bounds[:, 1])
-    cv = coverage(X, y, dpci.LogisticLoss(), n_replicates=16, n_samples=500, **kw)
+    cv = coverage(X, y, spec, n_replicates=16, **kw)
     np.testing.assert_allclose(cv.theta0, minimise_erm(margin_rows(X, y), dpci.LogisticLoss(), 0.0).theta)
     assert cv.bounds.shape == (16, 3, 2) and cv.overall_coverage[0] > 0.5
     with pytest.raises(RuntimeError, match="replicate_coefficients"):
-        METHOD.replicate_interval(None, None, np.zeros(3) + 0.123, 0, None, None, 0.05, 100, None, None)
+        METHOD.replicate_interval(spec.measure(), None, np.zeros(3) + 0.123, None, None, None)
 
 
 # --- coverage ------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import pytest
 import dpci
 from dpci.ledger import Budget, BudgetExceeded, Ledger, NotCovered, tight_epsilon, tight_rho
 from dpci.methods import allocate
+from dpci.spec import ReleaseSpec
 
 
 def spend(budget, privacy="pure", mechanism="output"):
@@ -383,14 +384,21 @@ def _function(X, y, rng):
 def _search(X, y, rng):
     from dpci.accuracy_first import accuracy_first
 
-    return accuracy_first(X, y, "logistic", 0.5, [0], "pure", 1.0, n_samples=200, random_state=rng)
+    return accuracy_first(
+        X,
+        y,
+        ReleaseSpec("output", privacy="pure", budget=1.0, n_samples=200),
+        target=0.5,
+        coefficients=[0],
+        random_state=rng,
+    )
 
 
 def _tuned(X, y, rng):
     from dpci.methods.wu import tuned_release
     from dpci.solver import margin_rows
 
-    return tuned_release(margin_rows(X, y), dpci.LogisticLoss(), 1.0, None, "pure", 0.05, 200, rng)
+    return tuned_release(margin_rows(X, y), dpci.ReleaseSpec("wu", loss=dpci.LogisticLoss(), n_samples=200), rng)
 
 
 def _walkthrough(X, y, rng):
@@ -499,7 +507,7 @@ def test_a_bootstrap_on_the_data_is_recorded_as_not_private():
 
     X, y = _data()
     with Ledger() as watch:
-        variability_intervals(X, y, dpci.LogisticLoss(), mechanism="output", n_replicates=20)
+        variability_intervals(X, y, ReleaseSpec(loss=dpci.LogisticLoss(), method="output"), n_replicates=20)
     status = watch.status()
     assert (status.releases, status.not_private) == (0, 1)
     assert watch.ledger.history(status.key)[0]["what"] == "bootstrap replicates of output on the data"
@@ -570,3 +578,45 @@ def test_the_practice_mark_is_for_the_release_shown():
     book = ledger.practice(key)
     assert book.mark(ids[0]) == "" and book.refused_ids == {ids[1]}
     assert book.mark(ids[1]) == book.mark() == "Over a budget of ε = 2: a curator would refuse this release."
+
+
+def test_ledger_list_tells_datasets_and_visitors_apart_and_history_takes_what_it_shows(tmp_path, capsys):
+    """Several visitors on each of two demo datasets, a shared dataset with the content of one of them:
+    `list` shows one distinct key per dataset and visitor, and `history` finds each from any prefix of
+    it that is still unique (a shared prefix is refused, naming the candidates)."""
+    from dpci.experiments.cli import main
+    from dpci.ledger_cli import shown_keys
+
+    url = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
+    ledger = Ledger(url, budget="epsilon=3")
+    visitors = ["visitorAAAAAAAAAAAAAAAA", "visitorAAAAAAAAAAAAAAAB", "someoneelse0000000000000"]
+    keys = {}
+    for name in ("adult", "synthetic"):
+        for v in visitors:
+            keys[name, v] = ledger.key_of(f"dpci shipped data: {name}".encode(), scope=v)
+            ledger.register(keys[name, v], name, demo=True)
+    shared = ledger.key_of(b"dpci shipped data: adult")  # the content of a demo dataset, shared
+    ledger.register(shared, "adult, shared")
+    for i, key in enumerate([*keys.values(), shared]):
+        ledger.admit(key, spend(0.01 * (i + 1)), what=f"release number {i}")
+    capsys.readouterr()
+    assert main(["ledger", "--database", url, "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    listed = [line.split()[0] for line in lines]
+    assert len(lines) == 7 and len(set(listed)) == 7
+    shown = shown_keys([*keys.values(), shared])
+    assert sorted(listed) == sorted(shown.values())
+    assert shown[shared] == shared[:12] and shown[keys["adult", visitors[0]]].endswith("/visitorAAAAAAAAAAAAAAAA")
+    assert shown[keys["adult", visitors[2]]].endswith("/someon")  # the shortest scope that tells it apart
+    for i, key in enumerate([*keys.values(), shared]):
+        for prefix in (shown[key], key):
+            assert main(["ledger", "--database", url, "history", prefix]) == 0, prefix
+            assert f"release number {i}" in capsys.readouterr().out
+    content = keys["adult", visitors[0]].partition("/")[0]
+    assert main(["ledger", "--database", url, "history", content[:8] + "/so"]) == 0  # still unique: enough
+    assert "release number 2" in capsys.readouterr().out
+    assert main(["ledger", "--database", url, "history", content[:12] + "/visitor"]) == 2
+    err = capsys.readouterr().err
+    assert "2 datasets" in err and "give more of it" in err
+    assert main(["ledger", "--database", url, "history", content[:12] + "/visitorAAAAAAAAAAAAAAAB"]) == 0
+    assert "release number 1" in capsys.readouterr().out

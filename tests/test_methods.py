@@ -13,6 +13,7 @@ from dpci import methods
 from dpci.accounting import Split, epsilon_from_rho, rho_from_epsilon
 from dpci.mechanisms import NoiseLaw, PerturbedFit
 from dpci.solver import minimise_erm
+from dpci.spec import ReleaseSpec
 
 
 class DoubledGaussianOutput(methods.OutputPerturbation):
@@ -31,9 +32,10 @@ class DoubledGaussianOutput(methods.OutputPerturbation):
         law = super().coefficient_noise_law(alloc, n, c, loss)
         return NoiseLaw(law.kind, 2.0 * law.scale)
 
-    def perturb(self, A, loss, c, alloc, rng):
+    def perturb(self, measurement, A, rng):
+        loss, c = measurement.loss, measurement.c
         result = minimise_erm(A, loss, c)
-        law = self.coefficient_noise_law(alloc, A.shape[0], c, loss)
+        law = self.coefficient_noise_law(measurement.allocation, A.shape[0], c, loss)
         beta = law.sample(rng, A.shape[1])
         return PerturbedFit(result.theta + beta, law, None, result.n_iter, beta)
 
@@ -149,13 +151,8 @@ def test_an_outside_method_is_usable_everywhere(outside_method):
         iter_split_sweep(
             X,
             y,
-            dpci.LogisticLoss(),
-            mechanism=outside_method.name,
-            privacy="zcdp",
-            budget=0.5,
+            dpci.ReleaseSpec(outside_method.name, "zcdp", 0.5, loss=dpci.LogisticLoss(), c=1e-2, n_samples=200),
             shares=(0.5, 0.9),
-            c=1e-2,
-            n_samples=200,
             n_replicates=8,
         )
     )[-1]
@@ -163,11 +160,7 @@ def test_an_outside_method_is_usable_everywhere(outside_method):
     vi = variability_intervals(
         X,
         y,
-        dpci.LogisticLoss(),
-        mechanism=outside_method.name,
-        privacy="zcdp",
-        budget=0.5,
-        c=1e-2,
+        ReleaseSpec(loss=dpci.LogisticLoss(), method=outside_method.name, privacy="zcdp", budget=0.5, c=1e-2),
         n_replicates=64,
         random_state=0,
     )
@@ -195,9 +188,10 @@ def test_variability_of_the_outside_method_is_twice_as_wide_as_output_perturbati
     from dpci.experiments.bootstrap import variability_intervals
 
     X, y = _data(2000)
-    kw = dict(privacy="zcdp", budget=0.005, c=1e-2, n_replicates=2000, random_state=0)
-    wide = variability_intervals(X, y, dpci.LogisticLoss(), mechanism=outside_method.name, **kw)
-    base = variability_intervals(X, y, dpci.LogisticLoss(), mechanism="output", **kw)
+    kw = dict(n_replicates=2000, random_state=0)
+    spec = dpci.ReleaseSpec("output", "zcdp", 0.005, loss=dpci.LogisticLoss(), c=1e-2)
+    wide = variability_intervals(X, y, spec.replace(method=outside_method.name, split=None), **kw)
+    base = variability_intervals(X, y, spec, **kw)
     ratio = np.diff(wide.bounds).ravel() / np.diff(base.bounds).ravel()
     assert ratio == pytest.approx(2.0, rel=0.12)
     # and the coordinates of the estimates are normal with that spread (KS, fixed seed)

@@ -20,6 +20,7 @@ import pytest
 
 import dpci
 from dpci.experiments.bootstrap import coverage, variability_intervals
+from dpci.spec import ReleaseSpec
 from tests.conftest import logistic_labels, unit_ball_rows
 
 PINNED = json.loads((Path(__file__).parent / "data" / "pinned_release_numbers.json").read_text())
@@ -73,11 +74,7 @@ def test_bootstrap_runs_match_main_to_the_solver_tolerance(data):
     v = variability_intervals(
         X,
         y,
-        dpci.LogisticLoss(),
-        mechanism="objective",
-        privacy="pure",
-        budget=1.0,
-        c=1e-2,
+        ReleaseSpec(loss=dpci.LogisticLoss(), method="objective", privacy="pure", budget=1.0, c=1e-2),
         n_replicates=64,
         random_state=3,
     )
@@ -85,12 +82,7 @@ def test_bootstrap_runs_match_main_to_the_solver_tolerance(data):
     cv = coverage(
         X,
         y,
-        dpci.HuberLoss(0.5),
-        mechanism="output",
-        privacy="zcdp",
-        budget=0.5,
-        c=1e-2,
-        n_samples=500,
+        ReleaseSpec(loss=dpci.HuberLoss(0.5), method="output", privacy="zcdp", budget=0.5, c=1e-2, n_samples=500),
         n_replicates=16,
         random_state=3,
     )

@@ -279,7 +279,7 @@ def test_a_solver_failure_quotes_no_data_under_private_errors(data, monkeypatch)
     def fail(*args, **kwargs):
         raise ConvergenceError(f"Newton solver stopped with gradient norm {NUMBER} > tol")
 
-    monkeypatch.setattr(dpci.estimators, "_release", fail)
+    monkeypatch.setattr(dpci.estimators, "release_spec", fail)
     with pytest.raises(ConvergenceError, match="987654"):
         PrivateLogisticRegression(classes=("no", "yes")).fit(*data)
     with pytest.raises(ConvergenceError, match="did not reach the exact minimiser") as caught:

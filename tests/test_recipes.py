@@ -89,10 +89,10 @@ class FourStepOutput(methods.OutputPerturbation):
     splits = {"zcdp": (0.7, 0.1, 0.1, 0.1)}
     pure_steps = (False, False, False, False)
 
-    def release(self, A, loss, c, alloc, alpha, n_samples, rng, closed_form=True):
-        release = super().release(A, loss, c, alloc, alpha, n_samples, rng, closed_form)
+    def release(self, measurement, A, rng, closed_form=True):
+        release = super().release(measurement, A, rng, closed_form)
         n = A.shape[0]
-        sigma = (2.0 / n) / np.sqrt(2.0 * alloc.phi[3])  # Gaussian mechanism at rho4 (Bun and Steinke)
+        sigma = (2.0 / n) / np.sqrt(2.0 * measurement.allocation.phi[3])  # Gaussian mechanism at rho4 (Bun and Steinke)
         self.feature_mean = np.abs(A).mean(axis=0) + rng.normal(0.0, sigma, A.shape[1])
         return release
 
@@ -211,24 +211,22 @@ def test_they_work_in_the_bootstrap_and_a_split_sweep(recipes):
     vi = variability_intervals(
         X,
         y,
-        dpci.get_loss("smoothed_hinge", g=0.3),
-        mechanism="four-step-output",
-        privacy="zcdp",
-        budget=0.5,
-        c=1e-2,
+        ReleaseSpec(
+            loss=dpci.get_loss("smoothed_hinge", g=0.3), method="four-step-output", privacy="zcdp", budget=0.5, c=1e-2
+        ),
         n_replicates=64,
         random_state=0,
     )
     assert vi.bounds.shape == (3, 2) and np.all(vi.bounds[:, 0] < vi.bounds[:, 1])
     last = list(
         iter_split_sweep(
-            X, y, dpci.get_loss("smoothed_hinge", g=0.3), "four-step-output", "zcdp", 0.5, vary="phi1",
-            shares=(0.55, 0.85), c=1e-2, n_samples=200, n_replicates=4,
+            X, y, dpci.ReleaseSpec("four-step-output", "zcdp", 0.5, loss=dpci.get_loss("smoothed_hinge", g=0.3),
+            c=1e-2, n_samples=200), vary="phi1", shares=(0.55, 0.85), n_replicates=4,
         )
     )[-1]  # fmt: skip
     assert last.finished and sorted(last.frame["phi4"].unique()) == pytest.approx([0.05, 0.15])  # the rest, shared
     with pytest.raises(ValueError, match="three steps"):
-        next(iter_split_sweep(X, y, dpci.LogisticLoss(), "four-step-output", "zcdp", 0.5, vary="phi2"))
+        next(iter_split_sweep(X, y, dpci.ReleaseSpec("four-step-output", "zcdp", 0.5), vary="phi2"))
 
 
 def test_they_work_on_the_compare_page(recipes):
@@ -265,8 +263,8 @@ job = ui.background.sweep_job(
     "recipe",
     key,
     lambda: iter_split_sweep(
-        X, y, settings.loss, settings.mechanism, settings.privacy, settings.budget, vary="phi1",
-        c=settings.c, alpha=settings.alpha, n_samples=200, n_replicates=reps, random_state=settings.seed,
+        X, y, settings.spec().replace(n_samples=200, seed=None, split=None), vary="phi1",
+        n_replicates=reps, random_state=settings.seed,
     ),
     "Run",
 )

@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 from conftest import logistic_labels, unit_ball_rows
 
-from dpci import LogisticLoss
 from dpci.experiments import reproduce as rp
 from dpci.experiments.cli import build_parser, main
 from dpci.experiments.reproduce.grids import grid_cells
@@ -53,12 +52,11 @@ def test_bisection_matching_equals_the_sweeps_incremental_search():
         assert curve["length"].is_monotonic_decreasing
         *_, last = iter_sample_size_match(
             _synthetic_load,
-            LogisticLoss(),
+            ctx.spec,
             [300, 1000],
             d=2,
             step=1000,
             methods=[(mechanism, privacy)],
-            n_samples=200,
             n_replicates=16,
         )
         theirs = last.frame

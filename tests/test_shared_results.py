@@ -16,6 +16,7 @@ from dpci.experiments.bootstrap import coverage, variability_intervals
 from dpci.experiments.repeat import iter_repeated_releases
 from dpci.experiments.sweeps import SweepProgress
 from dpci.ledger.results import ResultStore
+from dpci.spec import ReleaseSpec
 from ui.jobs import Finished, JobBoard
 
 
@@ -110,7 +111,7 @@ def test_a_finished_result_outlives_the_server_through_the_database(tmp_path, da
     def make():
         from dpci.experiments.bootstrap import iter_variability
 
-        return iter_variability(X, y, LogisticLoss(), budget=1.0, n_replicates=64, random_state=9)
+        return iter_variability(X, y, ReleaseSpec(loss=LogisticLoss(), budget=1.0), n_replicates=64, random_state=9)
 
     def save(job):
         return stored.encode(job.latest, ["c is small: intervals may under-cover"])
@@ -134,10 +135,12 @@ def test_a_finished_result_outlives_the_server_through_the_database(tmp_path, da
 
 def test_states_round_trip_bit_for_bit(data):
     X, y = data
-    vi = variability_intervals(X, y, LogisticLoss(), budget=1.0, n_replicates=40, random_state=1)
-    cov = coverage(X, y, LogisticLoss(), budget=1.0, n_replicates=8, n_samples=200, random_state=1)
+    vi = variability_intervals(X, y, ReleaseSpec(loss=LogisticLoss(), budget=1.0), n_replicates=40, random_state=1)
+    cov = coverage(X, y, ReleaseSpec(loss=LogisticLoss(), budget=1.0, n_samples=200), n_replicates=8, random_state=1)
     repeat = None
-    for repeat in iter_repeated_releases([1.0, -0.5], 300, LogisticLoss(), repetitions=2, n_samples=200):
+    for repeat in iter_repeated_releases(
+        [1.0, -0.5], 300, ReleaseSpec(loss=LogisticLoss(), n_samples=200), repetitions=2
+    ):
         pass
     frame = pd.DataFrame({"method": ["objective", "output"], "n": [100, 200], "coverage": [0.951, np.nan]})
     sweep = SweepProgress(2, 2, frame, None, 8, 8, 1.5, {"n": (100, 200), "ε": 0.5})

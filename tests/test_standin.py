@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from dpci import ReleaseSpec
 from dpci.data import load_adult
 from dpci.data.standin import PublicFacts, stand_in, stand_in_loader
 from dpci.experiments.bootstrap import _last
@@ -36,11 +37,10 @@ def test_a_sweep_on_the_stand_in_never_reads_the_private_rows():
     frame = _last(
         iter_grid_sweep(
             stand_in_loader(facts),
-            LogisticLoss(),
+            ReleaseSpec(loss=LogisticLoss(), n_samples=300),
             ns=[1_000, 3_000],
             ds=[2],
             n_replicates=16,
-            n_samples=300,
             methods=[("output", "pure")],
         )
     ).frame

@@ -7,13 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from dpci import LogisticLoss
+from dpci import LogisticLoss, ReleaseSpec
 from dpci.data.synthetic import make_synthetic_logistic
 from dpci.experiments import bootstrap, stopping
 from dpci.experiments.bootstrap import coverage, iter_variability, variability_intervals
 from dpci.experiments.sweeps import ALL, iter_split_sweep
 
-SETTINGS = dict(mechanism="output", privacy="zcdp", budget=0.5, c=1e-3)  # near-normal replicates
+SPEC = ReleaseSpec("output", "zcdp", 0.5, loss=LogisticLoss(), c=1e-3)  # near-normal replicates
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +23,7 @@ def data():
 
 def test_a_variability_run_stops_early_and_says_so(data):
     X, y = data
-    states = list(
-        iter_variability(X, y, LogisticLoss(), n_replicates=5_000, precision=0.03, random_state=1, **SETTINGS)
-    )
+    states = list(iter_variability(X, y, SPEC, n_replicates=5_000, precision=0.03, random_state=1))
     last = states[-1]
     assert last.converged and last.finished and last.stopped_early
     assert last.done < 5_000 and last.done % stopping.VARIABILITY_STEP == 0 and last.total == 5_000
@@ -37,7 +35,7 @@ def test_a_variability_run_stops_early_and_says_so(data):
     assert last.summary().endswith("% of the width") and "short" not in last.summary()
     assert "of at most 5,000 replicates" in states[0].summary() and "(target ±3%)" in states[0].summary()
     # the check at the stop used the replicates before it only: a fixed run of that many is the same
-    fixed = variability_intervals(X, y, LogisticLoss(), n_replicates=last.done, random_state=1, **SETTINGS)
+    fixed = variability_intervals(X, y, SPEC, n_replicates=last.done, random_state=1)
     np.testing.assert_array_equal(last.estimates, fixed.estimates)
     np.testing.assert_array_equal(last.bounds, fixed.bounds)
 
@@ -49,9 +47,7 @@ def test_the_predicted_stop_is_near_where_the_run_stops(data):
     predicts itself; without a target, the most replicates."""
     X, y = data
     for seed in (1, 2, 3):
-        states = list(
-            iter_variability(X, y, LogisticLoss(), n_replicates=5_000, precision=0.03, random_state=seed, **SETTINGS)
-        )
+        states = list(iter_variability(X, y, SPEC, n_replicates=5_000, precision=0.03, random_state=seed))
         stop = states[-1].done
         assert states[-1].predicted_total == stop
         assert all(s.done <= s.predicted_total <= 5_000 for s in states)
@@ -59,7 +55,7 @@ def test_the_predicted_stop_is_near_where_the_run_stops(data):
         assert late, [s.done for s in states]
         for s in late:
             assert stop / 1.3 <= s.predicted_total <= 1.3 * stop, (seed, s.done, s.predicted_total, stop)
-    plain = next(iter_variability(X, y, LogisticLoss(), n_replicates=300, random_state=1, **SETTINGS))
+    plain = next(iter_variability(X, y, SPEC, n_replicates=300, random_state=1))
     assert plain.finished or plain.predicted_total == 300
 
 
@@ -70,10 +66,7 @@ def test_the_stopped_endpoints_monte_carlo_error_is_below_the_target(data):
     0.005 (chi-square, 29 degrees of freedom); the seeds are fixed, so the test is deterministic."""
     X, y = data
     target, seeds = 0.04, range(30)
-    runs = [
-        variability_intervals(X, y, LogisticLoss(), n_replicates=4_000, precision=target, random_state=s, **SETTINGS)
-        for s in seeds
-    ]
+    runs = [variability_intervals(X, y, SPEC, n_replicates=4_000, precision=target, random_state=s) for s in seeds]
     assert all(r.converged for r in runs) and max(r.done for r in runs) < 4_000
     bounds = np.array([r.bounds for r in runs])  # (runs, d, 2)
     width = (bounds[..., 1] - bounds[..., 0]).mean(axis=0)[:, None]
@@ -126,8 +119,8 @@ def test_the_quantile_standard_error_estimate_is_close_to_the_truth():
 
 def test_stopping_does_not_depend_on_chunks(data, monkeypatch):
     X, y = data
-    kw = dict(n_replicates=5_000, precision=0.03, random_state=4, **SETTINGS)
-    runs = [variability_intervals(X, y, LogisticLoss(), chunk_size=size, **kw) for size in (32, 96, 700)]
+    kw = dict(n_replicates=5_000, precision=0.03, random_state=4)
+    runs = [variability_intervals(X, y, SPEC, chunk_size=size, **kw) for size in (32, 96, 700)]
     for other in runs[1:]:
         assert other.done == runs[0].done
         np.testing.assert_array_equal(other.estimates, runs[0].estimates)
@@ -135,7 +128,7 @@ def test_stopping_does_not_depend_on_chunks(data, monkeypatch):
     calls = []
     chunk = bootstrap._variability_chunk
     monkeypatch.setattr(bootstrap, "_variability_chunk", lambda *a: calls.append(a[3]) or chunk(*a))
-    done = variability_intervals(X, y, LogisticLoss(), chunk_size=96, **kw).done
+    done = variability_intervals(X, y, SPEC, chunk_size=96, **kw).done
     assert max(calls) - 96 < done <= max(calls)
 
 
@@ -145,31 +138,31 @@ def test_stopping_does_not_depend_on_workers_and_cancels_the_rest(data, monkeypa
 
     X, y = data
     bootstrap.warm_up_workers(2)
-    kw = dict(n_replicates=5_000, precision=0.03, random_state=4, **SETTINGS)
-    one = variability_intervals(X, y, LogisticLoss(), chunk_size=64, **kw)
+    kw = dict(n_replicates=5_000, precision=0.03, random_state=4)
+    one = variability_intervals(X, y, SPEC, chunk_size=64, **kw)
     pool = engine.get_engine()
     others = pool._active  # runs of earlier tests in this process not closed yet (a generator left open)
     submitted, ask = [], pool._fair.ask  # the run's calls, as it queues them for the pool (dpci.experiments.fair)
     monkeypatch.setattr(pool._fair, "ask", lambda *call: submitted.append(ask(*call)) or submitted[-1])
     monkeypatch.setattr(engine, "AHEAD", 16)  # many chunks in flight when the run stops
-    two = variability_intervals(X, y, LogisticLoss(), chunk_size=32, n_jobs=2, **kw)
+    two = variability_intervals(X, y, SPEC, chunk_size=32, n_jobs=2, **kw)
     assert two.done == one.done and two.converged
     np.testing.assert_array_equal(two.estimates, one.estimates)
     assert pool._active <= others  # the run has left the pool (a leftover may be collected meanwhile)
     # its chunks still waiting were cancelled: in the fair queue, or in the pool before they started
     assert any(f.cancelled() or (f.pool_future is not None and f.pool_future.cancelled()) for f in submitted)
-    cov_kw = dict(n_replicates=400, n_samples=300, precision=0.01, random_state=3, **SETTINGS)
-    a = coverage(X, y, LogisticLoss(), chunk_size=8, **cov_kw)
-    b = coverage(X, y, LogisticLoss(), chunk_size=24, n_jobs=2, **cov_kw)
+    cov_kw = dict(n_replicates=400, precision=0.01, random_state=3)
+    a = coverage(X, y, SPEC.replace(n_samples=300), chunk_size=8, **cov_kw)
+    b = coverage(X, y, SPEC.replace(n_samples=300), chunk_size=24, n_jobs=2, **cov_kw)
     assert a.done == b.done
     np.testing.assert_array_equal(a.bounds, b.bounds)
 
 
 def test_without_precision_a_run_is_unchanged(data):
     X, y = data
-    kw = dict(n_replicates=300, random_state=2, **SETTINGS)
-    plain = variability_intervals(X, y, LogisticLoss(), **kw)
-    none = variability_intervals(X, y, LogisticLoss(), precision=None, **kw)
+    kw = dict(n_replicates=300, random_state=2)
+    plain = variability_intervals(X, y, SPEC, **kw)
+    none = variability_intervals(X, y, SPEC, precision=None, **kw)
     assert plain.done == none.done == 300 and plain.precision is None and not plain.converged
     assert plain.finished and not plain.stopped_early
     np.testing.assert_array_equal(plain.estimates, none.estimates)
@@ -181,15 +174,16 @@ def test_without_precision_a_run_is_unchanged(data):
 def test_a_bad_precision_is_refused(data, bad):
     X, y = data
     with pytest.raises(ValueError, match="precision"):
-        next(iter_variability(X, y, LogisticLoss(), n_replicates=100, precision=bad, **SETTINGS))
+        next(iter_variability(X, y, SPEC, n_replicates=100, precision=bad))
     with pytest.raises(ValueError, match="precision"):
-        next(bootstrap.iter_coverage(X, y, LogisticLoss(), n_replicates=10, precision=bad, **SETTINGS))
+        next(bootstrap.iter_coverage(X, y, SPEC, n_replicates=10, precision=bad))
 
 
 def test_a_coverage_run_stops_once_its_standard_error_is_below_the_target(data):
     X, y = data
-    kw = dict(n_replicates=600, n_samples=300, random_state=5, **SETTINGS)
-    res = coverage(X, y, LogisticLoss(), precision=0.01, **kw)
+    kw = dict(n_replicates=600, random_state=5)
+    spec = SPEC.replace(n_samples=300)
+    res = coverage(X, y, spec, precision=0.01, **kw)
     cov, se = res.overall_coverage
     assert res.converged and res.stopped_early and res.done % stopping.COVERAGE_STEP == 0
     assert se <= res.coverage_error <= 0.01
@@ -198,19 +192,19 @@ def test_a_coverage_run_stops_once_its_standard_error_is_below_the_target(data):
         res.summary()
         == f"done: {res.done:,} replicates, coverage {cov:.3f} ± {res.coverage_error:.2g} (standard error)"
     )
-    fixed = coverage(X, y, LogisticLoss(), **dict(kw, n_replicates=res.done))
+    fixed = coverage(X, y, spec, **dict(kw, n_replicates=res.done))
     np.testing.assert_array_equal(res.bounds, fixed.bounds)
     # a target out of reach: the run does them all and says so
-    short = coverage(X, y, LogisticLoss(), precision=0.001, **dict(kw, n_replicates=120))
+    short = coverage(X, y, spec, precision=0.001, **dict(kw, n_replicates=120))
     assert short.done == 120 and short.finished and not short.converged
     assert "(the most allowed)" in short.summary() and "short of the ± 0.001 asked" in short.summary()
 
 
 def test_a_sweep_passes_the_precision_to_each_setting(data):
     X, y = data
-    kw = dict(shares=(0.5, 0.8), c=2e-3, n_replicates=600, n_samples=300, random_state=1, precision=0.01)
+    kw = dict(shares=(0.5, 0.8), n_replicates=600, random_state=1, precision=0.01)
     last = None
-    for last in iter_split_sweep(X, y, LogisticLoss(), **kw):
+    for last in iter_split_sweep(X, y, ReleaseSpec(loss=LogisticLoss(), c=2e-3, n_samples=300), **kw):
         pass
     rows = last.frame[last.frame["feature"] == ALL]
     assert len(rows) == 2 and (rows["replicates"] < 600).all() and (rows["coverage_se"] <= 0.01).all()

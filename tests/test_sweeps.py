@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from conftest import logistic_labels, unit_ball_rows
 
-from dpci import LogisticLoss, RegularisationTooSmall
+from dpci import LogisticLoss, RegularisationTooSmall, ReleaseSpec
 from dpci.experiments.cli import main
 from dpci.experiments.curves import fit_length_vs_budget, fit_length_vs_n
 from dpci.experiments.sample_size import iter_sample_size_match
@@ -18,6 +18,8 @@ from dpci.experiments.sweeps import (
     recommend_split,
     subsample,
 )
+
+SPEC = ReleaseSpec(loss=LogisticLoss(), n_samples=300)  # each setting replaces the method, notion and budget
 
 
 def _load(d):
@@ -35,9 +37,7 @@ def _last(gen):
 
 def test_split_sweep_frame_and_recommendation():
     X, y, names = _load(2)
-    progress = list(
-        iter_split_sweep(X, y, LogisticLoss(), shares=(0.5, 0.8), n_replicates=16, n_samples=300, feature_names=names)
-    )
+    progress = list(iter_split_sweep(X, y, SPEC, shares=(0.5, 0.8), n_replicates=16, feature_names=names))
     assert progress[-1].finished and not progress[0].finished
     frame = progress[-1].frame
     assert len(frame) == 2 * (3 + 1)  # two settings x (3 coordinates + the "(all)" row)
@@ -69,11 +69,10 @@ def test_grid_and_comparison_sweeps():
     grid = _last(
         iter_grid_sweep(
             _load,
-            LogisticLoss(),
+            SPEC,
             ns=[1000, 2000],
             ds=[1, 2],
             n_replicates=16,
-            n_samples=300,
             methods=[("output", "zcdp")],
         )
     ).frame
@@ -83,11 +82,10 @@ def test_grid_and_comparison_sweeps():
     equal = _last(
         iter_grid_sweep(
             _load,
-            LogisticLoss(),
+            SPEC,
             ns=[1000],
             ds=[1],
             n_replicates=8,
-            n_samples=300,
             methods=[("output", "zcdp")],
             delta=1e-6,
         )
@@ -101,12 +99,11 @@ def test_grid_and_comparison_sweeps():
     comp = _last(
         iter_interval_vs_variability(
             _load,
-            LogisticLoss(),
+            SPEC,
             "n",
             [1000, 3000],
             d=2,
             n_replicates=16,
-            n_samples=300,
             n_vi=64,
             methods=[("objective", "pure")],
         )
@@ -121,10 +118,10 @@ def test_grid_and_comparison_sweeps():
 def test_skip_invalid_turns_a_cell_with_c_too_small_into_a_nan_row():
     # objective perturbation, pure DP, epsilon = 1: Algorithm 1 needs c > t / (2n(e^0.65 - 1)), about
     # 1.4e-4 at n = 1,000 and 4.6e-5 at n = 3,000, so c = 1e-4 is invalid at the first n only
-    kw = dict(ns=[1000, 3000], ds=[1], methods=[("objective", "pure")], c=1e-4, n_replicates=16, n_samples=300)
+    kw = dict(ns=[1000, 3000], ds=[1], methods=[("objective", "pure")], n_replicates=16)
     with pytest.raises(RegularisationTooSmall) as err:
-        _last(iter_grid_sweep(_load, LogisticLoss(), **kw))
-    progress = list(iter_grid_sweep(_load, LogisticLoss(), skip_invalid=True, **kw))
+        _last(iter_grid_sweep(_load, SPEC.replace(c=1e-4), **kw))
+    progress = list(iter_grid_sweep(_load, SPEC.replace(c=1e-4), skip_invalid=True, **kw))
     frame = progress[-1].frame
     assert progress[-1].finished and [p.settings_done for p in progress if p.current is None] == [1, 2]
     skipped = frame[frame["n"] == 1000]
@@ -139,22 +136,20 @@ def test_skip_invalid_turns_a_cell_with_c_too_small_into_a_nan_row():
     plain = _last(
         iter_grid_sweep(
             _load,
-            LogisticLoss(),
+            SPEC.replace(c=1e-4),
             ns=[3000],
             ds=[1],
             methods=[("objective", "pure")],
-            c=1e-4,
             n_replicates=16,
-            n_samples=300,
         )
     ).frame
     assert "skipped" not in plain and plain["coverage"].notna().all()
 
 
 def test_sample_size_search_bisects_and_evaluates_each_n_once():
-    kw = dict(d=1, step=500, methods=[("output", "zcdp")], n_replicates=16, n_samples=300)
-    walk = list(iter_sample_size_match(_load, LogisticLoss(), [50, 150], **kw))
-    bisect = list(iter_sample_size_match(_load, LogisticLoss(), [50, 150], search="bisect", **kw))
+    kw = dict(d=1, step=500, methods=[("output", "zcdp")], n_replicates=16)
+    walk = list(iter_sample_size_match(_load, SPEC, [50, 150], **kw))
+    bisect = list(iter_sample_size_match(_load, SPEC, [50, 150], search="bisect", **kw))
     walked = [p.evaluated for p in walk if p.evaluated is not None]
     bisected = [p.evaluated["n"] for p in bisect if p.evaluated is not None]
     # the walk looks at 500, 1000, ... once each, although both targets pass the first n
@@ -165,7 +160,7 @@ def test_sample_size_search_bisects_and_evaluates_each_n_once():
     pd.testing.assert_frame_equal(frame, bisect[-1].frame)
     assert len(set(bisected)) == len(bisected) < len(walked)
     # n_max caps the lattice at 500, 1000: no n reaches the first target, reported at the largest n
-    capped = _last(iter_sample_size_match(_load, LogisticLoss(), [50], n_max=1200, **kw)).frame
+    capped = _last(iter_sample_size_match(_load, SPEC, [50], n_max=1200, **kw)).frame
     assert capped["n_max"].iloc[0] == 1200 and capped["n_private"].isna().all()
     assert capped["private_length"].iloc[0] == walked[1]["length"]
 

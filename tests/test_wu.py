@@ -25,6 +25,7 @@ from dpci.methods.wu import (
 )
 from dpci.release import margin_rows
 from dpci.solver import minimise_erm
+from dpci.spec import ReleaseSpec
 
 THETA = np.array([1.0, -0.5, 0.5, 0.2])  # known truth, the last coefficient on the constant feature
 LOSS = dpci.LogisticLoss()
@@ -91,7 +92,8 @@ def test_release_trains_at_its_own_c_with_its_own_noise(wu, data):
     np.testing.assert_array_equal(a.theta, b.theta)
     np.testing.assert_array_equal(a.conf_int, b.conf_int)
     assert a.coef_noise == wu_noise_law(n, own_c, 0.8, "pure")
-    fit = wu.perturb(margin_rows(X, y), LOSS, own_c, a.allocation, np.random.default_rng(0))
+    at_own_c = dpci.ReleaseSpec("wu", loss=LOSS, c=own_c).measure()
+    fit = wu.perturb(at_own_c, margin_rows(X, y), np.random.default_rng(0))
     np.testing.assert_allclose(fit.theta - fit.noise, minimise_erm(margin_rows(X, y), LOSS, own_c).theta, atol=1e-9)
 
 
@@ -116,7 +118,12 @@ def test_noise_law_by_ks(privacy):
 
 def test_bootstrap_targets_theta0_at_its_own_c(data):
     X, y = data
-    run = coverage(X[:3000], y[:3000], LOSS, mechanism="wu", privacy="zcdp", budget=0.5, n_replicates=8, n_samples=200)
+    run = coverage(
+        X[:3000],
+        y[:3000],
+        ReleaseSpec(loss=LOSS, method="wu", privacy="zcdp", budget=0.5, n_samples=200),
+        n_replicates=8,
+    )
     own_c = methods.get("wu").estimand_c(dpci.allocate(0.5, None, "wu", "zcdp"), 3000, 4, 1e-3, LOSS)
     np.testing.assert_allclose(run.theta0, minimise_erm(margin_rows(X[:3000], y[:3000]), LOSS, own_c).theta, atol=1e-8)
 
@@ -161,19 +168,18 @@ def test_interval_wider_than_wkl_output_at_equal_epsilon_and_c(wu, data):
     assert 1.15 < ratio < 2.0
     # where the privacy noise dominates (c = 1e-3, n = 2,000, below Wu's own c), the ratio nears the constants' 2
     A = margin_rows(X[:2000], y[:2000])
-    at_small_c = super(type(wu), wu)  # Wu's noise law and Algorithm 5, bypassing its own choice of c
-    small = {
+    small = {  # Wu's noise law and Algorithm 5 at the same c (release_at: bypassing its own choice of c)
         name: np.mean(
             [
                 np.diff(
-                    m.release(
-                        A, LOSS, 1e-3, dpci.allocate(1.0, None, name, "pure"), 0.05, 2000, np.random.default_rng(s)
+                    release(
+                        dpci.ReleaseSpec(name, loss=LOSS, n_samples=2000).measure(), A, np.random.default_rng(s)
                     ).conf_int
                 )
                 for s in range(5)
             ]
         )
-        for name, m in (("wu", at_small_c), ("output", methods.get("output")))
+        for name, release in (("wu", wu.release_at), ("output", methods.get("output").release))
     }
     assert 1.8 < small["wu"] / small["output"] < 2.1  # measured 1.86
 
@@ -219,7 +225,11 @@ def test_selection_picks_the_best_c_when_utilities_are_far_apart():
 
 def test_tuned_release_uses_the_selected_c():
     X, y = make_synthetic_logistic(5000, THETA, random_state=3)
-    release, selection = tuned_release(margin_rows(X, y), LOSS, 1.0, None, "pure", 0.05, 500, np.random.default_rng(1))
+    release, selection = tuned_release(
+        margin_rows(X, y), dpci.ReleaseSpec("wu", loss=LOSS, n_samples=500), np.random.default_rng(1)
+    )
     assert release.c == selection.c in selection.grid
+    with pytest.raises(ValueError, match="method 'wu'; the spec says 'output'"):
+        tuned_release(margin_rows(X, y), dpci.ReleaseSpec("output", loss=LOSS), np.random.default_rng(1))
     assert release.coef_noise.scale == pytest.approx(wu_noise_law(5000, selection.c, 0.64, "pure").scale)
     assert release.spend.epsilon == pytest.approx(1.0)

@@ -10,6 +10,7 @@ import time
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
+from dpci import ReleaseSpec
 from dpci import methods as registry
 from dpci.experiments import bootstrap
 from dpci.experiments.bootstrap import iter_variability
@@ -193,19 +194,10 @@ def variability_job(s: Settings, X, y, source: str = "data"):
         privacy.note_not_private(
             s, f"variability:{key!r}", "variability intervals (a bootstrap on the data, not private)"
         )
-    kwargs = dict(
-        mechanism=s.mech,
-        privacy=s.priv,
-        budget=s.budget,
-        split=s.split,
-        c=s.c,
-        alpha=s.alpha,
-        n_replicates=replicates(s),
-        random_state=s.seed,
-        precision=VI_PRECISION,
-    )
+    spec = ReleaseSpec(s.mech, s.priv, s.budget, s.split, s.loss, s.c, s.alpha)
+    kwargs = dict(n_replicates=replicates(s), random_state=s.seed, precision=VI_PRECISION)
     return slot.ensure(
-        key, cluster.scheduled(lambda: iter_variability(X, y, s.loss, n_jobs=VI_JOBS, low_priority=True, **kwargs))
+        key, cluster.scheduled(lambda: iter_variability(X, y, spec, n_jobs=VI_JOBS, low_priority=True, **kwargs))
     )
 
 

@@ -1,10 +1,10 @@
 """A griffe extension for the API reference (mkdocs.yml loads it), doing two things griffe's static
 reading of the source cannot:
 
-* **Signatures made at import time.** The keyword settings of a release are defined once
-  (``dpci.settings.spread``; the estimators' ``_then``), so ``private_confidence_intervals`` and the
-  estimators get their parameters when the module is imported (``__signature__``). Their
-  parameters here are taken from that signature, as ``help()`` and ``inspect.signature`` show them.
+* **Signatures made at import time.** A Huber or generic estimator's parameters are its own and then
+  its base class's (the estimators' ``_then``), so they get their signature when the module is
+  imported (``__signature__``). Their parameters here are taken from that signature, as ``help()``
+  and ``inspect.signature`` show them.
   Likewise a class made by its ``__new__`` (``Split(*shares)``) gets that signature (griffe reads
   only ``__init__``).
 * **Sphinx roles.** dpci's docstrings are numpy style and name other objects with Sphinx roles

@@ -48,19 +48,12 @@ from .search import STRATEGIES, PathStep, SearchResult, check_search, make_probl
 def accuracy_first(
     X,
     y,
-    loss="logistic",
+    spec,
     target: float = 0.1,
     coefficients=None,
-    privacy: str = "pure",
-    max_budget: float = 1.0,
     grid=None,
-    split=None,
-    c: float = 1e-3,
-    alpha: float = 0.05,
-    n_samples: int = 2_000,
     random_state=None,
     *,
-    method: str = "output",
     strategy: str = "noise_reduction",
     design_budget: float | None = None,
     callback: Callable[[PathStep], None] | None = None,
@@ -71,27 +64,20 @@ def accuracy_first(
     ----------
     X, y : array-like
         Rows with ||x_i|| <= 1 and labels -1/+1 (as :func:`dpci.private_confidence_intervals`).
-    loss : Loss or str
-        A :mod:`dpci.losses` loss or its name.
+    spec : ReleaseSpec
+        The release searched for (:class:`dpci.ReleaseSpec`): its method (only "output", output
+        perturbation, has noise reduction), notion (budgets are in epsilon or rho), budget (the most the
+        search may spend: grid steps above it are dropped), split (of each step's budget), loss, c, alpha
+        and m (Monte Carlo draws of Algorithm 5, pure DP). Its seed is used when ``random_state`` is None.
     target : float
         The largest interval width allowed for every chosen coefficient.
     coefficients : sequence of int or None
         Indices of the coefficients the target is for (None: all).
-    privacy : {"pure", "zcdp"}
-        Pure epsilon-DP or rho-zCDP; budgets are in epsilon or rho.
-    max_budget : float
-        The most the search may spend; grid steps above it are dropped.
     grid : sequence of float or None
         Increasing budgets to walk (default :func:`budget_grid`: 20 geometric steps from
-        max_budget/1000 to max_budget).
-    split : tuple of 3 floats or None
-        Shares (phi1, phi2, phi3) of each step's budget (default: Table 2's for output perturbation).
-    c, alpha, n_samples : float, float, int
-        Regularisation, level, Monte Carlo draws of Algorithm 5 (pure DP).
+        the spec's budget/1000 to it).
     random_state : None, int or numpy.random.Generator
-        The only source of randomness (None, the default, for a real release).
-    method : str
-        The method searched; only "output" (output perturbation) has noise reduction.
+        The only source of randomness (None: the spec's seed; None there too for a real release).
     strategy : {"noise_reduction", "doubling", "fixed"}
         Noise reduction (the default) or one of the baselines.
     design_budget : float or None
@@ -117,17 +103,20 @@ def accuracy_first(
 
     Examples
     --------
+    >>> from dpci import ReleaseSpec
     >>> from dpci.accuracy_first import accuracy_first
     >>> from dpci.data import make_synthetic_logistic
     >>> X, y = make_synthetic_logistic(20_000, [1.0, -0.5], random_state=0)
-    >>> result = accuracy_first(X, y, target=0.5, max_budget=2.0, random_state=0)  # a fixed seed: teaching only
+    >>> spec = ReleaseSpec("output", budget=2.0, n_samples=2_000, seed=0)  # a public seed: teaching only
+    >>> result = accuracy_first(X, y, spec, target=0.5)
     >>> bool(result.met), result.budget <= 2.0
     (True, True)
     """
-    problem, A = make_problem(X, y, loss, c, privacy, split, alpha, n_samples)
-    target, coefs, grid = check_search(target, coefficients, problem.d, max_budget, grid, method, strategy)
+    problem, A = make_problem(X, y, spec)
+    target, coefs, grid = check_search(target, coefficients, problem.d, spec.budget, grid, spec.method, strategy)
     charged = ex_ante_spend(problem, strategy, target, coefs, grid)
-    spec = dict(
+    random_state = spec.seed if random_state is None else random_state
+    record = dict(
         function="accuracy_first",
         strategy=strategy,
         loss=repr(problem.loss),
@@ -141,7 +130,7 @@ def accuracy_first(
     )
     # admitted at the most it can spend, before any noise is drawn (docs/privacy-ledger.md)
     admit_release(
-        A, charged, spec, random_state, f"accuracy-first search ({strategy.replace('_', ' ')}), at most {grid[-1]:g}"
+        A, charged, record, random_state, f"accuracy-first search ({strategy.replace('_', ' ')}), at most {grid[-1]:g}"
     )
     rng = check_random_state(random_state)
     if strategy == "doubling":
@@ -162,9 +151,10 @@ def search_charge(*args, **kwargs) -> PrivacySpend:
     a = inspect.signature(accuracy_first).bind(*args, **kwargs)
     a.apply_defaults()
     v = a.arguments
-    problem, _ = make_problem(v["X"], v["y"], v["loss"], v["c"], v["privacy"], v["split"], v["alpha"], v["n_samples"])
+    spec = v["spec"]
+    problem, _ = make_problem(v["X"], v["y"], spec)
     target, coefs, grid = check_search(
-        v["target"], v["coefficients"], problem.d, v["max_budget"], v["grid"], v["method"], v["strategy"]
+        v["target"], v["coefficients"], problem.d, spec.budget, v["grid"], spec.method, v["strategy"]
     )
     return ex_ante_spend(problem, v["strategy"], target, coefs, grid)
 

@@ -20,20 +20,19 @@ import numpy as np
 
 from ..accounting import Allocation, ApproxDP, PrivacySpend, zcdp_to_approx_dp
 from ..intervals import (
-    check_alpha,
-    check_count,
     gaussian_factor,
     hessian_and_covariance,
     normal_interval,
     quantile_interval,
     sandwich_covariance,
 )
-from ..losses import Loss, get_loss
+from ..losses import Loss
 from ..mechanisms import NoiseLaw, floor_eigenvalues
 from ..methods import PrivateRelease, get
 from ..methods.base import Notion
 from ..sensitivity import output_sensitivity
 from ..solver import margin_rows, minimise_erm
+from ..spec import check_spec
 from ..validation import check_signed_data
 from .noise_reduction import (
     brownian_expost_epsilon,
@@ -188,19 +187,14 @@ class Problem:
         return noise_only_width(self.privacy, self.coef_scale(budget), self.alpha)
 
 
-def make_problem(X, y, loss, c, privacy, split, alpha, n_samples):
-    """Validate the data and settings: (Problem, margin rows A)."""
+def make_problem(X, y, spec):
+    """Validate the data; the search's problem of a :class:`dpci.ReleaseSpec` (validated when made):
+    (Problem, margin rows A)."""
+    spec = check_spec(spec, "accuracy_first")
     X, y = check_signed_data(X, y)
-    loss = get_loss(loss) if isinstance(loss, str) else loss
-    privacy = get("output").check_notion(privacy)
-    split = tuple(get("output").allocate(1.0, split, privacy).shares)
-    c = float(c)
-    if not (math.isfinite(c) and c > 0):
-        raise ValueError(f"c must be a positive number, got {c!r}.")
-    alpha = check_alpha(alpha)
-    n_samples = check_count("n_samples", n_samples, 100, 10_000_000)
     n, d = X.shape
-    return Problem(n, d, loss, c, privacy, split, alpha, n_samples), margin_rows(X, y)
+    problem = Problem(n, d, spec.loss, spec.c, spec.privacy, tuple(spec.split), spec.alpha, spec.n_samples)
+    return problem, margin_rows(X, y)
 
 
 class IntervalMaker:

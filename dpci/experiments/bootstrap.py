@@ -36,21 +36,19 @@ from functools import partial
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from .. import methods
-from ..accounting import Allocation
 from ..batch import batch_start, scratch, scratch_space
-from ..intervals import MAX_SAMPLES, MIN_SAMPLES, check_alpha, check_count
+from ..intervals import check_count
 from ..ledger.hooks import note_not_private
-from ..methods import Method
+from ..methods import Measurement
 from ..methods.paper import solve_replicates
-from ..settings import IntervalSettings, spread
 from ..solver import margin_rows, minimise_erm, row_major_transpose
+from ..spec import ReleaseSpec, check_spec
 from ..validation import check_signed_data
 from . import stopping
 from .cluster import scheduler_here
 from .progress import CoverageProgress, VariabilityProgress
 
-NONPRIVATE = "none"  # mechanism name for the non-private bootstrap (a baseline and a test oracle)
+NONPRIVATE = "none"  # the ledger's method name for the non-private bootstrap (a baseline and a test oracle)
 
 
 def stream_entropy(random_state) -> int:
@@ -115,13 +113,12 @@ _STARTS: dict = {}  # per-process cache of BatchStart objects, keyed by populati
 
 @dataclass(frozen=True)
 class _Population:
-    """What every chunk shares: the rows, the method, theta_0 and the Hessian pieces there."""
+    """What every chunk shares: the rows, the spec's measurement, theta_0 and the Hessian pieces there."""
 
     A: np.ndarray
     loss: object
     c: float
-    method: Method | None  # a registered method, or None for the non-private bootstrap
-    alloc: Allocation | None  # its allocation (None for the non-private bootstrap)
+    measurement: Measurement | None  # the spec measured by its method, or None for the non-private bootstrap
     theta0: np.ndarray
     token: str  # identifies the population, so each worker builds its BatchStart once
 
@@ -141,29 +138,31 @@ class _Population:
         return cached
 
 
-def _population(X, y, loss, mechanism, privacy, budget, split, c):
+def _population(X, y, spec: ReleaseSpec, private: bool):
     """The run's population, computed with one BLAS thread: its products are thin, and a second
     BLAS thread busy-waits after each call on a core the workers need for the first chunks."""
     with _one_blas_thread():
-        return _make_population(X, y, loss, mechanism, privacy, budget, split, c)
+        return _make_population(X, y, spec, private)
 
 
-def _make_population(X, y, loss, mechanism, privacy, budget, split, c):
+def _make_population(X, y, spec: ReleaseSpec, private: bool):
     X, y = check_signed_data(X, y)  # the same input contract as a release (rows in the unit ball, -1/+1)
-    what = "the non-private bootstrap" if mechanism == NONPRIVATE else f"bootstrap replicates of {mechanism}"
+    what = f"bootstrap replicates of {spec.method}" if private else "the non-private bootstrap"
     A = margin_rows(X, y)
-    spec = dict(function="bootstrap", loss=repr(loss), method=mechanism, privacy=privacy, budget=budget, c=c)
-    note_not_private(A, dict(spec, split=None if split is None else list(split)), f"{what} on the data")
-    method = None if mechanism == NONPRIVATE else methods.get(mechanism)
-    alloc = None if method is None else method.allocate(budget, split, privacy)
-    if method is not None:
+    record = dict(function="bootstrap", **spec.to_dict())
+    note_not_private(A, record if private else dict(record, method=NONPRIVATE), f"{what} on the data")
+    loss, c = spec.loss, spec.c
+    measurement, target_c = None, c
+    if private:
+        measurement = spec.measure()  # the spec's privacy map (Method.measure)
+        method, alloc = measurement.method, measurement.allocation
         method.check_settings(alloc, A.shape[0], c, loss)  # refuses an invalid c before any work
-    target_c = c if method is None else method.estimand_c(alloc, A.shape[0], A.shape[1], c, loss)
+        target_c = method.estimand_c(alloc, A.shape[0], A.shape[1], c, loss)
     theta0 = minimise_erm(A, loss, target_c).theta  # what the intervals should cover
     digest = hashlib.blake2b(row_major_transpose(A).data, digest_size=16)  # hashes A in place, no copy
     digest.update(theta0.tobytes())
     digest.update(repr(loss).encode())
-    return _Population(A, loss, c, method, alloc, theta0, digest.hexdigest())
+    return _Population(A, loss, c, measurement, theta0, digest.hexdigest())
 
 
 def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int, block: int):
@@ -176,10 +175,11 @@ def _private_coefficients(pop: _Population, entropy: int, start: int, stop: int,
     weights = scratch("weights", (len(rngs), n))  # this chunk's only (see _variability_chunk)
     for rng, row in zip(rngs, weights):
         bootstrap_counts(rng, n, out=row)
-    if pop.method is None:  # the non-private bootstrap of theta-hat
+    m = pop.measurement
+    if m is None:  # the non-private bootstrap of theta-hat
         theta = solve_replicates(pop.A, pop.loss, pop.c, weights, None, pop.start, block)
     else:
-        theta = pop.method.replicate_coefficients(pop.A, pop.loss, pop.c, pop.alloc, weights, rngs, pop.start, block)
+        theta = m.method.replicate_coefficients(m, pop.A, weights, rngs, pop.start, block)
     return theta, weights, rngs
 
 
@@ -199,17 +199,16 @@ def _variability_chunk(pop, entropy, start, stop):
         return _private_coefficients(pop, entropy, start, stop, block_size(pop.A.shape[0]))[0]
 
 
-def _coverage_chunk(pop, entropy, start, stop, alpha, n_samples):
+def _coverage_chunk(pop, entropy, start, stop):
+    m = pop.measurement
     with _one_blas_thread(), scratch_space():
         theta, weights, rngs = _private_coefficients(
             pop, entropy, start, stop, block_size(pop.A.shape[0], COVERAGE_BLOCK)
         )
-        law = pop.method.coefficient_noise_law(pop.alloc, pop.A.shape[0], pop.c, pop.loss)
+        law = m.check(pop.A.shape[0])  # the coefficients' noise law
         bounds = np.empty(theta.shape + (2,))
         for i, rng in enumerate(rngs):
-            bounds[i] = pop.method.replicate_interval(
-                pop.A, pop.loss, theta[i], pop.c, pop.alloc, law, alpha, n_samples, rng, weights[i]
-            )
+            bounds[i] = m.method.replicate_interval(m, pop.A, theta[i], law, rng, weights[i])
     return bounds
 
 
@@ -346,34 +345,42 @@ def warm_up_workers(n_jobs=-1):
     get_engine().warm_up(_workers(n_jobs))
 
 
-@spread(IntervalSettings)
+def _entropy(spec: ReleaseSpec, random_state) -> int:
+    """The replicate streams' entropy: from ``random_state`` when given, else from the spec's seed
+    (None: fresh)."""
+    return stream_entropy(spec.seed if random_state is None else random_state)
+
+
 def iter_variability(
     X,
     y,
-    loss,
-    settings: IntervalSettings,
+    spec: ReleaseSpec,
     n_replicates=10_000,
     random_state=None,
     chunk_size=None,
     n_jobs=1,
     low_priority=False,
     precision=None,
+    private=True,
 ):
     """Yield :class:`VariabilityProgress` after each chunk of bootstrap replicates (Section 7.2).
 
-    Takes the fields of :class:`dpci.settings.IntervalSettings` after ``loss``; ``mechanism="none"``
-    gives the non-private bootstrap of theta-hat. ``low_priority`` runs the worker processes
-    (n_jobs != 1) at a lower scheduling priority. With ``precision`` (a fraction in (0, 1)) the run
-    stops before ``n_replicates`` once every endpoint's Monte Carlo standard error is at most
-    ``precision`` times its coordinate's interval width (:mod:`dpci.experiments.stopping`); the
-    last state then has ``converged`` True and ``done`` the replicates the intervals use.
+    ``spec`` (a :class:`dpci.ReleaseSpec`) gives the method, its notion, budget and split, the loss,
+    c and alpha; each replicate runs its coefficient mechanism. ``private=False`` gives the
+    non-private bootstrap of theta-hat at the spec's loss and c instead. ``random_state`` (None, an int
+    or a Generator) seeds the replicates' streams; None takes the spec's seed (None there: fresh).
+    ``low_priority`` runs the worker processes (n_jobs != 1) at a lower scheduling priority. With
+    ``precision`` (a fraction in (0, 1)) the run stops before ``n_replicates`` once every endpoint's
+    Monte Carlo standard error is at most ``precision`` times its coordinate's interval width
+    (:mod:`dpci.experiments.stopping`); the last state then has ``converged`` True and ``done`` the
+    replicates the intervals use.
     """
-    s = settings
-    alpha = check_alpha(s.alpha)
+    spec = check_spec(spec, "iter_variability")
+    alpha = spec.alpha
     n_replicates = check_count("n_replicates", n_replicates, 1)
     target = stopping.check_precision(precision, "the endpoints' Monte Carlo error as a fraction of the width")
-    pop = _population(X, y, loss, s.mechanism, s.privacy, s.budget, s.split, s.c)
-    entropy, start = stream_entropy(random_state), time.perf_counter()
+    pop = _population(X, y, spec, private)
+    entropy, start = _entropy(spec, random_state), time.perf_counter()
     n = pop.A.shape[0]
     spans = _spans(int(n_replicates), chunk_size or default_chunk_size(n), block_size(n))
     rule = None
@@ -412,13 +419,10 @@ def _states(runs, join, state, field, start, rule, checked=None):
             yield state(done=done, **{field: rows}, elapsed=time.perf_counter() - start)
 
 
-@spread(IntervalSettings)
 def iter_coverage(
     X,
     y,
-    loss,
-    settings: IntervalSettings,
-    n_samples=10_000,
+    spec: ReleaseSpec,
     n_replicates=1_000,
     random_state=None,
     chunk_size=None,
@@ -426,19 +430,17 @@ def iter_coverage(
     precision=None,
 ):
     """Yield :class:`CoverageProgress` after each chunk of replicates: the full private interval
-    (Algorithm 3 or 5) on each bootstrap replicate, checked against theta_0 (Section 7.2). Takes the
-    fields of :class:`dpci.settings.IntervalSettings` after ``loss``, then ``n_samples``. With
-    ``precision`` the run stops before ``n_replicates`` once the overall coverage's standard error
-    is at most ``precision`` (:func:`dpci.experiments.stopping.coverage_error`)."""
-    s = settings
-    alpha = check_alpha(s.alpha)
+    (Algorithm 3 or 5) of ``spec`` (a :class:`dpci.ReleaseSpec`, its m Monte Carlo draws included)
+    on each bootstrap replicate, checked against theta_0 (Section 7.2). ``random_state`` as
+    :func:`iter_variability`. With ``precision`` the run stops before ``n_replicates`` once the
+    overall coverage's standard error is at most ``precision``
+    (:func:`dpci.experiments.stopping.coverage_error`)."""
+    spec = check_spec(spec, "iter_coverage")
+    alpha = spec.alpha
     n_replicates = check_count("n_replicates", n_replicates, 1)
-    n_samples = check_count("n_samples", n_samples, MIN_SAMPLES, MAX_SAMPLES, "Monte Carlo draws per interval")
     target = stopping.check_precision(precision, "the standard error of the coverage to stop at")
-    if s.mechanism == NONPRIVATE:
-        raise ValueError(f"coverage needs a private method, one of {', '.join(methods.available())}.")
-    pop = _population(X, y, loss, s.mechanism, s.privacy, s.budget, s.split, s.c)
-    entropy, start = stream_entropy(random_state), time.perf_counter()
+    pop = _population(X, y, spec, True)
+    entropy, start = _entropy(spec, random_state), time.perf_counter()
     # each replicate also runs Monte Carlo: over 10x the work of a variability replicate
     n = pop.A.shape[0]
     spans = _spans(int(n_replicates), chunk_size or default_chunk_size(n) // 16, block_size(n, COVERAGE_BLOCK))
@@ -447,7 +449,7 @@ def iter_coverage(
         first = stopping.first_checkpoint(stopping.COVERAGE_FIRST, n_replicates)
         error_of = partial(stopping.coverage_error, alpha=alpha)
         rule = stopping.Rule(target, first, stopping.COVERAGE_STEP, n_replicates, error_of)
-    runs = _run_chunks(_coverage_chunk, pop, entropy, int(n_replicates), spans, n_jobs, alpha, int(n_samples))
+    runs = _run_chunks(_coverage_chunk, pop, entropy, int(n_replicates), spans, n_jobs)
     state = partial(CoverageProgress, total=n_replicates, theta0=pop.theta0, alpha=alpha, precision=target)
     covered = partial(_covered, pop.theta0)
     yield from _states(runs, np.concatenate, state, "bounds", start, rule, checked=covered)
@@ -460,11 +462,11 @@ def _last(generator):
     return result
 
 
-def variability_intervals(X, y, loss, **kwargs) -> VariabilityProgress:
+def variability_intervals(X, y, spec: ReleaseSpec, **kwargs) -> VariabilityProgress:
     """Run :func:`iter_variability` to the end and return its final state."""
-    return _last(iter_variability(X, y, loss, **kwargs))
+    return _last(iter_variability(X, y, spec, **kwargs))
 
 
-def coverage(X, y, loss, **kwargs) -> CoverageProgress:
+def coverage(X, y, spec: ReleaseSpec, **kwargs) -> CoverageProgress:
     """Run :func:`iter_coverage` to the end and return its final state."""
-    return _last(iter_coverage(X, y, loss, **kwargs))
+    return _last(iter_coverage(X, y, spec, **kwargs))

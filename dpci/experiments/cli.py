@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import methods as registry
 from ..losses import loss_from_text
+from ..spec import ReleaseSpec
 from .bootstrap import iter_coverage, iter_variability
 from .cli_io import (
     check_out,
@@ -233,27 +234,30 @@ def iter_sweep(args, bar=None, load=None):
     loss = loss_from_text(args.loss, args.loss_param, h=args.h)
     load = load or _loader(args)
     budget = args.budget if args.budget is not None else (1.0 if args.privacy == "pure" else 0.5)
-    common = dict(c=args.c, alpha=args.alpha, random_state=args.seed, n_jobs=args.jobs)
+    common = dict(random_state=args.seed, n_jobs=args.jobs)
     method = dict(mechanism=args.mechanism, privacy=args.privacy, budget=budget)
+    base = ReleaseSpec(loss=loss, c=args.c, alpha=args.alpha, n_samples=args.samples)  # what every setting shares
     bar = bar or ProgressBar()
     name = args.name
+    if name in ("coverage", "variability") or name.startswith("split-"):  # one method, notion and budget
+        spec = base.replace(method=args.mechanism, privacy=args.privacy, budget=budget, split=None)
     if name in ("coverage", "variability"):
         X, y, names = load(args.d)
         if name == "coverage":
-            gen = iter_coverage(X, y, loss, n_samples=args.samples, n_replicates=args.replicates, **method, **common)
+            gen = iter_coverage(X, y, spec, n_replicates=args.replicates, **common)
         else:
-            gen = iter_variability(X, y, loss, n_replicates=args.vi_replicates, **method, **common)
+            gen = iter_variability(X, y, spec, n_replicates=args.vi_replicates, **common)
         for p in gen:
             bar.update(p.done / p.total, f"{name}: {p.done}/{p.total} replicates")
             yield p.to_frame(names).assign(sweep=name, **method, n=len(X), d=X.shape[1] - 1)
         bar.close()
         return
-    sweep_kw = dict(common, n_samples=args.samples, n_replicates=args.replicates)
+    sweep_kw = dict(common, n_replicates=args.replicates)
     pairs = dict(methods=args.methods) if args.methods else {}
     if name.startswith("split-"):
         X, y, names = load(args.d)
         gen = iter_split_sweep(
-            X, y, loss, vary=name.split("-")[1], shares=_floats(args.values), feature_names=names, **method, **sweep_kw
+            X, y, spec, vary=name.split("-")[1], shares=_floats(args.values), feature_names=names, **sweep_kw
         )
     elif name.startswith("grid-"):
         axis = name.split("-")[-1]
@@ -261,7 +265,7 @@ def iter_sweep(args, bar=None, load=None):
         values = values or ([1, 2, 5, 10] if axis == "d" else [0.2, 0.5, 1.0, 2.0, 4.0])
         gen = iter_grid_sweep(
             load,
-            loss,
+            base,
             ns=_ints(args.ns),
             d=args.d,
             epsilon=args.epsilon,
@@ -276,7 +280,7 @@ def iter_sweep(args, bar=None, load=None):
         values = (_ints if over != "epsilon" else _floats)(args.values or defaults[over])
         gen = iter_interval_vs_variability(
             load,
-            loss,
+            base,
             over,
             values,
             n=args.n,
@@ -289,7 +293,7 @@ def iter_sweep(args, bar=None, load=None):
         )
     else:  # sample-size
         values = _ints(args.values or "1000,2500,5000,7500,10000")
-        gen = iter_sample_size_match(load, loss, values, d=args.d, epsilon=args.epsilon, **pairs, **sweep_kw)
+        gen = iter_sample_size_match(load, base, values, d=args.d, epsilon=args.epsilon, **pairs, **sweep_kw)
     for p in gen:
         label = "" if p.current is None else f"{p.current.get('mechanism')}/{p.current.get('privacy')}"
         bar.update(

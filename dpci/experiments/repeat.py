@@ -21,11 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import methods
 from ..data.synthetic import make_synthetic_logistic, population_theta0
 from ..intervals import check_count, wilson_interval
 from ..noise import check_random_state
-from ..release import nonprivate_confidence_intervals, private_confidence_intervals
+from ..release import nonprivate_confidence_intervals
+from ..spec import ReleaseSpec, check_spec
 
 KINDS = ("private", "nonprivate")
 SEEDS = 2**31  # a public seed is an integer in [0, SEEDS): short enough to read out and type
@@ -77,34 +77,27 @@ class RepeatProgress:
 def iter_repeated_releases(
     theta,
     n: int,
-    loss,
-    mechanism: str = "objective",
-    privacy: str = "pure",
-    budget: float = 1.0,
-    split=None,
-    c: float = 1e-3,
-    alpha: float = 0.05,
-    n_samples: int = 2_000,
+    spec: ReleaseSpec,
     repetitions: int = 100,
     random_state=0,
 ) -> Iterator[RepeatProgress]:
     """Yield after each repetition: a fresh sample of n rows from the logistic model ``theta`` (the
-    constant's last), its private and non-private intervals, and whether they cover theta_0."""
+    constant's last), the private intervals of ``spec`` (a :class:`dpci.ReleaseSpec`) and the
+    non-private ones at its loss, c and alpha, and whether they cover theta_0. ``random_state`` (the
+    demonstration's public seed, or a Generator) draws the samples and the noise, in this order."""
     repetitions = check_count("repetitions", repetitions, 1, 100_000)
     n = check_count("n", n, 100, 10**7, "rows per repetition")
     theta = np.asarray(theta, dtype=float)
-    method = methods.get(mechanism)
+    measurement = check_spec(spec, "iter_repeated_releases").measure()
     # the theta_0 its interval targets: at c, or at the c the method picks itself (dpci.methods.Method.estimand_c)
-    target_c = method.estimand_c(method.allocate(budget, split, privacy), n, len(theta), c, loss)
-    theta0 = population_theta0(theta, target_c, loss=loss)
+    target_c = measurement.method.estimand_c(measurement.allocation, n, len(theta), spec.c, spec.loss)
+    theta0 = population_theta0(theta, target_c, loss=spec.loss)
     rng = check_random_state(random_state)
     rows: list[dict] = []
     for r in range(repetitions):
         X, y = make_synthetic_logistic(n, theta, random_state=rng)
-        private = private_confidence_intervals(
-            X, y, loss, mechanism, privacy, budget, split, c, alpha, n_samples, random_state=rng
-        ).conf_int
-        nonprivate = nonprivate_confidence_intervals(X, y, loss, c=c, alpha=alpha).conf_int
+        private = spec.release(X, y, random_state=rng).conf_int
+        nonprivate = nonprivate_confidence_intervals(X, y, spec.loss, c=spec.c, alpha=spec.alpha).conf_int
         for kind, bounds in zip(KINDS, (private, nonprivate)):
             for j, (low, high) in enumerate(bounds):
                 rows.append(

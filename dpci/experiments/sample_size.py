@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 
 from ..release import nonprivate_confidence_intervals
-from ..settings import spread
+from ..spec import ReleaseSpec, check_spec
 from .bootstrap import iter_coverage
-from .sweeps import DEFAULT_RUN, METHODS, Replication, SweepProgress, budget_for, subsample
+from .sweeps import METHODS, SweepProgress, budget_for, run_keywords, spec_at, subsample
 
 
 def nonprivate_length(X, y, loss, n: int, c=1e-3, alpha=0.05, seed=0) -> float:
@@ -24,16 +24,18 @@ def nonprivate_length(X, y, loss, n: int, c=1e-3, alpha=0.05, seed=0) -> float:
     return float(np.mean(ci[:, 1] - ci[:, 0]))
 
 
-@spread(Replication, "replication")
 def iter_sample_size_match(
     load: Callable[[int], tuple],
-    loss,
+    spec: ReleaseSpec,
     nonprivate_ns: Iterable[int],
     d: int = 10,
     epsilon: float = 1.0,
     methods=METHODS,
     step: int = 2_500,
-    replication: Replication = DEFAULT_RUN,
+    n_replicates=1_000,
+    random_state=0,
+    n_jobs=1,
+    precision=None,
     seed=0,
     n_max: int | None = None,
     search: str = "walk",
@@ -41,7 +43,8 @@ def iter_sample_size_match(
 ):
     """For each non-private n', the smallest private n on the lattice step, 2 step, ... <= ``n_max``
     (default: all rows) whose mean private length is at most the non-private length at n'
-    (Section 7.5, Figure 13).
+    (Section 7.5, Figure 13). ``spec`` (a :class:`dpci.ReleaseSpec`) gives the loss, c, alpha and m;
+    each method runs at its notion's budget for ``epsilon`` (:func:`~dpci.experiments.sweeps.budget_for`).
 
     ``search="walk"`` walks the lattice upwards from ``step`` for every n'; ``search="bisect"`` first
     checks that the largest n reaches the target, then bisects: the same answer whenever the mean
@@ -56,8 +59,9 @@ def iter_sample_size_match(
     X_all, y_all, _ = load(d)
     n_max = len(X_all) if n_max is None else min(int(n_max), len(X_all))
     lattice = list(range(step, n_max + 1, step))
-    common = replication.keywords()
-    c, alpha = replication.c, replication.alpha
+    run_kw = run_keywords(n_replicates, random_state, n_jobs, precision)
+    spec = check_spec(spec, "iter_sample_size_match")
+    loss, c, alpha = spec.loss, spec.c, spec.alpha
     known = {int(n): float(v) for n, v in (nonprivate_lengths or {}).items()}
     targets = [
         (n, known[n] if n in known else nonprivate_length(X_all, y_all, loss, n, c, alpha, seed))
@@ -79,7 +83,7 @@ def iter_sample_size_match(
             setting = dict(mechanism=mechanism, privacy=privacy, budget=budget_for(privacy, epsilon))
             current, t = dict(setting, n_nonprivate=n_np, n=n), time.perf_counter()
             X, y = subsample(X_all, y_all, n, seed)
-            for p in iter_coverage(X, y, loss, **setting, **common):
+            for p in iter_coverage(X, y, spec_at(spec, setting), **run_kw):
                 yield progress(current, p.done, p.total)
             (mean, mean_se), (cov, cov_se) = p.overall_length, p.overall_coverage
             cache[mechanism, privacy, n] = {

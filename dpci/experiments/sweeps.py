@@ -28,7 +28,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,9 +35,8 @@ import pandas as pd
 from .. import methods as registry
 from ..accounting import Split, rho_for_approx_dp, rho_from_epsilon
 from ..exceptions import RegularisationTooSmall
-from ..intervals import check_alpha
 from ..methods import default_split
-from ..settings import field_values, spread
+from ..spec import ReleaseSpec, check_spec
 from .bootstrap import iter_coverage, iter_variability
 
 METHODS = registry.PAPER_PAIRS  # the default methods of a sweep; any registered (method, notion) pairs can be given
@@ -166,11 +164,21 @@ def _concat(frames) -> pd.DataFrame:
     return frame
 
 
-def _coverage_runner(X, y, loss, names, common):
+def spec_at(spec: ReleaseSpec, setting: dict) -> ReleaseSpec:
+    """The spec of one setting of a sweep: ``spec`` with the setting's method, notion and budget, its
+    split (None: the method's default) and its c when it has one."""
+    return check_spec(spec, "a sweep").replace(
+        method=setting["mechanism"],
+        privacy=setting["privacy"],
+        budget=setting["budget"],
+        split=setting.get("split"),
+        c=setting.get("c", spec.c),
+    )
+
+
+def _coverage_runner(X, y, spec, names, run_kw):
     def run(setting):
-        kw = {k: setting[k] for k in ("mechanism", "privacy", "budget")}
-        split = setting.get("split")
-        for p in iter_coverage(X, y, loss, split=split, **kw, **common):
+        for p in iter_coverage(X, y, spec_at(spec, setting), **run_kw):
             yield _coverage_rows(p, _public(setting), names), p.done, p.total
 
     return run
@@ -187,51 +195,38 @@ def _public(setting: dict) -> dict:
     return out
 
 
-@dataclass(frozen=True)
-class Replication:
-    """How every setting of a sweep is run: c of Eq. 3.1, alpha, the Monte Carlo samples m of each
-    interval, the k bootstrap replicates (at most k with ``precision``: each setting's coverage run
-    stops once its standard error is below it, :func:`~dpci.experiments.bootstrap.iter_coverage`),
-    the randomness and the worker processes. The sweeps take these fields as keywords
-    (:func:`dpci.settings.spread`)."""
-
-    c: float = 1e-3
-    alpha: float = 0.05
-    n_samples: int = 10_000
-    n_replicates: int = 1_000
-    random_state: Any = 0
-    n_jobs: int = 1
-    precision: float | None = None
-
-    def keywords(self) -> dict:
-        """The keywords of :func:`~dpci.experiments.bootstrap.iter_coverage` (alpha checked)."""
-        return dict(field_values(self), alpha=check_alpha(self.alpha))
+def run_keywords(n_replicates=1_000, random_state=0, n_jobs=1, precision=None) -> dict:
+    """How every setting of a sweep is run (the keywords of
+    :func:`~dpci.experiments.bootstrap.iter_coverage` besides the spec): the k bootstrap replicates (at
+    most k with ``precision``: each setting's coverage run stops once its standard error is below it),
+    the randomness of the replicates and the worker processes."""
+    return dict(n_replicates=n_replicates, random_state=random_state, n_jobs=n_jobs, precision=precision)
 
 
-DEFAULT_RUN = Replication()
-
-
-@spread(Replication, "replication")
 def iter_split_sweep(
     X,
     y,
-    loss,
-    mechanism="objective",
-    privacy="pure",
-    budget=1.0,
+    spec: ReleaseSpec,
     vary="phi1",
     shares=None,
     phi1=None,
     feature_names=None,
-    replication: Replication = DEFAULT_RUN,
+    n_replicates=1_000,
+    random_state=0,
+    n_jobs=1,
+    precision=None,
     skip_invalid=False,
 ):
-    """Coverage and length as the split changes (Section 7.3).
+    """Coverage and length as the split changes (Section 7.3), for the method, notion and budget of
+    ``spec`` (a :class:`dpci.ReleaseSpec`; its split is what varies).
 
     ``vary="phi1"``: phi1 takes each share and phi2 = phi3 split the rest equally (Section 7.3.1).
     ``vary="phi2"``: phi1 is fixed (``phi1`` or Table 2) and phi2 takes each share of the rest
-    (Section 7.3.2).
+    (Section 7.3.2). ``n_replicates``, ``random_state``, ``n_jobs`` and ``precision`` run each
+    setting (:func:`run_keywords`).
     """
+    spec = check_spec(spec, "iter_split_sweep")
+    mechanism, privacy, budget = spec.method, spec.privacy, spec.budget
     if vary == "phi1":
         shares = shares or (
             (0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.8, 0.9)
@@ -262,8 +257,8 @@ def iter_split_sweep(
         )
         for sp in splits
     ]
-    common = replication.keywords()
-    yield from _run(settings, _coverage_runner(X, y, loss, feature_names, common), skip_invalid)
+    run_kw = run_keywords(n_replicates, random_state, n_jobs, precision)
+    yield from _run(settings, _coverage_runner(X, y, spec, feature_names, run_kw), skip_invalid)
 
 
 def recommend_split(frame: pd.DataFrame, alpha: float = 0.05) -> pd.Series:
@@ -278,10 +273,9 @@ def recommend_split(frame: pd.DataFrame, alpha: float = 0.05) -> pd.Series:
     return pd.concat([best, pd.Series({"meets_coverage": bool(len(ok))})])
 
 
-@spread(Replication, "replication")
 def iter_grid_sweep(
     load: Callable[[int], tuple],
-    loss,
+    spec: ReleaseSpec,
     ns: Iterable[int],
     ds: Iterable[int] | None = None,
     epsilons: Iterable[float] | None = None,
@@ -289,15 +283,20 @@ def iter_grid_sweep(
     d: int = 10,
     epsilon: float = 1.0,
     methods=METHODS,
-    replication: Replication = DEFAULT_RUN,
+    n_replicates=1_000,
+    random_state=0,
+    n_jobs=1,
+    precision=None,
     seed=0,
     skip_invalid=False,
     delta=None,
 ):
     """Coverage and length over n x d (``ds``), n x budget (``epsilons``) or n x c (``cs``) for each
-    method (Section 7.4, Figures 9-12). ``load(d)`` returns (X, y, feature_names) with d features
-    plus the constant; each n takes the first n rows of a fixed permutation. ``delta``: compare
-    zCDP methods at equal (epsilon, delta) instead of the paper's rho = epsilon^2/2."""
+    method (Section 7.4, Figures 9-12). ``spec`` (a :class:`dpci.ReleaseSpec`) gives the loss, c, alpha
+    and m; each setting replaces its method, notion and budget (at the method's default split).
+    ``load(d)`` returns (X, y, feature_names) with d features plus the constant; each n takes the
+    first n rows of a fixed permutation. ``delta``: compare zCDP methods at equal (epsilon, delta)
+    instead of the paper's rho = epsilon^2/2."""
     axes = {"d": ds, "epsilon": epsilons, "c": cs}
     given = [name for name, values in axes.items() if values is not None]
     if len(given) != 1:
@@ -309,8 +308,8 @@ def iter_grid_sweep(
         base[name] = value
         for n in ns:
             settings += _per_method(f"grid-n-{name}", methods, n, base["d"], base["epsilon"], delta, base["c"])
-    common = replication.keywords()
-    yield from _run(settings, _subsampled_runner(load, loss, common, seed, variability=0), skip_invalid)
+    run_kw = run_keywords(n_replicates, random_state, n_jobs, precision)
+    yield from _run(settings, _subsampled_runner(load, spec, run_kw, seed, variability=0), skip_invalid)
 
 
 def _per_method(sweep: str, methods, n, d, epsilon, delta=None, c=None) -> list[dict]:
@@ -335,7 +334,7 @@ def _per_method(sweep: str, methods, n, d, epsilon, delta=None, c=None) -> list[
     ]
 
 
-def _subsampled_runner(load, loss, common, seed, variability):
+def _subsampled_runner(load, spec, run_kw, seed, variability):
     """Run coverage (and, when ``variability`` is a replicate count, variability intervals) per setting."""
     cache = {}
 
@@ -347,15 +346,14 @@ def _subsampled_runner(load, loss, common, seed, variability):
 
     def run(setting):
         X, y, names = data(setting["d"], setting["n"])
-        kw = dict(mechanism=setting["mechanism"], privacy=setting["privacy"], budget=setting["budget"])
-        here = dict(common, c=setting.get("c", common["c"]))  # a sweep over c gives each setting its own
+        here = spec_at(spec, setting)  # a sweep over c gives each setting its own
         cov = None
-        for p in iter_coverage(X, y, loss, **kw, **here):
+        for p in iter_coverage(X, y, here, **run_kw):
             cov = _coverage_rows(p, setting, names)
             yield cov, p.done, p.total
         if variability:
-            vi_kw = {k: here[k] for k in ("c", "alpha", "random_state", "n_jobs")}
-            for v in iter_variability(X, y, loss, n_replicates=variability, **kw, **vi_kw):
+            vi_kw = {k: run_kw[k] for k in ("random_state", "n_jobs")}
+            for v in iter_variability(X, y, here, n_replicates=variability, **vi_kw):
                 vrows = _variability_rows(v, setting, names)
                 merged = cov.merge(vrows[["feature", "vi_lower", "vi_upper", "vi_length"]], on="feature")
                 yield merged, v.done, v.total
@@ -363,24 +361,26 @@ def _subsampled_runner(load, loss, common, seed, variability):
     return run
 
 
-@spread(Replication, "replication")
 def iter_interval_vs_variability(
     load: Callable[[int], tuple],
-    loss,
+    spec: ReleaseSpec,
     over: str,
     values: Iterable,
     n: int = 15_000,
     d: int = 10,
     epsilon: float = 1.0,
     methods=METHODS,
-    replication: Replication = DEFAULT_RUN,
+    n_replicates=1_000,
+    random_state=0,
+    n_jobs=1,
+    precision=None,
     n_vi=10_000,
     seed=0,
     skip_invalid=False,
     delta=None,
 ):
     """Mean private-interval length against variability-interval length as n, d, epsilon or the
-    regulariser c varies (Section 7.6, Figures 14-16); ``delta`` as in :func:`iter_grid_sweep`."""
+    regulariser c varies (Section 7.6, Figures 14-16); ``spec`` and ``delta`` as in :func:`iter_grid_sweep`."""
     if over not in ("n", "d", "epsilon", "c"):
         raise ValueError(f"over must be 'n', 'd', 'epsilon' or 'c', got {over!r}.")
     settings = []
@@ -388,5 +388,5 @@ def iter_interval_vs_variability(
         base = dict(n=int(n), d=int(d), epsilon=float(epsilon), c=None)
         base[over] = float(value) if over in ("epsilon", "c") else int(value)
         settings += _per_method(f"ci-vs-vi-{over}", methods, **base, delta=delta)
-    common = replication.keywords()
-    yield from _run(settings, _subsampled_runner(load, loss, common, seed, variability=n_vi), skip_invalid)
+    run_kw = run_keywords(n_replicates, random_state, n_jobs, precision)
+    yield from _run(settings, _subsampled_runner(load, spec, run_kw, seed, variability=n_vi), skip_invalid)

@@ -9,7 +9,7 @@ the sweeps, teaching, figures, the command line and the app all read these objec
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -160,10 +160,11 @@ class Method:
         """The c this method trains at whatever c it is given (None: the c it is given)."""
         return None
 
-    def offset_law(self, hessian, covariance, n: int, c: float, alloc: Allocation, loss) -> OffsetLaw:
-        """To first order, per coefficient, the law of theta~ - theta_0(c) when the Hessian (Eq. 4.2) and
-        gradient covariance (Eq. 4.3) are these; :func:`dpci.recommend.recommend_c` predicts widths and
-        coverage from it, at the population's matrices and at the private ones of :meth:`interval_matrices`."""
+    def offset_law(self, measurement: Measurement, hessian, covariance, n: int) -> OffsetLaw:
+        """To first order, per coefficient, the law of theta~ - theta_0(c) of ``measurement`` (at its c) on
+        n rows when the Hessian (Eq. 4.2) and gradient covariance (Eq. 4.3) are these;
+        :func:`dpci.recommend.recommend_c` predicts widths and coverage from it, at the population's
+        matrices and at the private ones of :meth:`interval_matrices`."""
         raise NotImplementedError(f"{self.label} has no model of its interval's width (offset_law).")
 
     def interval_law(self, law: OffsetLaw) -> OffsetLaw:
@@ -171,9 +172,9 @@ class Method:
         leaves some noise out)."""
         return law
 
-    def interval_matrices(self, hessian, covariance, theta, n: int, c: float, alloc: Allocation, loss, rng, draws: int):
-        """``draws`` of the private matrices the interval would use, stacked (draws, d, d) each, for the
-        population matrices given (a method that releases none returns these, repeated)."""
+    def interval_matrices(self, measurement: Measurement, hessian, covariance, theta, n: int, rng, draws: int):
+        """``draws`` of the private matrices the interval of ``measurement`` would use, stacked (draws, d, d)
+        each, for the population matrices given (a method that releases none returns these, repeated)."""
         return np.repeat(hessian[None], draws, axis=0), np.repeat(covariance[None], draws, axis=0)
 
     def hessian_noise(self, alloc: Allocation, n: int, loss) -> NoiseLaw:
@@ -196,18 +197,21 @@ class Method:
         (UnderCoverageWarning) when it can but its intervals are likely to under-cover."""
         self.coefficient_noise_law(alloc, n, c, loss)
 
-    def release(self, A, loss, c, alloc, alpha, n_samples, rng, closed_form=True) -> PrivateRelease:
-        """One release on the margin rows A = y x (rows in the unit ball)."""
+    def release(self, measurement: Measurement, A, rng, closed_form=True) -> PrivateRelease:
+        """One release of ``measurement`` (its spec's loss, c, alpha and m, at its allocation) on the
+        margin rows A = y x (rows in the unit ball), drawing its noise from ``rng``."""
         raise NotImplementedError
 
     # --- bootstrap (Section 7.2) ---------------------------------------------------------------
-    def replicate_coefficients(self, A, loss, c, alloc, weights, rngs, start, block) -> np.ndarray:
-        """The private coefficients of bootstrap replicates with row multiplicities ``weights``
-        (B, n), replicate b drawing its noise from ``rngs[b]`` after its weights."""
+    def replicate_coefficients(self, measurement: Measurement, A, weights, rngs, start, block) -> np.ndarray:
+        """The private coefficients of ``measurement`` on bootstrap replicates with row multiplicities
+        ``weights`` (B, n), replicate b drawing its noise from ``rngs[b]`` after its weights; ``start``
+        (a :class:`dpci.batch.BatchStart`) and ``block`` are the batched solver's."""
         raise NotImplementedError
 
-    def replicate_interval(self, A, loss, theta, c, alloc, law, alpha, n_samples, rng, weights) -> np.ndarray:
-        """The (d, 2) private interval of one replicate whose coefficients are ``theta``."""
+    def replicate_interval(self, measurement: Measurement, A, theta, law, rng, weights) -> np.ndarray:
+        """The (d, 2) private interval of ``measurement`` on one replicate (row multiplicities ``weights``)
+        whose coefficients are ``theta``, drawn with the coefficients' noise ``law``."""
         raise NotImplementedError
 
     # --- presentation --------------------------------------------------------------------------
@@ -273,6 +277,31 @@ class Measurement:
     allocation: Allocation
 
     @property
+    def loss(self):
+        """The spec's loss, with its parameters."""
+        return self.spec.loss
+
+    @property
+    def c(self) -> float:
+        """The spec's regularisation coefficient of Eq. 3.1."""
+        return self.spec.c
+
+    @property
+    def alpha(self) -> float:
+        """The spec's alpha (1 - the confidence level)."""
+        return self.spec.alpha
+
+    @property
+    def n_samples(self) -> int:
+        """The spec's Monte Carlo samples m of Algorithms 3 and 5."""
+        return self.spec.n_samples
+
+    def at_c(self, c: float) -> Measurement:
+        """The same measurement at another c (a method that trains at its own c runs there; its privacy
+        map does not depend on c)."""
+        return replace(self, spec=replace(self.spec, c=c))
+
+    @property
     def spend(self) -> PrivacySpend:
         return self.allocation.spend
 
@@ -283,20 +312,9 @@ class Measurement:
     def check(self, n: int) -> NoiseLaw:
         """Raise before any charge or work when the method cannot run on n rows with these settings
         (e.g. RegularisationTooSmall); returns the coefficients' noise law."""
-        spec = self.spec
-        return self.method.coefficient_noise_law(self.allocation, n, spec.c, spec.loss)
+        return self.method.coefficient_noise_law(self.allocation, n, self.c, self.loss)
 
     def run(self, A, rng, closed_form: bool = True) -> PrivateRelease:
         """The release on margin rows A = y x, drawing its noise from ``rng`` (only after the ledger
         admitted it: :func:`dpci.release.release_spec` does both)."""
-        s = self.spec
-        return self.method.release(
-            A,
-            s.loss,
-            s.c,
-            self.allocation,
-            s.alpha,
-            s.n_samples,
-            rng,
-            closed_form=closed_form,
-        )
+        return self.method.release(self, A, rng, closed_form=closed_form)

@@ -478,22 +478,23 @@ class KulkarniBayesian(Method):
             warn(message, UnderCoverageWarning, stacklevel=3)
         return mean, draws, ess, tuple(said)
 
-    def release(self, A, loss, c, alloc, alpha, n_samples, rng, closed_form=True) -> PrivateRelease:
+    def release(self, measurement, A, rng, closed_form=True) -> PrivateRelease:
         """One release: the noisy statistics, then the posterior mean and the equal-tailed interval.
-        ``c`` is not used (the prior regularises; see estimand_c); ``closed_form`` has no effect."""
-        n = A.shape[0]
-        law = self.coefficient_noise_law(alloc, n, c, loss)
-        mean, draws, _, said = self.posterior(A, alloc, rng, int(n_samples))
+        The spec's c is not used (the prior regularises; see estimand_c); ``closed_form`` has no effect."""
+        n, m, alloc = A.shape[0], measurement, measurement.allocation
+        law = self.coefficient_noise_law(alloc, n, m.c, m.loss)
+        mean, draws, _, said = self.posterior(A, alloc, rng, int(m.n_samples))
         offsets = draws - mean
-        conf = quantile_interval(mean, offsets, alpha)
-        return PrivateRelease(mean, None, None, conf, alpha, n, c, alloc, law, offsets, None, caveats=said)
+        conf = quantile_interval(mean, offsets, m.alpha)
+        return PrivateRelease(mean, None, None, conf, m.alpha, n, m.c, alloc, law, offsets, None, caveats=said)
 
     # --- bootstrap ---
-    def replicate_coefficients(self, A, loss, c, alloc, weights, rngs, start, block) -> np.ndarray:
+    def replicate_coefficients(self, measurement, A, weights, rngs, start, block) -> np.ndarray:
         """Posterior means on replicates (row multiplicities ``weights``), replicate b's noise and
         sampler drawing from ``rngs[b]``; each replicate's posterior draws are kept (a small LRU cache)
         for :meth:`replicate_interval` of the same replicate."""
-        self.check_settings(alloc, A.shape[0], c, loss)
+        alloc = measurement.allocation
+        self.check_settings(alloc, A.shape[0], measurement.c, measurement.loss)
         theta = np.empty((len(weights), A.shape[1]))
         for b, (w, rng) in enumerate(zip(weights, rngs)):
             mean, draws, _, _ = self.posterior(A, alloc, rng, REPLICATE_DRAWS, w)
@@ -504,7 +505,7 @@ class KulkarniBayesian(Method):
                     self._cache.popitem(last=False)
         return theta
 
-    def replicate_interval(self, A, loss, theta, c, alloc, law, alpha, n_samples, rng, weights) -> np.ndarray:
+    def replicate_interval(self, measurement, A, theta, law, rng, weights) -> np.ndarray:
         """The credible interval of the replicate whose posterior mean is ``theta`` (computed by
         :meth:`replicate_coefficients` in this process; its REPLICATE_DRAWS posterior draws)."""
         with self._lock:
@@ -514,4 +515,4 @@ class KulkarniBayesian(Method):
                 "kulkarni: replicate_interval needs the replicate's posterior, computed by replicate_coefficients "
                 "in the same process; call that first."
             )
-        return quantile_interval(theta, offsets, alpha)
+        return quantile_interval(theta, offsets, measurement.alpha)

@@ -31,6 +31,6 @@ class NaiveInterval(OutputPerturbation):
     def interval_law(self, law):
         return OffsetLaw(law.sampling_sd, law.noise_weight, None)  # the sandwich alone: no privacy noise
 
-    def finish(self, theta, hessian, covariance, n, coef_noise, alpha, n_samples, rng, closed_form):
+    def finish(self, measurement, theta, hessian, covariance, n, coef_noise, rng, closed_form):
         sandwich = sandwich_covariance(hessian, covariance, n)  # no sigma^2 I, no beta: the privacy noise left out
-        return normal_interval(theta, sandwich, alpha), None, sandwich
+        return normal_interval(theta, sandwich, measurement.alpha), None, sandwich

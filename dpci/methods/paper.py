@@ -33,11 +33,11 @@ from ..mechanisms import (
 from .base import Advice, Method, OffsetLaw, PrivateRelease
 
 
-def private_matrices(A, loss, theta, c, alloc, rng, weights=None):
+def private_matrices(measurement, A, theta, rng, weights=None):
     """Algorithm 3, lines 3-6 and Algorithm 5, lines 2-5: the Hessian (Eq. 4.2) and the gradient
     covariance (Eq. 4.3) at the released theta~, each through PrivSPDMat (Algorithm 2) with
     phi2 and phi3 and the loss's sensitivities (Lemmas 2-5). ``weights``: row multiplicities."""
-    n = A.shape[0]
+    n, loss, c, alloc = A.shape[0], measurement.loss, measurement.c, measurement.allocation
     phi2, phi3 = alloc.phi[1], alloc.phi[2]  # a method with more steps spends the others itself
     hessian, covariance = hessian_and_covariance(A, loss, theta, c, weights)
     hessian = priv_spd_mat(hessian, loss.hessian_sensitivity(n), phi2, c, alloc.privacy, rng)
@@ -69,61 +69,62 @@ class PaperMethod(Method):
         """A replicate's coefficients use the coefficients' budget only (phi1; Section 7.2)."""
         return (alloc.privacy, round(alloc.phi[0], 12))
 
-    def perturb(self, A, loss, c, alloc, rng):
-        """The coefficient mechanism (Algorithm 1 or 4): a :class:`~dpci.mechanisms.PerturbedFit`."""
+    def perturb(self, measurement, A, rng):
+        """The coefficient mechanism (Algorithm 1 or 4) of ``measurement`` on A: a
+        :class:`~dpci.mechanisms.PerturbedFit`."""
         raise NotImplementedError
 
-    def finish(self, theta, hessian, covariance, n, coef_noise, alpha, n_samples, rng, closed_form):
-        """The interval from the private pieces: (conf_int, offsets, normal_cov)."""
+    def finish(self, measurement, theta, hessian, covariance, n, coef_noise, rng, closed_form):
+        """The interval from the private pieces, at the measurement's alpha and m: (conf_int, offsets,
+        normal_cov)."""
         raise NotImplementedError
 
-    def release(self, A, loss, c, alloc, alpha, n_samples, rng, closed_form=True) -> PrivateRelease:
-        self.check_settings(alloc, A.shape[0], c, loss)
-        fit = self.perturb(A, loss, c, alloc, rng)
-        return self.interval_at(
-            A, loss, fit.theta, c, alloc, fit.noise_law, alpha, n_samples, rng, closed_form=closed_form
-        )
+    def release(self, measurement, A, rng, closed_form=True) -> PrivateRelease:
+        self.check_settings(measurement.allocation, A.shape[0], measurement.c, measurement.loss)
+        fit = self.perturb(measurement, A, rng)
+        return self.interval_at(measurement, A, fit.theta, fit.noise_law, rng, closed_form=closed_form)
 
-    def interval_at(
-        self, A, loss, theta, c, alloc, coef_noise, alpha, n_samples, rng, weights=None, closed_form=True
-    ) -> PrivateRelease:
-        """Algorithms 3 (lines 3-16) and 5 (lines 2-24) after the coefficients theta~ are released.
+    def interval_at(self, measurement, A, theta, coef_noise, rng, weights=None, closed_form=True) -> PrivateRelease:
+        """Algorithms 3 (lines 3-16) and 5 (lines 2-24) of ``measurement`` after the coefficients theta~
+        are released with noise law ``coef_noise``.
 
         ``weights`` (row multiplicities) let a bootstrap replicate be processed without copying
         rows; n stays the number of rows, as in the replicate.
         """
-        n = A.shape[0]
-        hessian, covariance = private_matrices(A, loss, theta, c, alloc, rng, weights)
-        conf, offsets, normal_cov = self.finish(
-            theta, hessian, covariance, n, coef_noise, alpha, n_samples, rng, closed_form
+        n, m = A.shape[0], measurement
+        hessian, covariance = private_matrices(m, A, theta, rng, weights)
+        conf, offsets, normal_cov = self.finish(m, theta, hessian, covariance, n, coef_noise, rng, closed_form)
+        return PrivateRelease(
+            theta, hessian, covariance, conf, m.alpha, n, m.c, m.allocation, coef_noise, offsets, normal_cov
         )
-        return PrivateRelease(theta, hessian, covariance, conf, alpha, n, c, alloc, coef_noise, offsets, normal_cov)
 
-    def replicate_interval(self, A, loss, theta, c, alloc, law, alpha, n_samples, rng, weights) -> np.ndarray:
-        return self.interval_at(A, loss, theta, c, alloc, law, alpha, n_samples, rng, weights).conf_int
+    def replicate_interval(self, measurement, A, theta, law, rng, weights) -> np.ndarray:
+        return self.interval_at(measurement, A, theta, law, rng, weights).conf_int
 
     def noise_transform(self, hessian, n: int) -> np.ndarray:
         """The matrix M by which the coefficient mechanism's noise beta reaches theta~ (to first order)."""
         raise NotImplementedError
 
-    def offset_law(self, hessian, covariance, n, c, alloc, loss):
+    def offset_law(self, measurement, hessian, covariance, n):
         """Eq. 4.1 (Algorithm 3) and Eq. 5.2 (Algorithm 5): H^-1 G / sqrt(n) with G ~ N(0, Sigma), plus the
         coefficient noise through :meth:`noise_transform`."""
         h_inv = np.linalg.inv(hessian)  # also a stack of matrices, (draws, d, d): then each row a draw
         sampling = np.sqrt(np.clip(np.einsum("...ij,...jk,...ik->...i", h_inv, covariance, h_inv) / n, 0.0, None))
         weight = np.linalg.norm(self.noise_transform(hessian, n), axis=-1)
-        return OffsetLaw(sampling, weight, self.coefficient_noise_law(alloc, n, c, loss))
+        m = measurement
+        return OffsetLaw(sampling, weight, self.coefficient_noise_law(m.allocation, n, m.c, m.loss))
 
-    def interval_matrices(self, hessian, covariance, theta, n, c, alloc, loss, rng, draws):
+    def interval_matrices(self, measurement, hessian, covariance, theta, n, rng, draws):
         """Algorithm 2 applied ``draws`` times to the given matrices, as :func:`private_matrices` does."""
+        loss, c, alloc = measurement.loss, measurement.c, measurement.allocation
         return (
             priv_spd_mat(hessian, loss.hessian_sensitivity(n), alloc.phi[1], c, alloc.privacy, rng, draws),
             priv_spd_mat(covariance, loss.covariance_sensitivity(n, theta), alloc.phi[2], c, alloc.privacy, rng, draws),
         )
 
-    def replicate_noise(self, alloc, A, loss, c, rngs):
+    def replicate_noise(self, measurement, A, rngs):
         """Each replicate's coefficient noise, drawn from its own stream after its weights."""
-        law = self.coefficient_noise_law(alloc, A.shape[0], c, loss)
+        law = self.coefficient_noise_law(measurement.allocation, A.shape[0], measurement.c, measurement.loss)
         return np.array([law.sample(rng, A.shape[1]) for rng in rngs])
 
 
@@ -161,19 +162,21 @@ class ObjectivePerturbation(PaperMethod):
             safe_c(alloc.coef_epsilon, n, loss.t),
         )
 
-    def perturb(self, A, loss, c, alloc, rng):
-        return objective_perturbation(A, loss, c, alloc.coef_epsilon, rng)
+    def perturb(self, measurement, A, rng):
+        m = measurement
+        return objective_perturbation(A, m.loss, m.c, m.allocation.coef_epsilon, rng)
 
     def noise_transform(self, hessian, n):
         return np.linalg.inv(hessian) / n  # Algorithm 3, line 10: H^-1 beta / n
 
-    def finish(self, theta, hessian, covariance, n, coef_noise, alpha, n_samples, rng, closed_form):
-        offsets = objective_offsets(hessian, covariance, n, coef_noise, int(n_samples), rng)
-        return quantile_interval(theta, offsets, alpha), offsets, None
+    def finish(self, measurement, theta, hessian, covariance, n, coef_noise, rng, closed_form):
+        offsets = objective_offsets(hessian, covariance, n, coef_noise, int(measurement.n_samples), rng)
+        return quantile_interval(theta, offsets, measurement.alpha), offsets, None
 
-    def replicate_coefficients(self, A, loss, c, alloc, weights, rngs, start, block):
-        noise = self.replicate_noise(alloc, A, loss, c, rngs)
-        return solve_replicates(A, loss, c, weights, noise, start, block)  # Algorithm 1's beta in the objective
+    def replicate_coefficients(self, measurement, A, weights, rngs, start, block):
+        noise = self.replicate_noise(measurement, A, rngs)
+        m = measurement
+        return solve_replicates(A, m.loss, m.c, weights, noise, start, block)  # Algorithm 1's beta in the objective
 
 
 class OutputPerturbation(PaperMethod):
@@ -190,19 +193,22 @@ class OutputPerturbation(PaperMethod):
     def coefficient_noise_law(self, alloc, n, c, loss):
         return output_noise_law(n, c, alloc.phi[0], alloc.privacy)
 
-    def perturb(self, A, loss, c, alloc, rng):
-        return output_perturbation(A, loss, c, alloc.phi[0], alloc.privacy, rng)
+    def perturb(self, measurement, A, rng):
+        m, alloc = measurement, measurement.allocation
+        return output_perturbation(A, m.loss, m.c, alloc.phi[0], alloc.privacy, rng)
 
     def noise_transform(self, hessian, n):
         return np.broadcast_to(np.eye(hessian.shape[-1]), hessian.shape)  # Algorithm 4: theta~ = theta^ + beta
 
-    def finish(self, theta, hessian, covariance, n, coef_noise, alpha, n_samples, rng, closed_form):
+    def finish(self, measurement, theta, hessian, covariance, n, coef_noise, rng, closed_form):
+        alpha = measurement.alpha
         if coef_noise.kind == "gaussian" and closed_form:  # zCDP: Algorithm 5, lines 18-23
             normal_cov = output_zcdp_covariance(hessian, covariance, n, coef_noise.scale)
             return normal_interval(theta, normal_cov, alpha), None, normal_cov
-        offsets = output_offsets(hessian, covariance, n, coef_noise, int(n_samples), rng)
+        offsets = output_offsets(hessian, covariance, n, coef_noise, int(measurement.n_samples), rng)
         return quantile_interval(theta, offsets, alpha), offsets, None
 
-    def replicate_coefficients(self, A, loss, c, alloc, weights, rngs, start, block):
-        noise = self.replicate_noise(alloc, A, loss, c, rngs)
-        return solve_replicates(A, loss, c, weights, None, start, block) + noise  # Algorithm 4
+    def replicate_coefficients(self, measurement, A, weights, rngs, start, block):
+        noise = self.replicate_noise(measurement, A, rngs)
+        m = measurement
+        return solve_replicates(A, m.loss, m.c, weights, None, start, block) + noise  # Algorithm 4

@@ -22,7 +22,7 @@ from ..accounting import Allocation, PrivacySpend, StepSpend, epsilon_from_rho
 from ..ledger.hooks import admit_release
 from ..mechanisms import NoiseLaw, PerturbedFit
 from ..solver import minimise_erm
-from .base import PrivateRelease
+from .base import Measurement, PrivateRelease
 from .paper import OutputPerturbation
 
 # Theorem 14 (Appendix A.4): the minimiser of a lambda-strongly convex objective with a rho-Lipschitz
@@ -99,27 +99,33 @@ class WuOutputPerturbation(OutputPerturbation):
         which never fail here; the methods below pass the c it trains at)."""
         return wu_noise_law(n, c, alloc.phi[0], alloc.privacy)
 
-    def perturb(self, A, loss, c, alloc, rng):
+    def perturb(self, measurement, A, rng):
+        loss, c = measurement.loss, measurement.c
         result = minimise_erm(A, loss, c)
-        law = self.coefficient_noise_law(alloc, A.shape[0], c, loss)
+        law = self.coefficient_noise_law(measurement.allocation, A.shape[0], c, loss)
         beta = law.sample(rng, A.shape[1])
         return PerturbedFit(result.theta + beta, law, None, result.n_iter, beta)
 
-    def release(self, A, loss, c, alloc, alpha, n_samples, rng, closed_form=True):
-        return self.release_at(self.training_c(alloc, *A.shape), A, loss, alloc, alpha, n_samples, rng, closed_form)
+    def own_measurement(self, measurement: Measurement, A) -> Measurement:
+        """The measurement at the c it trains at on A (:meth:`training_c`)."""
+        return measurement.at_c(self.training_c(measurement.allocation, *A.shape))
 
-    def release_at(self, c, A, loss, alloc, alpha, n_samples, rng, closed_form=True) -> PrivateRelease:
-        """Wu's noise law and Algorithm 5's interval at a given c (a privately selected one, say)."""
-        return super().release(A, loss, c, alloc, alpha, n_samples, rng, closed_form=closed_form)
+    def release(self, measurement, A, rng, closed_form=True) -> PrivateRelease:
+        """Wu's noise law and Algorithm 5's interval at the c it trains at (:meth:`training_c`)."""
+        return self.release_at(self.own_measurement(measurement, A), A, rng, closed_form)
 
-    def replicate_coefficients(self, A, loss, c, alloc, weights, rngs, start, block):
-        own_c = self.training_c(alloc, *A.shape)
-        return super().replicate_coefficients(A, loss, own_c, alloc, weights, rngs, start, block)
+    def release_at(self, measurement, A, rng, closed_form=True) -> PrivateRelease:
+        """Wu's noise law and Algorithm 5's interval at the measurement's own c (a privately selected
+        one, say: :func:`tuned_release`)."""
+        return super().release(measurement, A, rng, closed_form=closed_form)
 
-    def replicate_interval(self, A, loss, theta, c, alloc, law, alpha, n_samples, rng, weights):
-        own_c = self.training_c(alloc, *A.shape)
-        law = self.coefficient_noise_law(alloc, A.shape[0], own_c, loss)
-        return super().replicate_interval(A, loss, theta, own_c, alloc, law, alpha, n_samples, rng, weights)
+    def replicate_coefficients(self, measurement, A, weights, rngs, start, block):
+        return super().replicate_coefficients(self.own_measurement(measurement, A), A, weights, rngs, start, block)
+
+    def replicate_interval(self, measurement, A, theta, law, rng, weights):
+        own = self.own_measurement(measurement, A)
+        law = self.coefficient_noise_law(own.allocation, A.shape[0], own.c, own.loss)
+        return super().replicate_interval(own, A, theta, law, rng, weights)
 
 
 # --- private selection of c: Wu et al.'s Algorithm 5 (Section 4.2), with the corrected utility sensitivity ----------
@@ -199,33 +205,28 @@ def tuned_allocation(budget, split, privacy, selection_share=SELECTION_SHARE) ->
     return sel, Allocation(privacy, wu.name, sel + rest.budget, rest.shares, rest.phi, rest.coef_epsilon, spend)
 
 
-def tuned_release(
-    A,
-    loss,
-    budget,
-    split,
-    privacy,
-    alpha,
-    n_samples,
-    rng,
-    grid=WU_GRID,
-    radius=WU_RADIUS,
-    selection_share=SELECTION_SHARE,
-):
+def tuned_release(A, spec, rng, grid=WU_GRID, radius=WU_RADIUS, selection_share=SELECTION_SHARE):
     """Select c privately (Algorithm 5), then Wu's release at it on all rows (sequential composition).
-    Returns (release, selection); release.c is the selected c, release.spend the four-step ledger."""
-    sel, alloc = tuned_allocation(budget, split, privacy, selection_share)
-    spec = dict(
+    ``spec`` (a :class:`dpci.ReleaseSpec` of method "wu") gives the notion, the whole budget, the split
+    of the release's three steps, the loss, alpha and m; its c is not used. Returns (release,
+    selection); release.c is the selected c, release.spend the four-step ledger."""
+    wu = WuOutputPerturbation()
+    if spec.method != wu.name:  # its split is the shares of Wu's three steps
+        raise ValueError(f"tuned_release releases with method 'wu'; the spec says {spec.method!r}.")
+    privacy, budget, loss = spec.privacy, spec.budget, spec.loss
+    sel, alloc = tuned_allocation(budget, spec.split, privacy, selection_share)
+    record = dict(
         function="tuned_release",
         loss=repr(loss),
-        method="wu",
+        method=wu.name,
         privacy=privacy,
         budget=float(budget),
-        split=None if split is None else list(split),
+        split=list(spec.split),
         selection_share=selection_share,
-        alpha=alpha,
-        n_samples=n_samples,
+        alpha=spec.alpha,
+        n_samples=spec.n_samples,
     )
-    admit_release(A, alloc.spend, spec, rng, f"Wu et al.'s tuned release (c chosen privately), budget {budget:g}")
+    admit_release(A, alloc.spend, record, rng, f"Wu et al.'s tuned release (c chosen privately), budget {budget:g}")
     selection = select_c(A, loss, sel, privacy, rng, grid, radius)
-    return WuOutputPerturbation().release_at(selection.c, A, loss, alloc, alpha, n_samples, rng), selection
+    measurement = Measurement(spec, wu, alloc).at_c(selection.c)
+    return wu.release_at(measurement, A, rng), selection

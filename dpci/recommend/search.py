@@ -12,8 +12,9 @@ import numpy as np
 from .. import methods
 from ..accounting import Allocation
 from ..exceptions import RegularisationTooSmall, UnderCoverageWarning, WideIntervalWarning, warn
-from ..intervals import check_alpha, hessian_and_covariance, too_wide
+from ..intervals import hessian_and_covariance, too_wide
 from ..losses import coerce_loss
+from ..spec import ReleaseSpec
 from .estimands import check_estimand, describe_estimand
 from .reference import PUBLIC_SEED, Reference, min_curvature, positive, predicted_bias, reference, theta_bound_of
 from .widths import coverage, half_widths
@@ -101,14 +102,21 @@ class Recommendation(Prediction):
 
 @dataclass(frozen=True, eq=False)
 class _Problem:
-    method: methods.Method
-    alloc: Allocation
+    measurement: methods.Measurement  # the release at the settings asked for (its c is the one varied)
     n: int
     loss: object
     alpha: float
     estimand: str
     ref: Reference
     theta_bound: float | None
+
+    @property
+    def method(self) -> methods.Method:
+        return self.measurement.method
+
+    @property
+    def alloc(self) -> Allocation:
+        return self.measurement.allocation
 
     @property
     def flat_bias(self) -> bool:
@@ -131,12 +139,11 @@ class _Problem:
         loss, n, method = self.loss, self.n, self.method
         theta_c = self.ref.theta0(c, loss, start)
         hessian, covariance = hessian_and_covariance(self.ref.A, loss, theta_c, c, self.ref.weights)
-        error = method.offset_law(hessian, covariance, n, c, self.alloc, loss)
+        at_c = self.measurement.at_c(c)
+        error = method.offset_law(at_c, hessian, covariance, n)
         rng = np.random.default_rng(PUBLIC_SEED)
-        drawn = method.interval_matrices(hessian, covariance, theta_c, n, c, self.alloc, loss, rng, MATRIX_DRAWS)
-        halves = half_widths(
-            method.interval_law(method.offset_law(drawn[0], drawn[1], n, c, self.alloc, loss)), self.alpha
-        )
+        drawn = method.interval_matrices(at_c, hessian, covariance, theta_c, n, rng, MATRIX_DRAWS)
+        halves = half_widths(method.interval_law(method.offset_law(at_c, drawn[0], drawn[1], n)), self.alpha)
         shift = theta_c - self.ref.theta
         shrinkage = float(np.max(np.abs(shift)))
         bias = None if self.estimand == "regularised" else predicted_bias(c, loss, self.ref, self.theta_bound)
@@ -196,12 +203,12 @@ def _problem(
             f"{method.label} has no regulariser c: its interval is already for the unregularised coefficients."
         )
     loss = coerce_loss(loss)
-    alloc = method.allocate(budget, split, privacy)
+    measurement = ReleaseSpec(method.name, privacy, budget, split, loss, alpha=alpha).measure()
     ref = reference(d, loss, guess=guess, stand_in=stand_in, theta_bound=theta_bound)
     if ref.d != d:
         raise ValueError(f"the stand-in has {ref.d} columns; d = {d} coefficients were asked for.")
     theta_bound = None if theta_bound is None else positive("theta_bound", theta_bound)
-    return _Problem(method, alloc, n, loss, check_alpha(alpha), check_estimand(estimand), ref, theta_bound)
+    return _Problem(measurement, n, loss, measurement.alpha, check_estimand(estimand), ref, theta_bound)
 
 
 def predict(n, d, c, **facts) -> Prediction:

@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 
 from ... import methods as registry
-from ..sweeps import ALL, Replication
-from .settings import ALPHA, EXPERIMENTS, TITLES, C, Settings
+from ...spec import ReleaseSpec
+from ..sweeps import ALL, run_keywords
+from .settings import ALPHA, EXPERIMENTS, LOSS, TITLES, C, Settings
 
 # --------------------------------------------------------------------------- results
 
@@ -72,11 +73,16 @@ class Context:
         self._log = log
         self.start = time.perf_counter()
 
+    @property
+    def spec(self) -> ReleaseSpec:
+        """What every sweep of the reproduction shares: the paper's loss, c and alpha and the profile's m
+        (each setting replaces the method, notion, budget and split)."""
+        return ReleaseSpec(loss=LOSS, c=C, alpha=ALPHA, n_samples=self.s.m)
+
     def sweep_run(self, k: int, random_state) -> dict:
-        """How every sweep of the reproduction runs, as the sweeps' keywords: the paper's c and alpha,
-        the profile's m, k replicates, the seed and the workers (:class:`~dpci.experiments.sweeps.Replication`)."""
-        run = Replication(C, ALPHA, self.s.m, k, random_state, self.n_jobs)
-        return run.keywords()
+        """How every sweep of the reproduction runs, as the sweeps' keywords: k replicates, the seed and
+        the workers (:func:`~dpci.experiments.sweeps.run_keywords`)."""
+        return run_keywords(k, random_state, self.n_jobs)
 
     def log(self, text: str):
         if self._log is not None:

@@ -24,7 +24,7 @@ from .context import (
     run_cells,
     short,
 )
-from .settings import LOSS, NOMINAL, Settings
+from .settings import NOMINAL, Settings
 
 
 def grid_cells(ctx, load, ns, axis, values, label, dataset, methods=METHODS, d_fixed=10, seed_offset=4, k=None):
@@ -35,7 +35,7 @@ def grid_cells(ctx, load, ns, axis, values, label, dataset, methods=METHODS, d_f
     grid = {"ds": values, "epsilon": 1.0} if axis == "d" else {"epsilons": values, "d": d_fixed}
     sweep = iter_grid_sweep(
         load,
-        LOSS,
+        ctx.spec,
         ns=ns,
         methods=methods,
         **ctx.sweep_run(k or s.k, s.seed + seed_offset),

@@ -34,7 +34,7 @@ def _match(ctx, load, d, targets, step, n_max, methods, k, epsilon=1.0, seed=0, 
     """:func:`match_sample_sizes` for several methods in one sweep, logging each evaluated n."""
     sweep = iter_sample_size_match(
         load,
-        LOSS,
+        ctx.spec,
         [n for n, _ in targets],
         d=d,
         epsilon=epsilon,

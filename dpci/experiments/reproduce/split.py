@@ -11,7 +11,7 @@ from ...accounting import TABLE2_SPLITS
 from ...presentation.figures import coverage_length_plot
 from ..sweeps import budget_for, iter_split_sweep, recommend_split
 from .context import Check, Context, ExperimentResult, adult, method_rows, row_where, run_cells, short
-from .settings import ALPHA, LOSS, Settings
+from .settings import ALPHA, Settings
 
 
 def compute_allocation(ctx: Context):
@@ -44,10 +44,7 @@ def _split_cells(ctx: Context, study, d, mechanism, privacy, shares):
     sweep = iter_split_sweep(
         X,
         y,
-        LOSS,
-        mechanism,
-        privacy,
-        budget_for(privacy, 1.0),
+        ctx.spec.replace(method=mechanism, privacy=privacy, budget=budget_for(privacy, 1.0), split=None),
         vary=study,
         shares=shares,
         feature_names=names,

@@ -10,7 +10,7 @@ from ... import methods as registry
 from ...presentation.figures import ci_vs_vi_plot
 from ..sweeps import METHODS, iter_interval_vs_variability
 from .context import Check, Context, ExperimentResult, adult, kddcup, kddcup_available, method_rows, run_cells, short
-from .settings import LOSS, Settings
+from .settings import Settings
 
 
 def _vi_cells(ctx, load, over, values, dataset, n=15_000, d=10):
@@ -19,7 +19,7 @@ def _vi_cells(ctx, load, over, values, dataset, n=15_000, d=10):
     s = ctx.s
     sweep = iter_interval_vs_variability(
         load,
-        LOSS,
+        ctx.spec,
         over,
         values,
         n=n,
