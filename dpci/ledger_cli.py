@@ -208,7 +208,7 @@ def file_not_private(result, labels_public: bool) -> str | None:
 def release_main(args) -> int:
     """Read the CSV, admit the release on the ledger (refused: exit 3, nothing drawn), release, store
     it, print the intervals and write the record."""
-    from .data import guess_separator, read_uploaded_csv, upload_identity
+    from .data import guess_separator, read_uploaded_csv, upload_table
     from .ledger import BudgetExceeded, Ledger, NotCovered
     from .ledger.records import not_private_reason, release_payload, release_record
     from .losses import loss_from_text
@@ -238,8 +238,8 @@ def release_main(args) -> int:
         split = None if args.split is None else tuple(float(v) for v in args.split.split(","))
         loss = loss_from_text(args.loss, args.loss_param, h=args.h)
         ledger = Ledger.from_config(url=args.database)
-        key = ledger.key_of(upload_identity(raw, sep=sep))  # the table's rows, however the file was saved
-        ledger.register(key, f"your upload {Path(args.data).name}")
+        # the table's people, however the file was saved and whichever ignored columns it carries
+        key = ledger.table_key(upload_table(raw, sep=sep), f"your upload {Path(args.data).name}")
         spec = ReleaseSpec(args.method, privacy, budget, split, loss, args.c, 1.0 - args.level, args.m, args.seed)
         with ledger.watching(dataset=key, session="command line") as watch:
             release = spec.release(data.X, data.y)

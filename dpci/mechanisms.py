@@ -112,9 +112,9 @@ def warn_if_near_bound(epsilon: float, n: int, c: float, t: float) -> None:
     eps_prime = objective_epsilon_prime(epsilon, n, c, t)
     if eps_prime < EPSILON_PRIME_SHARE * epsilon:
         warn(
-            f"c = {c:.3g} leaves objective perturbation only epsilon' = {eps_prime:.3g} of epsilon1 = {epsilon:.3g} "
+            f"c = {c:.3g} leaves objective perturbation only ε′ = {eps_prime:.3g} of ε₁ = {epsilon:.3g} "
             f"(n = {n}): its intervals are likely to cover less often than their level says. Use c of at least "
-            f"{safe_c(epsilon, n, t):.3g} (then epsilon' >= epsilon1/2), give the coefficients more budget, or use "
+            f"{safe_c(epsilon, n, t):.3g} (then ε′ ≥ ε₁/2), give the coefficients more budget, or use "
             "more rows.",
             UnderCoverageWarning,
             stacklevel=3,
@@ -129,10 +129,10 @@ def objective_epsilon_prime(epsilon: float, n: int, c: float, t: float) -> float
     bound = smallest_valid_c(epsilon, n, t)
     if not c > bound:
         raise RegularisationTooSmall(
-            f"c = {c:.4g} is too small for objective perturbation with n = {n} and epsilon = {epsilon:.4g} "
-            f"(the epsilon spent on the coefficients): Algorithm 1 needs c > t / (2 n (e^epsilon - 1)) = "
-            f"{bound:.4g} (t = {t:g}). Use c of at least {safe_c(epsilon, n, t):.3g} (there epsilon' >= "
-            f"epsilon/2; just above the bound the intervals under-cover), give the coefficients more budget, or "
+            f"c = {c:.4g} is too small for objective perturbation with n = {n} and ε = {epsilon:.4g} "
+            f"(the ε spent on the coefficients): Algorithm 1 needs c > t / (2 n (e^ε − 1)) = "
+            f"{bound:.4g} (t = {t:g}). Use c of at least {safe_c(epsilon, n, t):.3g} (there ε′ ≥ "
+            f"ε/2; just above the bound the intervals under-cover), give the coefficients more budget, or "
             f"use more rows.",
             bound,
             safe_c(epsilon, n, t),

@@ -124,7 +124,7 @@ def results(state):
         if over == "c":
             st.caption(
                 "Over c the shortest interval is not the most useful: it is for θ₀(c), which a large c shrinks "
-                "towards 0. The dotted lines weigh width against that shrinkage (docs/choosing-c.md)."
+                "towards 0. The dotted lines weigh width against that shrinkage (see Choosing c in the documentation)."
             )
         measured = frame[frame["feature"] == ALL].dropna(subset=["length"])  # a skipped setting has no length
         groups = [(k, g) for k, g in measured.groupby(["mechanism", "privacy"], sort=False) if g[over].nunique() >= 3]

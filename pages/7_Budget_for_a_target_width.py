@@ -34,7 +34,7 @@ settings = ui.sidebar.page(
 )
 st.caption(
     "Accuracy first runs output perturbation whatever the sidebar's method: its noise is added to a fixed "
-    "quantity, which noise reduction needs (objective perturbation's is not; see docs/accuracy-first.md). "
+    "quantity, which noise reduction needs (objective perturbation's is not; see Accuracy first in the documentation). "
     "The sidebar's privacy notion, split, c and level apply."
 )
 try:

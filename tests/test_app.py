@@ -867,7 +867,7 @@ def test_a_sweep_shows_what_dpci_warned_of_on_its_page():
     at.run()
     _no_errors(at)
     said = [w.value for w in at.warning if "c = 0.001 leaves objective perturbation" in _shown(w.value)]
-    assert len(said) == 1 and "epsilon1 = 0.13 (n = 1000)" in _shown(said[0])  # once, at ε = 0.2 only
+    assert len(said) == 1 and "ε₁ = 0.13 (n = 1000)" in _shown(said[0])  # once, at ε = 0.2 only
     assert "\\(n" in said[0]  # escaped Markdown
     assert job.warnings == [_shown(said[0]).removeprefix("**dpci warns:** ")]
     assert any("How length scales" in h.value for h in at.subheader)  # the fits drew

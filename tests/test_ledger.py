@@ -205,18 +205,20 @@ def test_a_file_ledger_survives_a_restart_and_keys_do_not_reveal_the_rows(tmp_pa
     assert other.key_of(np.arange(6.0).reshape(3, 2), np.array([1.0, -1.0, 1.0])) != key  # keyed: no guessing
     with sqlite3.connect(tmp_path / "ledger.sqlite3") as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert conn.execute("SELECT value FROM dpci_meta WHERE key = 'schema_version'").fetchone()[0] == "2"
+        assert conn.execute("SELECT value FROM dpci_meta WHERE key = 'schema_version'").fetchone()[0] == "3"
 
 
-def test_a_version_1_database_gains_the_shared_results_table(tmp_path):
+def test_a_version_1_database_gains_the_shared_results_and_the_column_fingerprints(tmp_path):
     url = f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
     Ledger(url).close()
-    with sqlite3.connect(tmp_path / "ledger.sqlite3") as conn:  # as version 1 left it: no results table
+    with sqlite3.connect(tmp_path / "ledger.sqlite3") as conn:  # as version 1 left it: neither table
         conn.execute("DROP TABLE dpci_results")
+        conn.execute("DROP TABLE dpci_columns")
         conn.execute("UPDATE dpci_meta SET value = '1' WHERE key = 'schema_version'")
-    assert Ledger(url).schema_version == 2
+    assert Ledger(url).schema_version == 3
     with sqlite3.connect(tmp_path / "ledger.sqlite3") as conn:
         assert conn.execute("SELECT count(*) FROM dpci_results").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM dpci_columns").fetchone()[0] == 0
 
 
 def test_a_newer_schema_is_refused_with_a_clear_message(tmp_path):

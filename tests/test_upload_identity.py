@@ -1,15 +1,21 @@
-"""An uploaded table's identity (the ledger's key for its budget) follows the rows, not how the file
-was saved: reordering, reformatting or re-separating the same table keeps it; one changed cell or a
-changed column does not."""
+"""An uploaded table's identity (the ledger's key for its budget) follows the people, not how the file
+was saved: reordering, reformatting or re-separating the same table keeps its digest, and the ledger
+meets the same rows with an ignored column added, dropped or renamed at the same budget (their columns
+nest); one changed cell, a dropped or repeated row names other people."""
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dpci.data import upload_identity
+from dpci.data import upload_identity, upload_table
+from dpci.ledger import Ledger
 from dpci.ledger.config import canonical_csv
+from dpci.ledger.tables import SameRowsTwice
+from tests.test_ledger import database, postgres  # noqa: F401 (fixtures: an SQLite file, a PostgreSQL database)
 
 
 def _table(n: int = 500) -> pd.DataFrame:
@@ -149,3 +155,116 @@ def test_the_old_file_key_told_these_apart(name):
     if name == "Windows line endings and a byte-order mark":
         pytest.skip("the old key already ignored line endings")
     assert canonical_csv(SAME_TABLE[name]()) != canonical_csv(ORIGINAL)
+
+
+# --- the ledger's key: the same people meet one budget ------------------------------------------------
+def _column_dropped():
+    return _csv(_table().drop(columns=["hours"]))
+
+
+def _extra_column_reordered_semicolons():
+    frame = _table().sample(frac=1.0, random_state=5)
+    frame["note"] = "x"
+    return _csv(frame[["note", "sex", "age", "income", "hours"]], sep=";")
+
+
+SAME_PEOPLE = {
+    **SAME_TABLE,
+    "an extra ignored column": _extra_column,
+    "one column fewer": _column_dropped,
+    "a column renamed": _column_renamed,
+    "an extra column, rows shuffled, columns reordered, semicolons": _extra_column_reordered_semicolons,
+    "two cells swapped between rows": _cells_swapped_between_rows,  # per column the same values: safe to join
+}
+OTHER_PEOPLE = {
+    "one numeric cell changed": _one_cell_changed,
+    "one label changed": _one_label_changed,
+    "one row dropped": _one_row_dropped,
+    "one row twice": _one_row_twice,
+}
+
+
+def _key(book: Ledger, data: bytes, label: str = "") -> str:
+    return book.table_key(upload_table(data), label)
+
+
+def test_every_way_of_saving_the_same_people_meets_one_key_and_a_changed_cell_another():
+    book = Ledger(budget="epsilon=1", secret=b"test-secret")
+    first = _key(book, ORIGINAL, "the original")
+    assert first == book.key_of(upload_identity(ORIGINAL))  # a first upload is named by its digest
+    same = {name: _key(book, make(), name) for name, make in SAME_PEOPLE.items()}
+    assert same == dict.fromkeys(SAME_PEOPLE, first)
+    for name, make in OTHER_PEOPLE.items():
+        assert _key(book, make(), name) != first, name
+    assert len(book.datasets()) == 1 + len(OTHER_PEOPLE)
+
+
+def test_a_spend_on_the_original_counts_against_the_table_with_an_extra_column():
+    from dpci.methods import allocate
+
+    book = Ledger(budget="epsilon=1", secret=b"test-secret")
+    book.admit(_key(book, ORIGINAL), allocate(1.0, None, "output", "pure").spend, what="the whole budget")
+    status = book.status(_key(book, _extra_column()))
+    assert status.spent == 1.0 and status.releases == 1  # no fresh budget: the preview says it is spent
+
+
+def test_every_form_met_stays_so_a_third_form_of_the_same_people_still_nests():
+    """{a, b, c, d} and then {a, b, c, d, id}: a later {a, b, c, d, note} nests with the first form, not
+    with the union of the two, and must meet the same key."""
+    book = Ledger(secret=b"test-secret")
+    first = _key(book, ORIGINAL)
+    assert _key(book, _extra_column()) == first
+    noted = _table()
+    noted["note"] = "x"
+    assert _key(book, _csv(noted)) == first
+
+
+def test_a_table_that_nests_with_two_separate_budgets_is_refused():
+    """{age, hours, income} and {age, sex, income} are kept apart (neither nests in the other); the
+    whole table shows they are the same people, and neither budget alone may be charged for it."""
+    book = Ledger(secret=b"test-secret")
+    frame = _table()
+    a = _key(book, _csv(frame[["age", "hours", "income"]]), "first half")
+    b = _key(book, _csv(frame[["age", "sex", "income"]]), "second half")
+    assert a != b
+    with pytest.raises(SameRowsTwice, match=r"^This table holds the columns of .*first half, second half"):
+        _key(book, ORIGINAL)
+    assert len(book.datasets()) == 2  # nothing registered
+
+
+def test_a_table_inside_two_separate_budgets_is_refused_too():
+    """{age, income} nests with {age, hours, income} and with {age, sex, income}: which budget it meets
+    is as unclear."""
+    book = Ledger(secret=b"test-secret")
+    frame = _table()
+    _key(book, _csv(frame[["age", "hours", "income"]]))
+    _key(book, _csv(frame[["age", "sex", "income"]]))
+    with pytest.raises(SameRowsTwice):
+        _key(book, _csv(frame[["age", "income"]]))
+
+
+def test_keys_persist_and_concurrent_uploads_of_the_same_people_meet_one_key(database):  # noqa: F811
+    """Eight sessions upload forms of the same people at once (SQLite file, PostgreSQL): one dataset; a
+    ledger opened afterwards on the same database finds it again."""
+    forms = [ORIGINAL, _extra_column(), _column_dropped(), _shuffled()] * 2
+    tables = [upload_table(data) for data in forms]
+    keys: list[str] = []
+    Ledger(database, secret=b"test-secret").close()  # the tables made once (not the race tested here)
+    start = threading.Barrier(len(tables), timeout=60)
+
+    def upload(table):
+        book = Ledger(database, secret=b"test-secret")
+        start.wait()
+        keys.append(book.table_key(table, "concurrent"))
+        book.close()
+
+    threads = [threading.Thread(target=upload, args=(t,)) for t in tables]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(keys) == len(tables) and len(set(keys)) == 1
+    again = Ledger(database, secret=b"test-secret")
+    assert again.table_key(upload_table(_reversed())) == keys[0]
+    assert [s.key for s in again.datasets()] == [keys[0]]
+    again.close()

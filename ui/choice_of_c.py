@@ -285,7 +285,7 @@ def estimand_caption(s: Settings, bias: BiasBound | None) -> str:
         )
     return (
         f"The private interval is for {describe_estimand('unregularised')}: it is the interval for θ₀(c) widened "
-        f"by {_bias_words(bias)}; docs/choosing-c.md. The variability and non-private intervals are still for θ₀(c)."
+        f"by {_bias_words(bias)} (see Choosing c in the documentation). The variability and non-private intervals are still for θ₀(c)."
     )
 
 

@@ -27,6 +27,13 @@ COMPACT = (
     "<style>[data-testid='stMainBlockContainer']{padding-top:3.75rem}"
     "[data-testid='stMainBlockContainer'] h1{font-size:1.9rem;padding:0.25rem 0}</style>"
 )
+# The presentation view folds the sidebar at once: Streamlit cannot collapse it after the page has
+# loaded, so it is hidden (with its reopen arrow) while the view is on; the toggle in the main area,
+# beside the title, is the way back.
+NO_SIDEBAR = (
+    "<style>[data-testid='stSidebar'],[data-testid='stSidebarCollapsedControl'],"
+    "[data-testid='stExpandSidebarButton']{display:none!important}</style>"
+)
 #: The forest plot's size per view: (pixels per coefficient, font size or None for the shared look).
 CHART = {"standard": (36, None), "presentation": (44, 17)}
 
@@ -34,6 +41,8 @@ CHART = {"standard": (36, None), "presentation": (44, 17)}
 def explorer_header(s: Settings) -> None:
     """Title, the explanation one click away, and the presentation toggle (kept in the address)."""
     st.html(COMPACT)
+    if s.view == "presentation":
+        st.html(NO_SIDEBAR)
     # one row that wraps: where the three do not fit (a 1024-px projector), the button and the toggle go under
     # the title whole, instead of columns cutting them to "What am I looki…" and "Pr…"
     row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
@@ -46,7 +55,8 @@ def explorer_header(s: Settings) -> None:
         value=s.view == "presentation",
         key="explorer_presentation",
         on_change=_switch_view,
-        help="Large type and the chart alone, for a projector (the sidebar starts folded). Kept in the address.",
+        help="Large type and the chart alone, for a projector: the sidebar is hidden until you switch this off. "
+        "Kept in the address.",
     )
     if s.view != "presentation":  # the projector keeps the chart alone
         st.caption(ONE_LINE)

@@ -30,7 +30,7 @@ from dpci.ledger.records import StoredIntervals
 from dpci.notions import NOTIONS, notion
 from dpci.presentation.tables import escape_markdown
 from ui.settings import LABELS, Settings
-from ui.upload import canonical_table, table_identity
+from ui.upload import canonical_table, table_columns, table_identity
 
 COOKIE = "dpci_visitor"
 VISITOR = "_visitor"  # session_state: this browser's visitor id
@@ -112,13 +112,25 @@ def dataset_ref(s: Settings) -> DataRef:
     else:
         kept = st.session_state.get("upload_kept")
         if kept is not None:
-            ref = DataRef(book.key_of(table_identity(kept)), f"your upload {kept[0]}", False)
+            ref = DataRef(upload_key(book, kept), f"your upload {kept[0]}", False)
         elif st.session_state.get("upload_digest"):  # an upload read without its file kept (tests)
             ref = DataRef(book.key_of(f"upload {st.session_state['upload_digest']}"), "your upload", False)
         else:
             raise ValueError("No CSV uploaded yet: upload one on the Explorer, or pick Adult or Synthetic.")
     book.ensure(ref.key, ref.label, demo=ref.demo)
     return ref
+
+
+def upload_key(book: Ledger, kept) -> str:
+    """The ledger key of the kept upload ``(name, bytes, digest)``: the dataset of the same people
+    (:meth:`dpci.ledger.Ledger.table_key`, found once per file and session), or for a file that is no
+    table, its bytes. Raises ValueError when the ledger cannot tell which budget it meets."""
+    keys = st.session_state.setdefault("_upload_keys", {})
+    if kept[2] not in keys:
+        table = table_columns(kept)
+        label = f"your upload {kept[0]}"
+        keys[kept[2]] = book.key_of(table_identity(kept)) if table is None else book.table_key(table, label)
+    return keys[kept[2]]
 
 
 canonical_upload = canonical_table  # the library's, so the app and the command line name an upload alike

@@ -98,7 +98,11 @@ def preview_banner(s: Settings, data_key: str) -> None:
 def protection_control(s: Settings) -> None:
     """Whom an upload's guarantee protects: one row, or one person with up to k rows (group privacy),
     set by the uploader before the first release and fixed from then on."""
-    ref = privacy.dataset_ref(s)
+    try:
+        ref = privacy.dataset_ref(s)
+    except ValueError as err:  # an upload the ledger cannot key: the same people under two budgets
+        st.error(escape_markdown(err))
+        st.stop()
     status = privacy.ledger().status(ref.key)
     fixed = status.releases > 0
     k = st.number_input(

@@ -375,6 +375,21 @@ def canonical_table(data: bytes) -> bytes:
         return canonical_csv(data)
 
 
+def table_columns(kept):
+    """The kept upload's :class:`dpci.data.TableColumns` (its column fingerprints), once per file; None
+    for a file that is no table."""
+    from dpci.data import upload_table
+    from dpci.exceptions import DataValidationError
+
+    def read():
+        try:
+            return upload_table(kept[1])
+        except DataValidationError:
+            return None
+
+    return _memo("columns", kept[2], read)
+
+
 def table_identity(kept) -> bytes:
     """:func:`canonical_table` of the kept upload ``(name, bytes, digest)``, computed once per file."""
     return _memo("identity", kept[2], lambda: canonical_table(kept[1]))

@@ -126,10 +126,10 @@ def check_search(target, coefficients, d, max_budget, grid, method, strategy):
     """Validate the search's settings; returns (target, coefficient indices, grid)."""
     if method != "output":
         raise ValueError(
-            f"accuracy-first searches support output perturbation only (method='output'), got {method!r}: "
+            f"Accuracy-first searches support output perturbation only (method='output'), got {method!r}: "
             "objective perturbation's noise enters through the minimiser of a data-dependent objective, "
             "not additively on a fixed query, so noise reduction's guarantee does not carry over "
-            "(docs/accuracy-first.md)."
+            "(see Accuracy first in the documentation)."
         )
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {', '.join(map(repr, STRATEGIES))}; got {strategy!r}.")

@@ -20,7 +20,7 @@ Sections 3 and 6): rows of ``X`` in the unit L2 ball, labels in {-1, +1}.
 from dpci.data.adult import ADULT_COLUMNS, ADULT_SCHEMA, load_adult, load_adult_frame, read_adult_raw
 from dpci.data.csv_text import guess_separator
 from dpci.data.dataset import Dataset, make_dataset
-from dpci.data.identity import upload_identity
+from dpci.data.identity import TableColumns, upload_identity, upload_table
 from dpci.data.kddcup import KDDCUP_COLUMNS, KDDCUP_SCHEMA, kddcup_path, load_kddcup, load_kddcup_frame
 from dpci.data.paths import SAMPLE_DATA_DIR, SHARED_DATA_ENV, shared_data_dir
 from dpci.data.preprocessing import (
@@ -58,6 +58,7 @@ __all__ = [
     "Dataset",
     "PublicFacts",
     "Schema",
+    "TableColumns",
     "UnitBallPreprocessor",
     "UploadResult",
     "check_random_state",
@@ -83,4 +84,5 @@ __all__ = [
     "stand_in",
     "stand_in_loader",
     "upload_identity",
+    "upload_table",
 ]

@@ -10,11 +10,17 @@ changed cell names another table.
 Every column counts, the ones no release uses included: the protected unit is a row, and a choice
 made in the app (another target, fewer features) must never reach a fresh budget for the same rows;
 only changing the table itself does (docs/data.md, "Which data a budget follows").
+
+Beside the table's digest, :func:`table_columns` gives one fingerprint per column (the multiset of its
+canonical cells, without its name): the ledger meets two uploads with as many rows whose column sets
+nest (one's columns among the other's) at one budget, so the same rows with an extra column, one
+column fewer or a column renamed are the same people (:meth:`dpci.ledger.Ledger.table_key`).
 """
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -23,6 +29,18 @@ from dpci.data.csv_text import DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, _parse, gues
 
 #: Written before the digest, so a change of the canonical form never meets an older form's key.
 FORM = b"dpci canonical table 1\n"
+#: The same for a column's fingerprint.
+COLUMN_FORM = b"dpci canonical column 1\n"
+
+
+@dataclass(frozen=True)
+class TableColumns:
+    """What the ledger knows of an uploaded table: its ``digest`` (:func:`table_digest`), its number of
+    ``rows`` and one fingerprint per column (:func:`column_fingerprint`; equal columns count once)."""
+
+    digest: bytes
+    rows: int
+    columns: frozenset[bytes]
 
 
 def canonical_cells(column: pd.Series) -> pd.Series:
@@ -52,6 +70,42 @@ def table_digest(frame: pd.DataFrame) -> bytes:
     return digest.digest()
 
 
+def column_fingerprint(cells: pd.Series) -> bytes:
+    """A column's canonical cells (:func:`canonical_cells`) as a multiset: the same for any order of the
+    rows and any name, another for one changed, added or dropped cell."""
+    hashes = np.sort(pd.util.hash_pandas_object(cells, index=False).to_numpy())
+    digest = hashlib.sha256(COLUMN_FORM)
+    digest.update(len(hashes).to_bytes(8, "little"))
+    digest.update(hashes.astype("<u8").tobytes())
+    return digest.digest()
+
+
+def table_columns(frame: pd.DataFrame) -> TableColumns:
+    """A parsed table's digest, row count and column fingerprints (see the module)."""
+    columns = frozenset(column_fingerprint(canonical_cells(frame[name])) for name in frame.columns)
+    return TableColumns(table_digest(frame), len(frame), columns)
+
+
+def upload_table(
+    data,
+    *,
+    sep: str | None = None,
+    encoding: str = "utf-8",
+    max_rows: int = DEFAULT_MAX_ROWS,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> TableColumns:
+    """:func:`table_columns` of an uploaded CSV (arguments and errors as :func:`upload_identity`); its
+    ``digest`` is :func:`upload_identity`'s."""
+    return table_columns(_read(data, sep, encoding, max_rows, max_bytes))
+
+
+def _read(data, sep, encoding, max_rows, max_bytes) -> pd.DataFrame:
+    if sep is None:
+        sep = guess_separator(bytes(data)) if isinstance(data, (bytes, bytearray, memoryview)) else ","
+    frame, _ = _parse(data, sep=sep, encoding=encoding, max_bytes=max_bytes, max_rows=max_rows)
+    return frame
+
+
 def upload_identity(
     data,
     *,
@@ -66,7 +120,4 @@ def upload_identity(
 
     Raises :class:`~dpci.exceptions.DataValidationError` for a file that cannot be read as a table.
     """
-    if sep is None:
-        sep = guess_separator(bytes(data)) if isinstance(data, (bytes, bytearray, memoryview)) else ","
-    frame, _ = _parse(data, sep=sep, encoding=encoding, max_bytes=max_bytes, max_rows=max_rows)
-    return table_digest(frame)
+    return table_digest(_read(data, sep, encoding, max_rows, max_bytes))

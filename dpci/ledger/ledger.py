@@ -153,30 +153,43 @@ class Ledger:
         dataset keeps its budget and unit of protection: those are fixed before its first release."""
         group_size = check_group_size(group_size)
         chosen = _budget(budget) or (self.demo_budget if demo else self.default_budget)
-        content, _, scope = key.partition("/")
         with self.engine.begin() as conn:
             exists = conn.execute(sa.select(datasets.c.key).where(datasets.c.key == key)).first()
             if exists is None:
-                try:
-                    with conn.begin_nested():
-                        conn.execute(
-                            sa.insert(datasets).values(
-                                key=key,
-                                content=content,
-                                scope=scope,
-                                label=label,
-                                demo=demo,
-                                group_size=group_size,
-                                notion=chosen.notion,
-                                amount=chosen.amount,
-                                delta=chosen.delta,
-                                version=0,
-                                created=time.time(),
-                            )
-                        )
-                except sa.exc.IntegrityError:  # registered by another session just now
-                    pass
+                self._insert_dataset(conn, key, label, demo=demo, group_size=group_size, budget=chosen)
         return self.status(key)
+
+    def _insert_dataset(self, conn, key, label, *, demo=False, group_size=1, budget=None) -> None:
+        """Insert the dataset's row in ``conn``'s transaction (nothing if another session just did)."""
+        chosen = budget or (self.demo_budget if demo else self.default_budget)
+        content, _, scope = key.partition("/")
+        try:
+            with conn.begin_nested():
+                conn.execute(
+                    sa.insert(datasets).values(
+                        key=key,
+                        content=content,
+                        scope=scope,
+                        label=label,
+                        demo=demo,
+                        group_size=group_size,
+                        notion=chosen.notion,
+                        amount=chosen.amount,
+                        delta=chosen.delta,
+                        version=0,
+                        created=time.time(),
+                    )
+                )
+        except sa.exc.IntegrityError:  # registered by another session just now
+            pass
+
+    def table_key(self, table, label: str = "") -> str:
+        """The key of an uploaded table (a :class:`dpci.data.TableColumns`), registered: the dataset
+        of the same people if one is known (its columns nest with the table's), else a new one.
+        Raises :class:`dpci.ledger.tables.SameRowsTwice` when two known datasets nest with it."""
+        from .tables import table_key
+
+        return table_key(self, table, label)
 
     def ensure(self, key: str, label: str = "", *, demo: bool = False) -> str:
         """Register ``key`` once per process (no database round trip after the first); returns it."""

@@ -1,6 +1,6 @@
 """The ledger's database: tables, the engine and migrations (SQLAlchemy Core; SQLite or any SQL database).
 
-Four tables and a version:
+Five tables and a version:
 
 * ``datasets``: one row per dataset (its keyed hash, a label, whether it is demo data and its scope, the
   rows one person may contribute, the budget fixed before its first release);
@@ -10,6 +10,9 @@ Four tables and a version:
 * ``releases``: the public outputs of each stored release (never rows, never the secret randomness);
 * ``results``: results computed from public randomness that every session may share (a bootstrap's
   variability intervals, a sweep), by a hash of what they depend on (:mod:`dpci.ledger.results`);
+* ``columns``: each uploaded table's column fingerprints (keyed), one row per column of each form of
+  the table met, so a table whose columns nest with a known one meets its budget
+  (:mod:`dpci.ledger.tables`);
 * ``meta``: ``schema_version``. :data:`MIGRATIONS` brings an older database up to date on open.
 """
 
@@ -20,7 +23,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 metadata = sa.MetaData()
 
@@ -86,10 +89,21 @@ results = sa.Table(
     sa.Column("created", sa.Float, nullable=False),
 )
 
+columns = sa.Table(
+    "dpci_columns",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("dataset", sa.String(160), sa.ForeignKey("dpci_datasets.key"), nullable=False, index=True),
+    sa.Column("form", sa.String(80), nullable=False, index=True),  # keyed digest of the table as uploaded
+    sa.Column("rows", sa.Integer, nullable=False, index=True),
+    sa.Column("fingerprint", sa.String(80), nullable=False),  # keyed digest of one column's cells
+)
+
 # version -> function(connection) taking the schema from version - 1 to version. Version 1 is the
 # first; a later change appends its step here (an ALTER TABLE or a data migration), never edits one.
 MIGRATIONS: dict[int, object] = {
     2: lambda conn: results.create(conn, checkfirst=True),  # the shared results (create_all made it already)
+    3: lambda conn: columns.create(conn, checkfirst=True),  # uploads' column fingerprints
 }
 
 

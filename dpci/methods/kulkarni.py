@@ -353,17 +353,17 @@ def sample_posterior(z1, ms, Ss, plug_in, n, sigma1, rng, n_draws, prior_sd=PRIO
 RELIANCE_MAX = 7.0
 PRIOR_SHARE_MAX = 0.3  # largest posterior sd over PRIOR_SD above it: the prior shrinks ||theta|| > 13
 COVARIATE_CAVEAT = (
-    "kulkarni: these credible intervals rest on the method's Gaussian model of the covariates (Section 3.1): "
+    "Kulkarni et al.: these credible intervals rest on the method's Gaussian model of the covariates (Section 3.1): "
     f"the model's non-linear moments move the noisy statistic by more than {RELIANCE_MAX:g} noise standard "
     "deviations here, so covariates that are not Gaussian (one-hot or skewed columns) bias the posterior. Measured "
-    "on Adult's rows (d = 10, a moderate known truth, rho = 0.5): coverage 0.92 on average and 0.62 for capital "
+    "on Adult's rows (d = 10, a moderate known truth, ρ = 0.5): coverage 0.92 on average and 0.62 for capital "
     "gain at nominal 0.95 (0.98 when the same rows are replaced by Gaussian ones). Prefer the paper's methods "
     "(objective or output perturbation) for these data."
 )
 PRIOR_CAVEAT = (
-    f"kulkarni: the N(0, {PRIOR_SD:g}^2) prior carries at least one direction of the posterior (its sd there is over "
+    f"Kulkarni et al.: the N(0, {PRIOR_SD:g}²) prior carries at least one direction of the posterior (its sd there is over "
     f"{PRIOR_SHARE_MAX:g} of the prior's): the data barely inform it, and the intervals cover only coefficients "
-    f"of norm below about {0.4 / PRIOR_SHARE_MAX * PRIOR_SD:.0f} (the unregularised theta on Adult has norm about 180)."
+    f"of norm below about {0.4 / PRIOR_SHARE_MAX * PRIOR_SD:.0f} (the unregularised θ on Adult has norm about 180)."
 )
 
 

@@ -180,10 +180,17 @@ def upload(page, path, target="label"):
     choose(page, "Target column", target)
 
 
-def people_csv(path, n, seed):
-    """A CSV of n people (age, hours, label yes/no, older people more often yes) at ``path``, to upload."""
+def people_csv(path, n, seed, region=False):
+    """A CSV of n people (age, hours, label yes/no, older people more often yes) at ``path``, to upload;
+    ``region``: with a categorical column ``region`` (north, south, east) last."""
     rng = np.random.default_rng(seed)
     age, hours = rng.uniform(18, 80, n), rng.uniform(1, 80, n)
     label = np.where(rng.random(n) < 1 / (1 + np.exp(-(age - 45) / 10)), "yes", "no")
-    path.write_text("age,hours,label\n" + "\n".join(f"{a:.0f},{h:.0f},{v}" for a, h, v in zip(age, hours, label)))
+    rows = [f"{a:.0f},{h:.0f},{v}" for a, h, v in zip(age, hours, label)]
+    if region:
+        rows = [f"{r},{p}" for r, p in zip(rows, rng.choice(REGIONS, n))]
+    path.write_text(("age,hours,label,region\n" if region else "age,hours,label\n") + "\n".join(rows))
     return path
+
+
+REGIONS = ("north", "south", "east")

@@ -1,4 +1,5 @@
-"""One release, one button, one spend, one truth, in Chromium: an upload has one button named Release;
+"""One release, one button, one spend, one truth, in Chromium: an upload (with a categorical column
+whose levels are declared public, or read from the data) has one button named Release;
 pressing it charges the ledger once and makes the release Present shows; Present then shows the same
 numbers and the same guarantee before and after a reload and in a second browser opening its link, on
 the page and in its CSV. With bounds and labels read from the data it says "not private" everywhere,
@@ -12,7 +13,7 @@ import pytest
 from dpci.data import upload_identity
 from dpci.ledger import Ledger
 
-from .conftest import ARTIFACTS, people_csv, upload, wait_for_app
+from .conftest import ARTIFACTS, REGIONS, people_csv, upload, wait_for_app
 from .test_browser import CELL, _choose, _type_cell
 from .test_ledger_browser import _bounds, _ledger_text
 
@@ -34,11 +35,17 @@ def _release_once(page, csv, public):
         assert [page.evaluate(CELL, [r, c]) for r in (0, 1) for c in (1, 2)] == ["0", "120", "0", "100"]
         page.get_by_role("button", name="Use these bounds").click()
         wait_for_app(page)
+        box = page.get_by_label("Public levels of region")  # the categorical column's levels, declared public
+        box.fill(", ".join(REGIONS))
+        box.press("Enter")
+        page.wait_for_function("() => !document.body.innerText.includes('categories of region')", timeout=60_000)
+        wait_for_app(page)
         page.get_by_text(re.compile("are public \\(from a codebook")).first.click()
         page.wait_for_function("() => !document.body.innerText.includes('Not private:')", timeout=60_000)
         wait_for_app(page)
     else:
         page.get_by_text(re.compile("the bounds of age, hours are")).first.wait_for()
+        page.get_by_text(re.compile("the categories of region are")).first.wait_for()
     assert "spent in 0 private releases" in _ledger_text(page)
     buttons = page.get_by_role("button", name="Release", exact=True)
     assert buttons.count() == 1  # one button named Release
@@ -83,7 +90,7 @@ def _present_says(page, tmp_path, tag, shot=None):
 @pytest.mark.slow  # an upload, a release and three views of Present: about a minute
 @pytest.mark.parametrize("public", [True, False], ids=["public bounds", "bounds from the data"])
 def test_one_release_one_charge_and_present_says_the_same_everywhere(app_url, browser, page, tmp_path, public):
-    csv = people_csv(tmp_path / "people.csv", 600, seed=21 if public else 22)
+    csv = people_csv(tmp_path / "people.csv", 600, seed=21 if public else 22, region=True)
     page.goto(app_url)
     ledger = _release_once(page, csv, public)
     assert re.search(r"ε = 1 of ε = 3 spent in 1 private release\b", ledger), ledger  # one charge

@@ -94,8 +94,12 @@ def forest_plot(table: pd.DataFrame, title=None, level=0.95, stale=(), truth_nam
     fig.update_yaxes(tickvals=y, ticktext=features, showgrid=False, range=[-0.7, len(features) - 0.3])
     fig.update_xaxes(title="coefficient", zeroline=False)
     fig = _layout(fig, title, height=max(320, 120 + row_height * len(features)))  # rows, axis and the legend below
-    if font_size is not None:
-        fig.update_layout(font=dict(size=font_size), legend_font=dict(size=font_size))
+    if font_size is not None:  # a projector: every label at least font_size and near black, read from the back
+        ink = "#111111"
+        large = dict(size=font_size, color=ink)
+        fig.update_layout(font=large, legend_font=large, title_font=large)
+        fig.update_xaxes(tickfont=large, title_font=large)
+        fig.update_yaxes(tickfont=large)
     return fig
 
 
