@@ -10,6 +10,7 @@ objective or output perturbation under pure DP or zCDP.
 from __future__ import annotations
 
 from .base import NOTION_LABELS, Advice, Measurement, Method, Notion, OffsetLaw, PrivateRelease
+from .chadha import ChadhaBootstrap
 from .kulkarni import KulkarniBayesian
 from .naive import NaiveInterval
 from .paper import ObjectivePerturbation, OutputPerturbation, PaperMethod
@@ -143,16 +144,18 @@ for _method in (
     NaiveInterval(),
     WuOutputPerturbation(),
     KulkarniBayesian(),
+    ChadhaBootstrap(),
 ):
     register(_method)
 PAPER = ("objective", "output")
-BUILT_IN = (*PAPER, "naive", "wu", "kulkarni")
+BUILT_IN = (*PAPER, "naive", "wu", "kulkarni", "chadha")
 PAPER_PAIRS = (("objective", "pure"), ("output", "pure"), ("objective", "zcdp"), ("output", "zcdp"))
 
 __all__ = [
     "PAPER",
     "PAPER_PAIRS",
     "Advice",
+    "ChadhaBootstrap",
     "KulkarniBayesian",
     "Measurement",
     "Method",
