@@ -37,7 +37,7 @@ from ..batch import minimise_erm_batch
 from ..exceptions import UnderCoverageWarning, warn
 from ..losses import LogisticLoss
 from ..mechanisms import NoiseLaw, c_for_epsilon_prime, objective_noise_law, objective_perturbation
-from ..solver import minimise_erm
+from ..solver import ConvergenceError, minimise_erm
 from .base import Method, PrivateRelease
 from .paper import solve_replicates
 
@@ -150,12 +150,20 @@ def subset_widths(A, loss, c: float, law: NoiseLaw, s: int, replicates: int, alp
     for i, rows in enumerate(chunks):
         Ai = np.asfortranarray(A[rows])
         b = len(rows)
-        centre = minimise_erm(Ai, loss, c, tol=REPLICATE_TOL).theta  # theta_X: the subset rows' estimand
+        try:
+            centre = minimise_erm(Ai, loss, c, tol=REPLICATE_TOL).theta  # theta_X: the subset rows' estimand
+        except ConvergenceError:
+            out[i] = np.inf
+            continue
         weights = rng.multinomial(n, np.full(b, 1.0 / b), size=replicates).astype(float)
         noise = law.sample(rng, d, replicates)
         # tol 1e-8: a replicate is simulated, never released; on a subset the tiny ridge leaves the Hessian
         # near-singular, and the release's 1e-10 can be out of reach (a width moves by far less than 1e-8)
-        reps = minimise_erm_batch(Ai, loss, c * n / b, weights, noise, tol=REPLICATE_TOL)
+        try:
+            reps = minimise_erm_batch(Ai, loss, c * n / b, weights, noise, tol=REPLICATE_TOL)
+        except ConvergenceError:  # a nearly separated subset: counted as infinitely wide (clipped to hi)
+            out[i] = np.inf
+            continue
         out[i] = np.quantile(np.abs(reps - centre), 1.0 - alpha, axis=0)
     return out
 
