@@ -215,3 +215,21 @@ def test_a_release_record_describes_the_settings_once_and_reopens_them(values):
     assert back.spec() == s.spec()
     names = (set(back.values()) | set(s.values())) - {n for n in ("epsilon", "rho") if n != s.notion.unit}
     assert {k: back.value(k) for k in names} == pytest.approx({k: s.value(k) for k in names})
+
+
+def test_a_stored_release_is_renamed_from_its_own_record_or_keeps_its_name():
+    """The one-time renaming's rule: an app record (either layout) gets the identity the app computes for
+    its settings; an upload's, the command line's and an unreadable record keep their names (None)."""
+    from types import SimpleNamespace
+
+    from ui.release_names import data_key, identity, renamed
+    from ui.settings import Settings, settings_record
+
+    s = Settings(model="huber", mechanism="output", privacy="zcdp", rho=0.25, d=4, n=2000)
+    new = identity(s, "adult|4|2000||global")
+    assert data_key(s) == "adult|4|2000||global" and data_key(Settings(dataset="synthetic")) == "synthetic|10|0|"
+    assert renamed(SimpleNamespace(spec=settings_record(s))) == new
+    assert renamed(SimpleNamespace(spec={"app_settings": s.values()})) == new
+    upload = Settings(dataset="upload")
+    for spec in (settings_record(upload), {"source": "command line"}, {"app": {}, "release": {"method": "no such"}}):
+        assert renamed(SimpleNamespace(spec=spec)) is None

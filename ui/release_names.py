@@ -37,12 +37,13 @@ def identity(s: Settings, data_key: str) -> str:
 def renamed(stored) -> str | None:
     """The identity the app computes for a stored release (:class:`dpci.ledger.StoredRelease`) from its
     own record, or None to keep its name: a release not made by the app, an upload's (its file's digest
-    is not recorded), or a record whose method or loss this server does not have."""
+    is not recorded), or a record this server cannot read (a method or loss it does not have). Never
+    raises: the app runs it when it opens its ledger."""
     spec = stored.spec or {}
     if "app" not in spec and "app_settings" not in spec:
         return None
     try:
         s = settings_from_spec(spec)
         return None if s.dataset == "upload" else identity(s, data_key(s))
-    except (ValueError, TypeError, KeyError):
+    except Exception:  # noqa: BLE001 - a record this code cannot read keeps its name (and still opens by id)
         return None
