@@ -2,6 +2,7 @@
 (every release admitted before its noise, stored releases shown again for free, refusals before
 anything runs), one release for Present, and teaching mode said wherever its numbers appear."""
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -316,23 +317,77 @@ def test_the_ledger_reads_streamlits_secrets_where_the_environment_says_nothing(
     assert "DPCI_DATABASE_URL" not in server_env({}, {})
 
 
-def test_a_release_stored_before_release_specifications_is_found_by_its_old_name():
-    """Before release specifications the app named a release by its label-valued settings; such a stored
-    release is still shown again for free (not paid a second time) after the upgrade."""
-    import hashlib
+def _old_name(old: dict, data_key: str) -> str:
+    """The name the app gave a release before release specifications (its formula, copied as it was):
+    the rows in use with the dataset's label, and the label-valued settings but post-processing."""
+    values = {k: v for k, v in old.items() if k not in ("level", "m", "vi_replicates", "delta", "seed")}
+    values["randomness"] = "fresh"
+    return hashlib.blake2b(f"{data_key}|{sorted(values.items())}".encode(), digest_size=12).hexdigest()
 
-    from ui.privacy import legacy_identity
+
+OLD_SETTINGS = {  # Settings(d=2, n=2000) as the app recorded them then: labels as values, the old field names
+    "dataset": "Adult (UCI census)", "d": 2, "n": 2000, "model": "Logistic regression", "h": 0.5,
+    "mechanism": "Objective perturbation", "privacy": "Pure ε-DP", "epsilon": 1.0, "rho": 0.5, "phi1": 0.65,
+    "phi2_rest": 0.5, "c": 0.001, "level": 0.95, "m": 10_000, "vi_replicates": 10_000, "seed": 0, "delta": 1e-6,
+    "randomness": "auto", "scaling": "global",
+}  # fmt: skip
+
+
+@pytest.fixture
+def own_ledger(tmp_path, monkeypatch):
+    """The app on a ledger of its own (a fresh SQLite file), opened anew by the next run."""
+    import ui.privacy
+
+    monkeypatch.setenv("DPCI_DATABASE_URL", f"sqlite:///{tmp_path / 'ledger.sqlite3'}")
+    ui.privacy.ledger.clear()
+    yield
+    ui.privacy.ledger.clear()
+
+
+def test_releases_stored_under_their_old_names_are_renamed_once_and_found_free(own_ledger):
+    """A ledger written by the app before release specifications (records holding label-valued settings,
+    named by the old formula) opens, is renamed once, and the Explorer shows each stored release again
+    by its new name without charging; an upload's release keeps its name and opens by its id."""
+    import json
+
+    import sqlalchemy as sa
+
+    import ui.privacy
+    from dpci.ledger import Ledger
+    from dpci.ledger.schema import meta, releases
+    from ui.release_names import RENAMING, identity
     from ui.settings import Settings
 
-    old = {  # the settings as the app stored them then: labels as values, post-processing left out
-        "dataset": "Adult (UCI census)", "d": 10, "n": 0, "model": "Logistic regression", "h": 0.5,
-        "mechanism": "Objective perturbation", "privacy": "Pure ε-DP", "epsilon": 1.0, "rho": 0.5, "phi1": 0.65,
-        "phi2_rest": 0.5, "c": 0.001, "randomness": "fresh", "scaling": "global",
-        "seed": 0,  # with fresh randomness the old name kept the (unused) seed
-    }  # fmt: skip
-    text = f"Adult (UCI census)|10|0||global|{sorted(old.items())}"
-    then = hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
-    assert legacy_identity(Settings(randomness="fresh"), "adult|10|0||global") == then
+    at = _page(d=2, n=2000)  # a release stored by today's code, then rewritten as the old code kept it
+    first, visitor = _private_bounds(at), at.session_state["_visitor"]
+    book = Ledger.from_config()
+    (made,) = book.releases_of(book.key_of("dpci shipped data: adult", scope=visitor))
+    upload = book.key_of("some upload")
+    book.register(upload, "your upload people.csv")
+    old_upload = _old_name({**OLD_SETTINGS, "dataset": "Uploaded CSV"}, "Uploaded CSV|2|2000|0123abcd|global")
+    kept = book.store_release(
+        None, upload, old_upload, {"app_settings": {**OLD_SETTINGS, "dataset": "Uploaded CSV"}}, made.payload
+    )
+    old = _old_name(OLD_SETTINGS, "Adult (UCI census)|2|2000||global")
+    record = dict(app_settings=OLD_SETTINGS, page="Explorer", method="objective", privacy="pure", budget=1.0)
+    with book.engine.begin() as conn:
+        conn.execute(sa.update(releases).where(releases.c.id == made.id).values(identity=old, spec=json.dumps(record)))
+        conn.execute(sa.delete(meta).where(meta.c.key == f"done: {RENAMING}"))
+    ui.privacy.ledger.clear()  # the server restarts on the old ledger
+
+    again = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    again.session_state["_visitor"] = visitor
+    again.query_params.update(d="2", n="2000")
+    again.run()
+    again.run()
+    assert not again.exception and _status(again).releases == 1  # found by its new name: nothing drawn or paid
+    np.testing.assert_array_equal(_private_bounds(again), first)
+    new = identity(Settings(d=2, n=2000), "adult|2|2000||global")
+    assert book.release(made.id).identity == new and new != old
+    assert book.release(kept).identity == old_upload  # its file's digest is not in the record: kept
+    assert book.rename_releases(RENAMING, lambda stored: "never") is None  # a second open does nothing
+    shown = _page("pages/5_Present.py", release=kept)  # the upload's release, by its id
+    assert not shown.exception and any(kept in c.value for c in shown.caption)
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ app can be read at once."""
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,60 @@ def test_old_links_and_records_open_through_the_one_table():
     assert record.spec() == s.spec()
     given = translated({**old, "split.coefficients": "0.5"})  # a dotted key given too wins
     assert given["split.coefficients"] == "0.5" and "phi1" not in given
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {},
+        {
+            "model": "huber",
+            "loss.h": 0.3,
+            "mechanism": "output",
+            "privacy": "zcdp",
+            "rho": 0.25,
+            "split.coefficients": 0.8,
+        },
+        {"dataset": "synthetic", "randomness": "fresh", "d": 3, "n": 2000, "c": 0.01, "level": 0.9, "m": 2000},
+        {
+            "dataset": "upload",
+            "scaling": "unit",
+            "estimand": "unregularised",
+            "theta_bound": 4.0,
+            "view": "presentation",
+        },
+        {"delta": 1e-9, "vi_replicates": 500, "seed": 7, "epsilon": 0.5},
+    ],
+    ids=["defaults", "huber output zcdp", "synthetic fresh", "upload view", "display"],
+)
+def test_a_release_record_describes_the_settings_once_and_reopens_them(values):
+    """A release's record keeps the spec's dict and, under ``app``, only what the spec does not say (the
+    data and the view); read back it gives the same settings (the other notion's budget aside: unused)."""
+    from ui.settings import SPEC_FIELDS, Settings, settings_from_spec, settings_record
+
+    s = Settings.from_values({**Settings().values(), **values})
+    record = settings_record(s)
+    assert set(record) == {"release", "app"} and not set(record["app"]) & SPEC_FIELDS
+    assert not any("." in k for k in record["app"])
+    back = settings_from_spec(json.loads(json.dumps(record)))  # as the ledger stores it
+    assert back.spec() == s.spec()
+    names = (set(back.values()) | set(s.values())) - {n for n in ("epsilon", "rho") if n != s.notion.unit}
+    assert {k: back.value(k) for k in names} == pytest.approx({k: s.value(k) for k in names})
+
+
+def test_a_stored_release_is_renamed_from_its_own_record_or_keeps_its_name():
+    """The one-time renaming's rule: an app record (either layout) gets the identity the app computes for
+    its settings; an upload's, the command line's and an unreadable record keep their names (None)."""
+    from types import SimpleNamespace
+
+    from ui.release_names import data_key, identity, renamed
+    from ui.settings import Settings, settings_record
+
+    s = Settings(model="huber", mechanism="output", privacy="zcdp", rho=0.25, d=4, n=2000)
+    new = identity(s, "adult|4|2000||global")
+    assert data_key(s) == "adult|4|2000||global" and data_key(Settings(dataset="synthetic")) == "synthetic|10|0|"
+    assert renamed(SimpleNamespace(spec=settings_record(s))) == new
+    assert renamed(SimpleNamespace(spec={"app_settings": s.values()})) == new
+    upload = Settings(dataset="upload")
+    for spec in (settings_record(upload), {"source": "command line"}, {"app": {}, "release": {"method": "no such"}}):
+        assert renamed(SimpleNamespace(spec=spec)) is None

@@ -6,6 +6,7 @@ import multiprocessing
 import os
 import sqlite3
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -622,3 +623,49 @@ def test_ledger_list_tells_datasets_and_visitors_apart_and_history_takes_what_it
     assert "2 datasets" in err and "give more of it" in err
     assert main(["ledger", "--database", url, "history", content[:12] + "/visitorAAAAAAAAAAAAAAAB"]) == 0
     assert "release number 1" in capsys.readouterr().out
+
+
+# --- a one-time renaming of stored releases (the app's names: ui.release_names) ----------------------------
+def _stored_under(ledger, key, identity, spec):
+    admission = ledger.admit(key, spend(0.1), what="a release")
+    return ledger.store_release(admission, key, identity, spec, {"theta": [0.0]})
+
+
+def test_stored_releases_are_renamed_once_per_database(database):
+    """The renaming runs once: a second open (or a second call) renames nothing, even when the rule
+    would now say otherwise; a release the rule keeps (None) keeps its name."""
+    ledger, key = ledger_with("epsilon=10", database)
+    old = _stored_under(ledger, key, "old name", {"name": "new name"})
+    kept = _stored_under(ledger, key, "kept name", {})
+    rule = lambda stored: stored.spec.get("name")  # noqa: E731
+    assert ledger.rename_releases("test renaming", rule) == 1
+    assert ledger.release(old).identity == "new name" and ledger.release(kept).identity == "kept name"
+    assert ledger.find_release(key, "new name").id == old and ledger.find_release(key, "old name") is None
+    again = Ledger(database, secret=b"test-secret")
+    assert again.rename_releases("test renaming", lambda stored: "something else") is None
+    assert ledger.release(old).identity == "new name" and ledger.release(kept).identity == "kept name"
+    assert ledger.status(key).releases == 2  # renaming charges nothing
+
+
+def test_two_concurrent_openers_rename_once(database):
+    """Openers racing on one database: the step runs in exactly one of them (the schema_version row is
+    written first, a lock), and every other finds it done."""
+    ledger, key = ledger_with("epsilon=10", database)
+    _stored_under(ledger, key, "old name", {})
+    ran, results = [], []
+
+    def rule(stored):
+        ran.append(stored.id)
+        time.sleep(0.2)  # hold the lock while the others wait
+        return "new name"
+
+    def opener():
+        results.append(Ledger(database, secret=b"test-secret").rename_releases("raced renaming", rule))
+
+    threads = [threading.Thread(target=opener) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert sorted(results, key=str) == [1, None, None, None] and len(ran) == 1
+    assert ledger.find_release(key, "new name") is not None

@@ -20,6 +20,7 @@ from dpci.presentation.odds import feature_changes
 from dpci.presentation.tables import escape_markdown
 from ui import privacy
 from ui.datasets import dataset_key, load_data
+from ui.release_names import identity
 from ui.settings import C_VALUES, Settings, fmt_c
 from ui.sidebar import draw_odometer
 from ui.upload import upload_dataset
@@ -86,9 +87,7 @@ def cached_release(key: str, s: Settings, where: str = "Explorer"):
     changes = public_changes(s)
     if changes is not None:  # the odds ratios' public changes, so Present states them without the data
         spec["odds_changes"] = {name: asdict(change) for name, change in changes.items()}
-    release_id = book.store_release(
-        watch.admissions[-1], ref.key, privacy.identity(s, key), spec, payload, privacy.visitor()
-    )
+    release_id = book.store_release(watch.admissions[-1], ref.key, identity(s, key), spec, payload, privacy.visitor())
     if privacy.needs_explicit_release(s):  # real data: the one release made is the one Present shows
         privacy.choose(s, release_id)
     draw_odometer(s)

@@ -9,6 +9,7 @@ import streamlit as st
 from dpci.data import load_adult, make_synthetic_logistic, population_theta0
 from dpci.exceptions import DataValidationError
 from dpci.experiments.sweeps import subsample
+from ui.release_names import data_key
 from ui.settings import Settings
 from ui.upload import upload_dataset
 
@@ -38,8 +39,7 @@ def truth_c(s: Settings) -> float:
 
 def dataset_key(s: Settings) -> str:
     """A short key naming the rows in use (for caches and job keys)."""
-    upload = st.session_state.get("upload_digest", "") if s.dataset == "upload" else ""
-    return f"{s.dataset}|{s.d}|{s.n}|{upload}" + (f"|{s.scaling}" if s.dataset != "synthetic" else "")
+    return data_key(s, st.session_state.get("upload_digest", ""))
 
 
 def load_data(s: Settings):

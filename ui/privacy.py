@@ -16,11 +16,10 @@ secrets says otherwise), so a reload, a new tab or a restart meets the same spen
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import secrets
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -29,7 +28,8 @@ from dpci.ledger import Ledger, Status
 from dpci.ledger.records import StoredIntervals
 from dpci.notions import NOTIONS, notion
 from dpci.presentation.tables import escape_markdown
-from ui.settings import LABELS, Settings
+from ui.release_names import RENAMING, identity, renamed
+from ui.settings import Settings, settings_record
 from ui.upload import canonical_table, table_columns, table_identity
 
 COOKIE = "dpci_visitor"
@@ -61,7 +61,10 @@ def ledger() -> Ledger:
         secrets = {}
     except Exception:  # noqa: BLE001 - a secrets file that does not parse: said by Streamlit; the environment only
         secrets = {}
-    return Ledger.from_config(server_env(secrets, os.environ))
+    book = Ledger.from_config(server_env(secrets, os.environ))
+    # releases stored under an older name get the current one, once per database (ui.release_names)
+    book.rename_releases(RENAMING, renamed)
+    return book
 
 
 def visitor() -> str:
@@ -147,13 +150,6 @@ def status(s: Settings) -> Status:
     return ledger().status(dataset_ref(s).key)
 
 
-def identity(s: Settings, data_key: str) -> str:
-    """Names a release: the rows in use and its specification's noise key (every setting its noise
-    depends on, and its randomness: a public seed, or fresh)."""
-    text = f"{data_key}|{s.spec().noise_key}"
-    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
-
-
 def spend_of(s: Settings):
     """What a release of these settings spends: the spec's privacy map, the one the ledger charges."""
     return s.spec().measure().spend
@@ -164,7 +160,8 @@ def describe(s: Settings) -> str:
 
 
 def spec_of(s: Settings, where: str) -> dict:
-    """What the ledger stores about a release made from the app: its settings by name, the page, why it
+    """What the ledger stores about a release made from the app: its settings (described once,
+    :func:`ui.settings.settings_record`), the page, why it
     is not private (values read from an upload; None when it is), and for an upload its public
     description (file name, target, bounds, categories), so its script can read the same columns the
     same way."""
@@ -172,9 +169,7 @@ def spec_of(s: Settings, where: str) -> dict:
 
     # not_private: recorded with the release, so Present says the same after a reload, in any browser
     # (dpci.ledger.records.not_private_reason reads it)
-    spec = dict(
-        source="app", release=s.spec().to_dict(), app_settings=s.values(), page=where, not_private=upload_not_private(s)
-    )
+    spec = dict(source="app", **settings_record(s), page=where, not_private=upload_not_private(s))
     result, kept = st.session_state.get("upload_result"), st.session_state.get("upload_kept")
     if s.dataset == "upload" and result is not None:
         from ui.export import upload_spec
@@ -183,35 +178,11 @@ def spec_of(s: Settings, where: str) -> dict:
     return spec
 
 
-def legacy_identity(s: Settings, data_key: str) -> str:
-    """The name dpci gave these settings' release before release specifications (settings held labels),
-    so a release stored then is still shown again for free, not paid a second time."""
-    values = {k: v for k, v in asdict(s).items() if k != "params"}
-    # the fields these settings had then: the loss's width and the two split sliders by name
-    values.update(h=s.value("loss.h") or 0.5, phi1=s.fractions[0], phi2_rest=s.phi2_rest)
-    # added since (post-processing and layout: never part of a release's name)
-    for later in ("estimand", "theta_bound", "view"):
-        values.pop(later)
-    for name in LABELS:
-        if name not in values:
-            continue
-        values[name] = (
-            LABELS[name]().get(values[name], values[name]) if name not in ("randomness", "scaling") else values[name]
-        )
-    for name in ("level", "m", "vi_replicates", "delta"):  # what never changed a release's noise
-        values.pop(name)
-    values["randomness"] = f"seed {values.pop('seed')}" if s.teaching else "fresh"
-    old_key = data_key.replace(f"{s.dataset}|", f"{values['dataset']}|", 1)
-    return hashlib.blake2b(f"{old_key}|{sorted(values.items())}".encode(), digest_size=12).hexdigest()
-
-
 def stored(s: Settings, data_key: str) -> StoredIntervals | None:
     """The stored release of these settings, if one was made (showing it again is free)."""
     ref = dataset_ref(s)
     book = ledger()
-    found = book.find_release(ref.key, identity(s, data_key)) or book.find_release(
-        ref.key, legacy_identity(s, data_key)
-    )
+    found = book.find_release(ref.key, identity(s, data_key))
     return None if found is None else StoredIntervals.from_payload(found.payload, found.id)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from dpci import methods as registry
 from dpci.accounting import Split
@@ -409,11 +409,28 @@ def settings_json(s: Settings) -> str:
     return json.dumps(s.values(), indent=2, ensure_ascii=False)
 
 
+# The settings a release specification holds; a release's record keeps the others (the data and the
+# view) beside it, under ``app`` (:func:`settings_record`).
+SPEC_FIELDS = {"model", "mechanism", "privacy", "c", "level", "m", *(n.unit for n in NOTIONS.values())}
+
+
+def settings_record(s: Settings) -> dict:
+    """The settings as a release's record keeps them, described once: the release specification
+    (``release``: ``spec.to_dict()``) and what else the app needs to reopen them (``app``: the data and
+    the view). :func:`settings_from_spec` reads it back."""
+    app = {k: v for k, v in s.values().items() if k not in SPEC_FIELDS and "." not in k}
+    return dict(release=s.spec().to_dict(), app=app)
+
+
 def settings_from_spec(spec: dict) -> Settings:
     """The settings of a stored release, exactly (no snapping to the widgets' options): the app's own
-    (``app_settings``; an old record's labels read as their names), or those of a release made on the
-    command line (``python -m dpci release``: its release specification and data)."""
+    (:func:`settings_record`; a record written before it keeps ``app_settings``, its labels read as their
+    names), or those of a release made on the command line (``python -m dpci release``: its release
+    specification and data)."""
     known = set(FIELDS)
+    if "app" in spec:
+        app = {k: v for k, v in spec["app"].items() if k in known and k not in SPEC_FIELDS}
+        return replace(settings_from_spec({"release": spec["release"]}), **app)
     if "app_settings" in spec:
         values = {k: v for k, v in translated(spec["app_settings"]).items() if k in known or "." in k}
         for name in LABELS:

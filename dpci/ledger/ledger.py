@@ -23,7 +23,7 @@ from ..accounting import PrivacySpend
 from . import config
 from .answers import Admission, Practice, Preview, Status, StoredRelease, refusal
 from .filter import Budget, BudgetExceeded, NotCovered, admits, check_group_size, curator_refusals
-from .schema import charges, datasets, make_engine, migrate, releases
+from .schema import charges, datasets, make_engine, migrate, releases, run_once
 
 
 def _json(value) -> str:
@@ -429,6 +429,23 @@ class Ledger:
         with self.engine.connect() as conn:
             found = conn.execute(query.order_by(releases.c.created.desc()).limit(1)).first()
         return self.release(found[0]) if found else None
+
+    def rename_releases(self, name: str, rename) -> int | None:
+        """Once per database (:func:`dpci.ledger.schema.run_once`, recorded as ``name``): give each stored
+        release the identity ``rename(stored)`` returns for it (None: keep its own). For a rule of naming
+        that lives above the ledger (the app's). Returns how many were renamed, or None when the step had
+        run already (by this or any other process)."""
+        renamed = 0
+
+        def step(conn) -> None:
+            nonlocal renamed
+            for row in conn.execute(sa.select(releases)).mappings().all():
+                new = rename(_stored(row, None))
+                if new is not None and new != row["identity"]:
+                    conn.execute(sa.update(releases).where(releases.c.id == row["id"]).values(identity=new))
+                    renamed += 1
+
+        return renamed if run_once(self.engine, name, step) else None
 
     def releases_of(self, key: str) -> list[StoredRelease]:
         with self.engine.connect() as conn:

@@ -13,7 +13,9 @@ Five tables and a version:
 * ``columns``: each uploaded table's column fingerprints (keyed), one row per column of each form of
   the table met, so a table whose columns nest with a known one meets its budget
   (:mod:`dpci.ledger.tables`);
-* ``meta``: ``schema_version``. :data:`MIGRATIONS` brings an older database up to date on open.
+* ``meta``: ``schema_version``. :data:`MIGRATIONS` brings an older database up to date on open; a
+  one-time data migration whose rule lives above the ledger (the app's names of its releases) is
+  recorded here too, by name (:func:`run_once`).
 """
 
 from __future__ import annotations
@@ -172,3 +174,18 @@ def migrate(engine: sa.Engine) -> int:
             conn.execute(sa.update(meta).where(meta.c.key == "schema_version").values(value=str(version + 1)))
         version += 1
     return version
+
+
+def run_once(engine: sa.Engine, name: str, step) -> bool:
+    """Run ``step(conn)`` once per database: in one transaction that first writes the ``schema_version``
+    row (SQLite's write lock, a PostgreSQL row lock, as :func:`dpci.ledger.tables.table_key` does), so
+    concurrent openers are serialised; the step is recorded under ``done: <name>`` in the same
+    transaction, and an opener that finds the record does nothing. Returns whether the step ran."""
+    done = f"done: {name}"[:64]
+    with engine.begin() as conn:
+        conn.execute(sa.update(meta).where(meta.c.key == "schema_version").values(value=meta.c.value))
+        if conn.execute(sa.select(meta.c.value).where(meta.c.key == done)).first() is not None:
+            return False
+        step(conn)
+        conn.execute(sa.insert(meta).values(key=done, value="1"))
+    return True
