@@ -70,7 +70,7 @@ def test_sensitivity_and_noise_scale_against_hand_values():
     assert (law.kind, law.scale) == ("spherical_laplace", pytest.approx(0.8 * 1000 * 0.01 / 2))  # gamma = 4
     law = wu_noise_law(1000, 0.01, 0.45, "zcdp")
     assert (law.kind, law.scale) == ("gaussian", pytest.approx(0.2 / math.sqrt(0.9)))
-    wkl = methods.get("output").coefficient_noise_law(dpci.allocate(1.0, None, "output", "pure"), 1000, 0.01, LOSS)
+    wkl = methods.get("output").coefficient_noise_law(ReleaseSpec("output", "pure", 1.0, c=0.01).measure(), 1000)
     assert wkl.scale / wu_noise_law(1000, 0.01, 0.8, "pure").scale == pytest.approx(2.0)  # twice the noise
 
 

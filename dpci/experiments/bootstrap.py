@@ -156,7 +156,7 @@ def _make_population(X, y, spec: ReleaseSpec, private: bool):
     if private:
         measurement = spec.measure()  # the spec's privacy map (Method.measure)
         method, alloc = measurement.method, measurement.allocation
-        method.check_settings(alloc, A.shape[0], c, loss)  # refuses an invalid c before any work
+        method.check_settings(measurement, A.shape[0])  # refuses an invalid c before any work
         target_c = method.estimand_c(alloc, A.shape[0], A.shape[1], c, loss)
     theta0 = minimise_erm(A, loss, target_c).theta  # what the intervals should cover
     digest = hashlib.blake2b(row_major_transpose(A).data, digest_size=16)  # hashes A in place, no copy

@@ -130,14 +130,15 @@ class Method:
             privacy, self.name, total, tuple(shares), phi, coef_epsilon, PrivacySpend(privacy, self.name, steps)
         )
 
-    def advice(self, alloc: Allocation, n: int, c: float, loss) -> Advice | None:
-        """A caution a page shows beside valid settings whose intervals are likely to under-cover (the
-        warnings of :meth:`check_settings`), with the smallest c that follows it when there is one; None
-        when there is nothing to say. Method-specific advice lives in the method, not in the app."""
+    def advice(self, measurement: Measurement, n: int) -> Advice | None:
+        """A caution a page shows beside valid settings (``measurement`` on n rows) whose intervals are
+        likely to under-cover (the warnings of :meth:`check_settings`), with the smallest c that follows it
+        when there is one; None when there is nothing to say. Method-specific advice lives in the method,
+        not in the app."""
         from ..exceptions import UnderCoverageWarning, collect_warnings
 
         with collect_warnings() as caught:  # this thread's only: a job's warnings in another stay with it
-            self.check_settings(alloc, n, c, loss)
+            self.check_settings(measurement, n)
         said = [str(w) for w in caught if isinstance(w, UnderCoverageWarning)]
         return Advice(" ".join(said)) if said else None
 
@@ -187,15 +188,15 @@ class Method:
         return None
 
     # --- releasing -----------------------------------------------------------------------------
-    def coefficient_noise_law(self, alloc: Allocation, n: int, c: float, loss) -> NoiseLaw:
-        """The law of the coefficients' noise; raises (e.g. RegularisationTooSmall) when the method
-        cannot run with these settings, before any work."""
+    def coefficient_noise_law(self, measurement: Measurement, n: int) -> NoiseLaw:
+        """The law of the coefficients' noise of ``measurement`` (at its allocation, loss and c) on n rows;
+        raises (e.g. RegularisationTooSmall) when the method cannot run with these settings, before any work."""
         raise NotImplementedError
 
-    def check_settings(self, alloc: Allocation, n: int, c: float, loss) -> None:
-        """Before any work: raise when the method cannot run with these settings, warn
+    def check_settings(self, measurement: Measurement, n: int) -> None:
+        """Before any work: raise when the method cannot run ``measurement`` on n rows, warn
         (UnderCoverageWarning) when it can but its intervals are likely to under-cover."""
-        self.coefficient_noise_law(alloc, n, c, loss)
+        self.coefficient_noise_law(measurement, n)
 
     def release(self, measurement: Measurement, A, rng, closed_form=True) -> PrivateRelease:
         """One release of ``measurement`` (its spec's loss, c, alpha and m, at its allocation) on the
@@ -312,7 +313,7 @@ class Measurement:
     def check(self, n: int) -> NoiseLaw:
         """Raise before any charge or work when the method cannot run on n rows with these settings
         (e.g. RegularisationTooSmall); returns the coefficients' noise law."""
-        return self.method.coefficient_noise_law(self.allocation, n, self.c, self.loss)
+        return self.method.coefficient_noise_law(self, n)
 
     def run(self, A, rng, closed_form: bool = True) -> PrivateRelease:
         """The release on margin rows A = y x, drawing its noise from ``rng`` (only after the ledger
