@@ -98,7 +98,7 @@ def cell(setting: Setting, method: str, notion: str, reps: int, seed: int) -> di
         if m.uses_c:
             for estimand in dpci.recommend.ESTIMANDS:
                 recs[estimand] = recommend_c(n, d, estimand=estimand, **facts)
-    own = m.own_c(alloc, n, d)
+    own = m.own_c(measurement, n, d)
     cs = sorted({PAPER_C, wu, *(r.c for r in recs.values())}) if own is None else [own]
     if not m.uses_c:
         cs = [PAPER_C]  # not used

@@ -42,7 +42,7 @@ def test_privacy_map_against_hand_values():
     law = METHOD.coefficient_noise_law(ReleaseSpec("kulkarni", "zcdp", 0.5, (0.5, 0.25, 0.25)).measure(), 1000)
     assert law.kind == "gaussian" and law.scale == pytest.approx(2 * math.sqrt(2))
     # the coverage truth: the unregularised theta
-    assert METHOD.estimand_c(b, 1000, 3, 1e-3, dpci.LogisticLoss()) == 0.0
+    assert METHOD.estimand_c(ReleaseSpec("kulkarni", "zcdp", 0.5, c=1e-3).measure(), 1000, 3) == 0.0
 
 
 def test_tight_epsilon_is_the_analytic_gaussian_mechanisms():

@@ -87,8 +87,8 @@ def test_bad_input_is_refused_clearly():
 
 def test_wu_says_it_picks_its_own_c():
     rec = recommend_c(5_000, 6, method="wu", privacy="pure", budget=0.3)
-    alloc = methods.get("wu").allocate(0.3, None, "pure")
-    assert rec.c == pytest.approx(methods.get("wu").own_c(alloc, 5_000, 6))
+    measurement = dpci.ReleaseSpec("wu", "pure", 0.3).measure()
+    assert rec.c == pytest.approx(methods.get("wu").own_c(measurement, 5_000, 6))
     assert "picks its own c" in rec.advice
 
 

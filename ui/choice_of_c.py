@@ -96,7 +96,7 @@ def _advise(n, d, method, privacy, budget, loss, split, alpha, estimand, rows_ke
             rec = recommend_c(n, d, **facts)
         except ValueError as err:
             return Advice(None, None, None, str(err))
-        if chosen.own_c(_measurement(facts).allocation, n, d) is not None:
+        if chosen.own_c(_measurement(facts), n, d) is not None:
             return Advice(rec, None, rec, rec.advice)
         slider_c, at_slider = _on_slider(rec, n, d, facts)
     return Advice(rec, slider_c, at_slider, rec.advice)

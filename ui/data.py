@@ -180,7 +180,7 @@ def chosen_method(s: Settings):
 def c_bound(s: Settings, n: int):
     """The bound c must exceed for the settings' method and n (None when any c > 0 works)."""
     measured = s.spec().measure()
-    return measured.method.smallest_c(measured.allocation, n, s.loss)
+    return measured.method.smallest_c(measured, n)
 
 
 def c_problem(s: Settings, n: int):

@@ -145,20 +145,22 @@ class Method:
     #: What to try when no c is large enough for this method (said after RegularisationTooSmall's bound).
     remedy: ClassVar[str] = "give the coefficients more budget (a larger total or φ1) or use more rows"
 
-    def variability_key(self, alloc: Allocation) -> tuple:
-        """What this method's bootstrap replicates depend on of the allocation (a cache key): every step's
-        budget by default; a method whose replicates use only some steps says which."""
+    def variability_key(self, measurement: Measurement) -> tuple:
+        """What this method's bootstrap replicates depend on of the measurement's allocation (a cache key):
+        every step's budget by default; a method whose replicates use only some steps says which."""
+        alloc = measurement.allocation
         return (alloc.privacy, tuple(round(p, 12) for p in alloc.phi))
 
-    def estimand_c(self, alloc: Allocation, n: int, d: int, c: float, loss) -> float:
-        """The regularisation of the theta_0 its interval targets, the minimiser of the ridge
-        objective at this c (coverage is measured against it). Default: the c it was given; a
-        method that picks its own regulariser returns that one, one that targets the unregularised
-        theta returns 0."""
-        return c
+    def estimand_c(self, measurement: Measurement, n: int, d: int) -> float:
+        """The regularisation of the theta_0 the interval of ``measurement`` on n rows and d coefficients
+        targets, the minimiser of the ridge objective at this c (coverage is measured against it).
+        Default: the measurement's c; a method that picks its own regulariser returns that one, one that
+        targets the unregularised theta returns 0."""
+        return measurement.c
 
-    def own_c(self, alloc: Allocation, n: int, d: int) -> float | None:
-        """The c this method trains at whatever c it is given (None: the c it is given)."""
+    def own_c(self, measurement: Measurement, n: int, d: int) -> float | None:
+        """The c this method trains at on n rows and d coefficients whatever the measurement's c (None:
+        the measurement's c)."""
         return None
 
     def offset_law(self, measurement: Measurement, hessian, covariance, n: int) -> OffsetLaw:
@@ -178,13 +180,14 @@ class Method:
         each, for the population matrices given (a method that releases none returns these, repeated)."""
         return np.repeat(hessian[None], draws, axis=0), np.repeat(covariance[None], draws, axis=0)
 
-    def hessian_noise(self, alloc: Allocation, n: int, loss) -> NoiseLaw:
-        """The law of the noise on vec of the released Hessian (Algorithm 2), for a method that
-        ``releases_hessian``."""
+    def hessian_noise(self, measurement: Measurement, n: int) -> NoiseLaw:
+        """The law of the noise on vec of the released Hessian (Algorithm 2) of ``measurement`` on n rows,
+        for a method that ``releases_hessian``."""
         raise NotImplementedError(f"{self.label} releases no private Hessian.")
 
-    def smallest_c(self, alloc: Allocation, n: int, loss) -> float | None:
-        """The bound the regularisation c must exceed for this method to run (None: any c > 0)."""
+    def smallest_c(self, measurement: Measurement, n: int) -> float | None:
+        """The bound the regularisation c must exceed for ``measurement`` (at any c) to run on n rows
+        (None: any c > 0)."""
         return None
 
     # --- releasing -----------------------------------------------------------------------------

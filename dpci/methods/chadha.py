@@ -213,13 +213,14 @@ class ChadhaBootstrap(Method):
     how_it_trains = "fits with a noisy objective, then bootstraps little subsets and releases each width's median"
     remedy = "use more rows or a larger budget (each subset needs 20 d rows)"
 
-    def estimand_c(self, alloc, n, d, c, loss) -> float:
+    def estimand_c(self, measurement, n, d) -> float:
         return 0.0
 
-    def own_c(self, alloc, n, d):
-        return estimate_c(coefficient_epsilons(alloc, d)[0], n, LogisticLoss().t)
+    def own_c(self, measurement, n, d):
+        return estimate_c(coefficient_epsilons(measurement.allocation, d)[0], n, LogisticLoss().t)
 
-    def variability_key(self, alloc):
+    def variability_key(self, measurement):
+        alloc = measurement.allocation
         return (alloc.privacy, round(alloc.phi[0], 12))  # a replicate's coefficients use phi1 only
 
     def check_settings(self, measurement, n) -> None:

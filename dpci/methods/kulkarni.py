@@ -447,7 +447,7 @@ class KulkarniBayesian(Method):
         """The tight epsilon at ``delta`` of the whole release (analytic Gaussian mechanism)."""
         return gaussian_epsilon(alloc.spend.rho, delta)
 
-    def estimand_c(self, alloc, n, d, c, loss) -> float:
+    def estimand_c(self, measurement, n, d) -> float:
         return 0.0  # the unregularised theta (the prior's ridge equivalent, 1/(2 n PRIOR_SD^2), is negligible)
 
     # --- releasing ---

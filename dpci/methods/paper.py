@@ -61,12 +61,14 @@ class PaperMethod(Method):
 
     releases_hessian = True
 
-    def hessian_noise(self, alloc, n, loss):
+    def hessian_noise(self, measurement, n):
         """Algorithm 2's noise on the Hessian: phi2 and Lemma 3's (or 5's) sensitivity, as :func:`private_matrices`."""
-        return matrix_noise_law(loss.hessian_sensitivity(n), alloc.phi[1], alloc.privacy)
+        alloc = measurement.allocation
+        return matrix_noise_law(measurement.loss.hessian_sensitivity(n), alloc.phi[1], alloc.privacy)
 
-    def variability_key(self, alloc):
+    def variability_key(self, measurement):
         """A replicate's coefficients use the coefficients' budget only (phi1; Section 7.2)."""
+        alloc = measurement.allocation
         return (alloc.privacy, round(alloc.phi[0], 12))
 
     def perturb(self, measurement, A, rng):
@@ -140,8 +142,8 @@ class ObjectivePerturbation(PaperMethod):
     description = "Noise added to the training objective (Algorithm 1); interval by Monte Carlo (Algorithm 3)."
     how_it_trains = "adds β·θ/n to the training objective and takes its exact minimiser"
 
-    def smallest_c(self, alloc, n, loss):
-        return smallest_valid_c(alloc.coef_epsilon, n, loss.t)
+    def smallest_c(self, measurement, n):
+        return smallest_valid_c(measurement.allocation.coef_epsilon, n, measurement.loss.t)
 
     def coefficient_noise_law(self, measurement, n):
         m = measurement

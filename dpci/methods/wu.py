@@ -88,11 +88,11 @@ class WuOutputPerturbation(OutputPerturbation):
         """The c it trains at: Section 4.2's data-independent choice at the coefficients' epsilon."""
         return wu_c(n, d, wu_epsilon(alloc))
 
-    def estimand_c(self, alloc, n, d, c, loss):
-        return self.training_c(alloc, n, d)
+    def estimand_c(self, measurement, n, d):
+        return self.training_c(measurement.allocation, n, d)
 
-    def own_c(self, alloc, n, d):
-        return self.training_c(alloc, n, d)
+    def own_c(self, measurement, n, d):
+        return self.training_c(measurement.allocation, n, d)
 
     def coefficient_noise_law(self, measurement, n):
         """The noise law when training at the measurement's c (callers outside pass theirs only to check

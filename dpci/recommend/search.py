@@ -298,7 +298,7 @@ def recommend_c(
     """
     facts = dict(method=method, privacy=privacy, budget=budget, loss=loss, split=split, alpha=alpha)
     problem = _problem(n, d, **facts, estimand=estimand, theta_bound=theta_bound, guess=guess, stand_in=stand_in)
-    own = problem.method.own_c(problem.alloc, problem.n, d)
+    own = problem.method.own_c(problem.measurement, problem.n, d)
     if own is not None:
         best = problem.predict(own)[0]
         note = f"{problem.method.label} picks its own c (c = {own:.3g}); the c you give is not used."
