@@ -69,10 +69,10 @@ SETTINGS = {
 }
 
 
-def runs(method, alloc, n, c, loss) -> bool:
-    """Whether the method can run at c (objective perturbation needs c above its bound)."""
+def runs(measurement, n, c) -> bool:
+    """Whether the measurement's method can run at c (objective perturbation needs c above its bound)."""
     try:
-        method.coefficient_noise_law(alloc, n, c, loss)
+        measurement.method.coefficient_noise_law(measurement.at_c(c), n)
     except dpci.RegularisationTooSmall:
         return False
     return True
@@ -87,7 +87,8 @@ def cell(setting: Setting, method: str, notion: str, reps: int, seed: int) -> di
     m = methods.get(method)
     if loss.name != "logistic" and method == "kulkarni":
         return {}
-    alloc = m.allocate(budget, None, notion)
+    measurement = ReleaseSpec(method, notion, budget, loss=loss, n_samples=N_SAMPLES).measure()
+    alloc = measurement.allocation
     wu = wu_c(n, d, wu_epsilon(alloc))
     B = setting.theta_bound or math.ceil(np.linalg.norm(theta))
     facts = dict(method=method, privacy=notion, budget=budget, loss=loss, theta_bound=B)
@@ -97,11 +98,11 @@ def cell(setting: Setting, method: str, notion: str, reps: int, seed: int) -> di
         if m.uses_c:
             for estimand in dpci.recommend.ESTIMANDS:
                 recs[estimand] = recommend_c(n, d, estimand=estimand, **facts)
-    own = m.own_c(alloc, n, d)
+    own = m.own_c(measurement, n, d)
     cs = sorted({PAPER_C, wu, *(r.c for r in recs.values())}) if own is None else [own]
     if not m.uses_c:
         cs = [PAPER_C]  # not used
-    cs = [c for c in cs if runs(m, alloc, n, c, loss)]
+    cs = [c for c in cs if runs(measurement, n, c)]
     theta_free = theta if loss.name == "logistic" else population_theta0(theta, 1e-7, loss=loss)
     truth = {c: population_theta0(theta, c, loss=loss) for c in cs} if m.uses_c else {}
     rng = np.random.default_rng(seed)

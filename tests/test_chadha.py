@@ -64,12 +64,12 @@ def test_privacy_map_by_hand(notion, budget, split, d, eps1, eps_j, rho):
 def test_estimate_noise_law_and_c_by_hand():
     """The estimate is objective perturbation at eps1 with eps' = eps1/2: c = t / (2n(e^{eps1/2} - 1)) and the
     spherical Laplace's gamma = eps'/2 = eps1/4."""
-    alloc = ReleaseSpec("chadha", "pure", 4.0).measure().allocation  # eps1 = 2
+    measurement = ReleaseSpec("chadha", "pure", 4.0, c=1e-3).measure()  # eps1 = 2
     n = 4_000
     c = estimate_c(2.0, n, 0.25)
     assert c == pytest.approx(0.25 / (2 * n * math.expm1(1.0)), rel=1e-12)
     assert c == c_for_epsilon_prime(2.0, n, 0.25)
-    law = methods.get("chadha").coefficient_noise_law(alloc, n, 1e-3, LOSS)  # the c it is given is not used
+    law = methods.get("chadha").coefficient_noise_law(measurement, n)  # the spec's c is not used
     assert law == objective_noise_law(2.0, n, c, 0.25)
     assert law.kind == "spherical_laplace" and law.scale == pytest.approx(0.5, rel=1e-12)
 

@@ -209,7 +209,7 @@ def test_a_method_small_coverage_check(method, notion):
     theta = np.array([1.0, -0.5, 0.2])
     n = 4_000
     spec = ReleaseSpec(method, notion, 5.0, c=1e-2, alpha=0.1, n_samples=1_000, seed=None)
-    target_c = m.estimand_c(spec.measure().allocation, n, len(theta) - 1, spec.c, spec.loss)
+    target_c = m.estimand_c(spec.measure(), n, len(theta) - 1)
     theta0 = population_theta0(theta, target_c)
     rng = np.random.default_rng(5)
     covered = 0

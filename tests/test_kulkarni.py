@@ -14,6 +14,7 @@ import dpci
 from dpci import methods
 from dpci.methods import kulkarni as k
 from dpci.solver import margin_rows, minimise_erm
+from dpci.spec import ReleaseSpec
 
 METHOD = methods.get("kulkarni")
 
@@ -38,10 +39,10 @@ def test_privacy_map_against_hand_values():
     b = METHOD.allocate(0.5, (0.5, 0.25, 0.25), "zcdp")
     assert [s.rho for s in b.spend.steps] == pytest.approx([0.25, 0.125, 0.125])
     assert k.noise_scales(b) == pytest.approx([2 * math.sqrt(2), 2 * math.sqrt(2), 4.0])  # 2/sqrt(0.5), ...
-    law = METHOD.coefficient_noise_law(b, 1000, 1e-3, dpci.LogisticLoss())
+    law = METHOD.coefficient_noise_law(ReleaseSpec("kulkarni", "zcdp", 0.5, (0.5, 0.25, 0.25)).measure(), 1000)
     assert law.kind == "gaussian" and law.scale == pytest.approx(2 * math.sqrt(2))
     # the coverage truth: the unregularised theta
-    assert METHOD.estimand_c(b, 1000, 3, 1e-3, dpci.LogisticLoss()) == 0.0
+    assert METHOD.estimand_c(ReleaseSpec("kulkarni", "zcdp", 0.5, c=1e-3).measure(), 1000, 3) == 0.0
 
 
 def test_tight_epsilon_is_the_analytic_gaussian_mechanisms():
@@ -245,7 +246,7 @@ def test_huber_loss_and_pure_dp_are_refused_clearly():
         dpci.private_confidence_intervals(X, y, dpci.HuberLoss(0.5), "kulkarni", "zcdp", 0.5)
     assert "'" not in str(said.value) and str(said.value)[0].isupper()  # words, no code names
     with pytest.raises(ValueError, match="fits logistic regression only"):
-        METHOD.check_settings(METHOD.allocate(0.5, None, "zcdp"), 200, 1e-3, dpci.HuberLoss(0.5))
+        METHOD.check_settings(ReleaseSpec("kulkarni", "zcdp", 0.5, loss=dpci.HuberLoss(0.5)).measure(), 200)
     assert METHOD.fits("logistic") and not METHOD.fits("huber")
     with pytest.raises(ValueError, match="privacy .*'kulkarni'.*must be one of 'zcdp'"):
         METHOD.allocate(1.0, None, "pure")

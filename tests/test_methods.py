@@ -28,14 +28,13 @@ class DoubledGaussianOutput(methods.OutputPerturbation):
     notions = ("zcdp",)
     colors = {"zcdp": "#009E73"}
 
-    def coefficient_noise_law(self, alloc, n, c, loss):
-        law = super().coefficient_noise_law(alloc, n, c, loss)
+    def coefficient_noise_law(self, measurement, n):
+        law = super().coefficient_noise_law(measurement, n)
         return NoiseLaw(law.kind, 2.0 * law.scale)
 
     def perturb(self, measurement, A, rng):
-        loss, c = measurement.loss, measurement.c
-        result = minimise_erm(A, loss, c)
-        law = self.coefficient_noise_law(measurement.allocation, A.shape[0], c, loss)
+        result = minimise_erm(A, measurement.loss, measurement.c)
+        law = self.coefficient_noise_law(measurement, A.shape[0])
         beta = law.sample(rng, A.shape[1])
         return PerturbedFit(result.theta + beta, law, None, result.n_iter, beta)
 
@@ -83,8 +82,8 @@ def test_privacy_maps_against_hand_values():
     assert [s.epsilon for s in b.spend.steps] == pytest.approx([1.6, 0.2, 0.2])
     assert [s.rho for s in b.spend.steps] == pytest.approx([1.28, 0.02, 0.02])
     # the noise is read from the same allocation: sigma = (1/(nc)) / sqrt(2 rho1) (Algorithm 4, line 6)
-    z = methods.get("output").allocate(0.5, None, "zcdp")
-    law = methods.get("output").coefficient_noise_law(z, 1000, 1e-2, dpci.LogisticLoss())
+    z = ReleaseSpec("output", "zcdp", 0.5, c=1e-2).measure()
+    law = methods.get("output").coefficient_noise_law(z, 1000)
     assert law.scale == pytest.approx(0.1 / math.sqrt(2 * 0.45))
 
 
@@ -140,11 +139,11 @@ def test_an_outside_method_is_usable_everywhere(outside_method):
     assert est.privacy_spent_ == outside_method.allocate(0.5, None, "zcdp").spend
     assert "doubled noise" in str(est.summary())
     # its noise law reached the release: sigma twice Algorithm 4's
-    plain = methods.get("output").allocate(0.5, None, "zcdp")
+    plain = ReleaseSpec("output", "zcdp", 0.5, c=1e-2).measure()
     # sigma = 2 (1 / (n c)) / sqrt(2 rho1), rho1 = 0.9 * 0.5 (Table 2; Algorithm 4, line 6)
     assert est.release_.coef_noise.scale == pytest.approx(2 * (1 / (2000 * 1e-2)) / math.sqrt(2 * 0.45))
     assert est.release_.coef_noise.scale == pytest.approx(
-        2 * methods.get("output").coefficient_noise_law(plain, 2000, 1e-2, dpci.LogisticLoss()).scale
+        2 * methods.get("output").coefficient_noise_law(plain, 2000).scale
     )
     # a sweep and the bootstrap
     last = list(
@@ -195,12 +194,7 @@ def test_variability_of_the_outside_method_is_twice_as_wide_as_output_perturbati
     ratio = np.diff(wide.bounds).ravel() / np.diff(base.bounds).ravel()
     assert ratio == pytest.approx(2.0, rel=0.12)
     # and the coordinates of the estimates are normal with that spread (KS, fixed seed)
-    sigma = (
-        2
-        * methods.get("output")
-        .coefficient_noise_law(methods.get("output").allocate(0.005, None, "zcdp"), 2000, 1e-2, dpci.LogisticLoss())
-        .scale
-    )
+    sigma = 2 * methods.get("output").coefficient_noise_law(spec.measure(), 2000).scale
     # the privacy noise dominates here: the spread of the estimates is the noise's sigma (2,000 draws: ~2% SE)
     assert np.std(base.estimates[:, 0]) == pytest.approx(sigma / 2, rel=0.1)
     centred = (wide.estimates[:, 0] - np.median(wide.estimates[:, 0])) / np.std(wide.estimates[:, 0])

@@ -87,8 +87,8 @@ def test_bad_input_is_refused_clearly():
 
 def test_wu_says_it_picks_its_own_c():
     rec = recommend_c(5_000, 6, method="wu", privacy="pure", budget=0.3)
-    alloc = methods.get("wu").allocate(0.3, None, "pure")
-    assert rec.c == pytest.approx(methods.get("wu").own_c(alloc, 5_000, 6))
+    measurement = dpci.ReleaseSpec("wu", "pure", 0.3).measure()
+    assert rec.c == pytest.approx(methods.get("wu").own_c(measurement, 5_000, 6))
     assert "picks its own c" in rec.advice
 
 
@@ -97,11 +97,11 @@ def test_wu_says_it_picks_its_own_c():
 def test_objective_perturbation_stays_clear_of_its_bound(n, budget):
     """At the recommended c, eps' >= eps1/2 (the rule that keeps its coverage) and the method has no caution."""
     method = methods.get("objective")
-    alloc = method.allocate(budget, None, "pure")
+    measurement = dpci.ReleaseSpec("objective", "pure", budget).measure()
     for estimand in ("regularised", "unregularised"):
         rec = quiet(recommend_c, n, 3, method="objective", privacy="pure", budget=budget, estimand=estimand)
-        assert rec.c >= c_for_epsilon_prime(alloc.coef_epsilon, n, 0.25)
-        assert method.advice(alloc, n, rec.c, dpci.LogisticLoss()) is None
+        assert rec.c >= c_for_epsilon_prime(measurement.allocation.coef_epsilon, n, 0.25)
+        assert method.advice(measurement.at_c(rec.c), n) is None
 
 
 def test_the_recommendation_minimises_its_score_over_the_c_searched():

@@ -55,7 +55,7 @@ def test_a_method_that_picks_its_own_c_is_checked_against_its_own_theta0():
 
     p = _last(iter_repeated_releases(THETA, 2_000, _spec("wu"), repetitions=1))
     wu = methods.get("wu")
-    c = wu.estimand_c(wu.allocate(1.0, None, "pure"), 2_000, 3, 1e-3, LogisticLoss())
+    c = wu.estimand_c(ReleaseSpec("wu", "pure", 1.0, loss=LogisticLoss(), c=1e-3).measure(), 2_000, 3)
     assert c != 1e-3
     np.testing.assert_allclose(p.theta0, population_theta0(np.array(THETA), c))
 

@@ -70,16 +70,16 @@ def test_sensitivity_and_noise_scale_against_hand_values():
     assert (law.kind, law.scale) == ("spherical_laplace", pytest.approx(0.8 * 1000 * 0.01 / 2))  # gamma = 4
     law = wu_noise_law(1000, 0.01, 0.45, "zcdp")
     assert (law.kind, law.scale) == ("gaussian", pytest.approx(0.2 / math.sqrt(0.9)))
-    wkl = methods.get("output").coefficient_noise_law(dpci.allocate(1.0, None, "output", "pure"), 1000, 0.01, LOSS)
+    wkl = methods.get("output").coefficient_noise_law(ReleaseSpec("output", "pure", 1.0, c=0.01).measure(), 1000)
     assert wkl.scale / wu_noise_law(1000, 0.01, 0.8, "pure").scale == pytest.approx(2.0)  # twice the noise
 
 
 def test_data_independent_c_against_hand_values(wu):
     # Section 4.2: lambda = sqrt(d / (n eps_p)), c = lambda / 2; eps_p = phi1 (pure) or sqrt(2 rho1) (zCDP)
     assert wu_c(10_000, 10, 0.8) == pytest.approx(math.sqrt(10 / 8000) / 2)  # 0.0176777
-    alloc = wu.allocate(0.5, None, "zcdp")  # rho1 = 0.45, eps_p = sqrt(0.9)
-    assert wu.estimand_c(alloc, 10_000, 10, 1e-3, LOSS) == pytest.approx(math.sqrt(10 / (10_000 * math.sqrt(0.9))) / 2)
-    assert wu.estimand_c(alloc, 10_000, 10, 1e-3, LOSS) == pytest.approx(0.0162334, rel=1e-5)
+    measurement = ReleaseSpec("wu", "zcdp", 0.5, c=1e-3).measure()  # rho1 = 0.45, eps_p = sqrt(0.9)
+    assert wu.estimand_c(measurement, 10_000, 10) == pytest.approx(math.sqrt(10 / (10_000 * math.sqrt(0.9))) / 2)
+    assert wu.estimand_c(measurement, 10_000, 10) == pytest.approx(0.0162334, rel=1e-5)
 
 
 def test_release_trains_at_its_own_c_with_its_own_noise(wu, data):
@@ -124,7 +124,7 @@ def test_bootstrap_targets_theta0_at_its_own_c(data):
         ReleaseSpec(loss=LOSS, method="wu", privacy="zcdp", budget=0.5, n_samples=200),
         n_replicates=8,
     )
-    own_c = methods.get("wu").estimand_c(dpci.allocate(0.5, None, "wu", "zcdp"), 3000, 4, 1e-3, LOSS)
+    own_c = methods.get("wu").estimand_c(ReleaseSpec("wu", "zcdp", 0.5, c=1e-3).measure(), 3000, 4)
     np.testing.assert_allclose(run.theta0, minimise_erm(margin_rows(X[:3000], y[:3000]), LOSS, own_c).theta, atol=1e-8)
 
 
@@ -140,8 +140,7 @@ def test_coverage_of_its_own_estimand_near_nominal(wu, privacy, budget):
     """Known truth: theta_0 is the population minimiser at Wu's c; 400 independent datasets (measured
     0.960 pure, 0.955 zCDP; against theta_0 at the user's c = 1e-3 it would be 0.35 and 0.23)."""
     n, reps = 4000, 400
-    alloc = wu.allocate(budget, None, privacy)
-    theta0 = population_theta0(THETA, wu.estimand_c(alloc, n, 4, 1e-3, LOSS))
+    theta0 = population_theta0(THETA, wu.estimand_c(ReleaseSpec("wu", privacy, budget, c=1e-3).measure(), n, 4))
     rng = np.random.default_rng(2024)
     hits = np.empty((reps, 4), bool)
     for r in range(reps):

@@ -153,7 +153,7 @@ def variability_key(s: Settings, source: str = "data"):
         dataset_key(s),
         repr(spec.loss),
         method.name,
-        method.variability_key(spec.measure().allocation),  # the steps its replicates read
+        method.variability_key(spec.measure()),  # the steps its replicates read
         s.c,
         s.seed,
         replicates(s),

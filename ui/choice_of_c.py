@@ -96,16 +96,16 @@ def _advise(n, d, method, privacy, budget, loss, split, alpha, estimand, rows_ke
             rec = recommend_c(n, d, **facts)
         except ValueError as err:
             return Advice(None, None, None, str(err))
-        if chosen.own_c(_allocation(facts), n, d) is not None:
+        if chosen.own_c(_measurement(facts), n, d) is not None:
             return Advice(rec, None, rec, rec.advice)
         slider_c, at_slider = _on_slider(rec, n, d, facts)
     return Advice(rec, slider_c, at_slider, rec.advice)
 
 
-def _allocation(facts):
-    """The allocation of these public facts: the spec's privacy map (the one the ledger charges)."""
+def _measurement(facts):
+    """The measurement of these public facts: the spec's privacy map (the one the ledger charges)."""
     spec = ReleaseSpec(facts["method"], facts["privacy"], facts["budget"], facts["split"], facts["loss"])
-    return spec.measure().allocation
+    return spec.measure()
 
 
 def _on_slider(rec: Recommendation, n, d, facts) -> tuple[float, Prediction]:
@@ -114,10 +114,10 @@ def _on_slider(rec: Recommendation, n, d, facts) -> tuple[float, Prediction]:
     below = [v for v in C_VALUES if v <= rec.c][-1:]
     above = [v for v in C_VALUES if v >= rec.c][:1]
     best = (math.inf, None, None)
+    measurement = _measurement(facts)
     for c in dict.fromkeys(below + above):
-        method, alloc = registry.get(facts["method"]), _allocation(facts)
         try:
-            if method.advice(alloc, n, c, facts["loss"]) is not None:
+            if measurement.method.advice(measurement.at_c(c), n) is not None:
                 continue
             at = predict(n, d, c, **facts)
         except ValueError:

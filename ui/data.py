@@ -179,7 +179,7 @@ def chosen_method(s: Settings):
 def c_bound(s: Settings, n: int):
     """The bound c must exceed for the settings' method and n (None when any c > 0 works)."""
     measured = s.spec().measure()
-    return measured.method.smallest_c(measured.allocation, n, s.loss)
+    return measured.method.smallest_c(measured, n)
 
 
 def c_problem(s: Settings, n: int):
@@ -189,7 +189,7 @@ def c_problem(s: Settings, n: int):
     measured = s.spec().measure()
     method, alloc = measured.method, measured.allocation
     try:
-        method.coefficient_noise_law(alloc, n, s.c, s.loss)
+        method.coefficient_noise_law(measured, n)
         return None
     except RegularisationTooSmall as err:
         bound, safe = err.smallest_c, err.suggested_c
@@ -214,7 +214,7 @@ def c_caution(s: Settings, n: int):
     """(message, suggested c) when c is valid but the method advises against it (its intervals are
     likely to under-cover: :meth:`dpci.methods.Method.advice`), else None."""
     measured = s.spec().measure()
-    advice = measured.method.advice(measured.allocation, n, s.c, s.loss)
+    advice = measured.method.advice(measured, n)
     if advice is None:
         return None
     suggestion = _slider_c_at_least(advice.suggested_c) if advice.suggested_c is not None else None

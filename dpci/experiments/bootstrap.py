@@ -155,9 +155,9 @@ def _make_population(X, y, spec: ReleaseSpec, private: bool):
     measurement, target_c = None, c
     if private:
         measurement = spec.measure()  # the spec's privacy map (Method.measure)
-        method, alloc = measurement.method, measurement.allocation
-        method.check_settings(alloc, A.shape[0], c, loss)  # refuses an invalid c before any work
-        target_c = method.estimand_c(alloc, A.shape[0], A.shape[1], c, loss)
+        method = measurement.method
+        method.check_settings(measurement, A.shape[0])  # refuses an invalid c before any work
+        target_c = method.estimand_c(measurement, *A.shape)
     theta0 = minimise_erm(A, loss, target_c).theta  # what the intervals should cover
     digest = hashlib.blake2b(row_major_transpose(A).data, digest_size=16)  # hashes A in place, no copy
     digest.update(theta0.tobytes())

@@ -90,7 +90,7 @@ def iter_repeated_releases(
     theta = np.asarray(theta, dtype=float)
     measurement = check_spec(spec, "iter_repeated_releases").measure()
     # the theta_0 its interval targets: at c, or at the c the method picks itself (dpci.methods.Method.estimand_c)
-    target_c = measurement.method.estimand_c(measurement.allocation, n, len(theta), spec.c, spec.loss)
+    target_c = measurement.method.estimand_c(measurement, n, len(theta))
     theta0 = population_theta0(theta, target_c, loss=spec.loss)
     rng = check_random_state(random_state)
     rows: list[dict] = []

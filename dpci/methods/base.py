@@ -130,34 +130,37 @@ class Method:
             privacy, self.name, total, tuple(shares), phi, coef_epsilon, PrivacySpend(privacy, self.name, steps)
         )
 
-    def advice(self, alloc: Allocation, n: int, c: float, loss) -> Advice | None:
-        """A caution a page shows beside valid settings whose intervals are likely to under-cover (the
-        warnings of :meth:`check_settings`), with the smallest c that follows it when there is one; None
-        when there is nothing to say. Method-specific advice lives in the method, not in the app."""
+    def advice(self, measurement: Measurement, n: int) -> Advice | None:
+        """A caution a page shows beside valid settings (``measurement`` on n rows) whose intervals are
+        likely to under-cover (the warnings of :meth:`check_settings`), with the smallest c that follows it
+        when there is one; None when there is nothing to say. Method-specific advice lives in the method,
+        not in the app."""
         from ..exceptions import UnderCoverageWarning, collect_warnings
 
         with collect_warnings() as caught:  # this thread's only: a job's warnings in another stay with it
-            self.check_settings(alloc, n, c, loss)
+            self.check_settings(measurement, n)
         said = [str(w) for w in caught if isinstance(w, UnderCoverageWarning)]
         return Advice(" ".join(said)) if said else None
 
     #: What to try when no c is large enough for this method (said after RegularisationTooSmall's bound).
     remedy: ClassVar[str] = "give the coefficients more budget (a larger total or φ1) or use more rows"
 
-    def variability_key(self, alloc: Allocation) -> tuple:
-        """What this method's bootstrap replicates depend on of the allocation (a cache key): every step's
-        budget by default; a method whose replicates use only some steps says which."""
+    def variability_key(self, measurement: Measurement) -> tuple:
+        """What this method's bootstrap replicates depend on of the measurement's allocation (a cache key):
+        every step's budget by default; a method whose replicates use only some steps says which."""
+        alloc = measurement.allocation
         return (alloc.privacy, tuple(round(p, 12) for p in alloc.phi))
 
-    def estimand_c(self, alloc: Allocation, n: int, d: int, c: float, loss) -> float:
-        """The regularisation of the theta_0 its interval targets, the minimiser of the ridge
-        objective at this c (coverage is measured against it). Default: the c it was given; a
-        method that picks its own regulariser returns that one, one that targets the unregularised
-        theta returns 0."""
-        return c
+    def estimand_c(self, measurement: Measurement, n: int, d: int) -> float:
+        """The regularisation of the theta_0 the interval of ``measurement`` on n rows and d coefficients
+        targets, the minimiser of the ridge objective at this c (coverage is measured against it).
+        Default: the measurement's c; a method that picks its own regulariser returns that one, one that
+        targets the unregularised theta returns 0."""
+        return measurement.c
 
-    def own_c(self, alloc: Allocation, n: int, d: int) -> float | None:
-        """The c this method trains at whatever c it is given (None: the c it is given)."""
+    def own_c(self, measurement: Measurement, n: int, d: int) -> float | None:
+        """The c this method trains at on n rows and d coefficients whatever the measurement's c (None:
+        the measurement's c)."""
         return None
 
     def offset_law(self, measurement: Measurement, hessian, covariance, n: int) -> OffsetLaw:
@@ -177,25 +180,26 @@ class Method:
         each, for the population matrices given (a method that releases none returns these, repeated)."""
         return np.repeat(hessian[None], draws, axis=0), np.repeat(covariance[None], draws, axis=0)
 
-    def hessian_noise(self, alloc: Allocation, n: int, loss) -> NoiseLaw:
-        """The law of the noise on vec of the released Hessian (Algorithm 2), for a method that
-        ``releases_hessian``."""
+    def hessian_noise(self, measurement: Measurement, n: int) -> NoiseLaw:
+        """The law of the noise on vec of the released Hessian (Algorithm 2) of ``measurement`` on n rows,
+        for a method that ``releases_hessian``."""
         raise NotImplementedError(f"{self.label} releases no private Hessian.")
 
-    def smallest_c(self, alloc: Allocation, n: int, loss) -> float | None:
-        """The bound the regularisation c must exceed for this method to run (None: any c > 0)."""
+    def smallest_c(self, measurement: Measurement, n: int) -> float | None:
+        """The bound the regularisation c must exceed for ``measurement`` (at any c) to run on n rows
+        (None: any c > 0)."""
         return None
 
     # --- releasing -----------------------------------------------------------------------------
-    def coefficient_noise_law(self, alloc: Allocation, n: int, c: float, loss) -> NoiseLaw:
-        """The law of the coefficients' noise; raises (e.g. RegularisationTooSmall) when the method
-        cannot run with these settings, before any work."""
+    def coefficient_noise_law(self, measurement: Measurement, n: int) -> NoiseLaw:
+        """The law of the coefficients' noise of ``measurement`` (at its allocation, loss and c) on n rows;
+        raises (e.g. RegularisationTooSmall) when the method cannot run with these settings, before any work."""
         raise NotImplementedError
 
-    def check_settings(self, alloc: Allocation, n: int, c: float, loss) -> None:
-        """Before any work: raise when the method cannot run with these settings, warn
+    def check_settings(self, measurement: Measurement, n: int) -> None:
+        """Before any work: raise when the method cannot run ``measurement`` on n rows, warn
         (UnderCoverageWarning) when it can but its intervals are likely to under-cover."""
-        self.coefficient_noise_law(alloc, n, c, loss)
+        self.coefficient_noise_law(measurement, n)
 
     def release(self, measurement: Measurement, A, rng, closed_form=True) -> PrivateRelease:
         """One release of ``measurement`` (its spec's loss, c, alpha and m, at its allocation) on the
@@ -312,7 +316,7 @@ class Measurement:
     def check(self, n: int) -> NoiseLaw:
         """Raise before any charge or work when the method cannot run on n rows with these settings
         (e.g. RegularisationTooSmall); returns the coefficients' noise law."""
-        return self.method.coefficient_noise_law(self.allocation, n, self.c, self.loss)
+        return self.method.coefficient_noise_law(self, n)
 
     def run(self, A, rng, closed_form: bool = True) -> PrivateRelease:
         """The release on margin rows A = y x, drawing its noise from ``rng`` (only after the ledger

@@ -213,34 +213,35 @@ class ChadhaBootstrap(Method):
     how_it_trains = "fits with a noisy objective, then bootstraps little subsets and releases each width's median"
     remedy = "use more rows or a larger budget (each subset needs 20 d rows)"
 
-    def estimand_c(self, alloc, n, d, c, loss) -> float:
+    def estimand_c(self, measurement, n, d) -> float:
         return 0.0
 
-    def own_c(self, alloc, n, d):
-        return estimate_c(coefficient_epsilons(alloc, d)[0], n, LogisticLoss().t)
+    def own_c(self, measurement, n, d):
+        return estimate_c(coefficient_epsilons(measurement.allocation, d)[0], n, LogisticLoss().t)
 
-    def variability_key(self, alloc):
+    def variability_key(self, measurement):
+        alloc = measurement.allocation
         return (alloc.privacy, round(alloc.phi[0], 12))  # a replicate's coefficients use phi1 only
 
-    def check_settings(self, alloc, n, c, loss) -> None:
-        if getattr(loss, "name", None) != "logistic":
+    def check_settings(self, measurement, n) -> None:
+        if getattr(measurement.loss, "name", None) != "logistic":
             raise ValueError(
                 "Chadha et al.'s bootstrap fits logistic regression only here (its width floor is the logistic "
                 "model's). Choose objective or output perturbation for another model."
             )
 
-    def coefficient_noise_law(self, alloc, n, c, loss) -> NoiseLaw:
-        """The estimate's noise (objective perturbation at its own c; ``c`` is not used)."""
-        self.check_settings(alloc, n, c, loss)
-        eps1 = coefficient_epsilons(alloc, 1)[0]
-        return objective_noise_law(eps1, n, estimate_c(eps1, n, loss.t), loss.t)
+    def coefficient_noise_law(self, measurement, n) -> NoiseLaw:
+        """The estimate's noise (objective perturbation at its own c; the measurement's c is not used)."""
+        self.check_settings(measurement, n)
+        eps1, t = coefficient_epsilons(measurement.allocation, 1)[0], measurement.loss.t
+        return objective_noise_law(eps1, n, estimate_c(eps1, n, t), t)
 
     def release(self, measurement, A, rng, closed_form=True) -> PrivateRelease:
         """theta~ by step 1, T by step 2; the spec's c, m and ``closed_form`` are not used. Another alpha
         rescales T by the normal quantiles' ratio (``normal_cov``: (T / z)^2), an approximation."""
-        loss, c, alloc, alpha = measurement.loss, measurement.c, measurement.allocation, measurement.alpha
+        loss, alloc, alpha = measurement.loss, measurement.allocation, measurement.alpha
         n, d = A.shape
-        law = self.coefficient_noise_law(alloc, n, c, loss)
+        law = self.coefficient_noise_law(measurement, n)
         eps1, eps_j = coefficient_epsilons(alloc, d)
         said = thin_caveats(n, d, eps_j)
         own = estimate_c(eps1, n, loss.t)
@@ -251,9 +252,9 @@ class ChadhaBootstrap(Method):
         return PrivateRelease(theta, None, None, conf, alpha, n, own, alloc, law, None, cov, caveats=said)
 
     def replicate_coefficients(self, measurement, A, weights, rngs, start, block) -> np.ndarray:
-        loss, c, alloc = measurement.loss, measurement.c, measurement.allocation
+        loss, alloc = measurement.loss, measurement.allocation
         n, d = A.shape
-        law = self.coefficient_noise_law(alloc, n, c, loss)
+        law = self.coefficient_noise_law(measurement, n)
         noise = np.array([law.sample(rng, d) for rng in rngs])
         own = estimate_c(coefficient_epsilons(alloc, d)[0], n, loss.t)
         return solve_replicates(A, loss, own, weights, noise, start, block)

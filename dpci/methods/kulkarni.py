@@ -447,23 +447,23 @@ class KulkarniBayesian(Method):
         """The tight epsilon at ``delta`` of the whole release (analytic Gaussian mechanism)."""
         return gaussian_epsilon(alloc.spend.rho, delta)
 
-    def estimand_c(self, alloc, n, d, c, loss) -> float:
+    def estimand_c(self, measurement, n, d) -> float:
         return 0.0  # the unregularised theta (the prior's ridge equivalent, 1/(2 n PRIOR_SD^2), is negligible)
 
     # --- releasing ---
-    def check_settings(self, alloc, n, c, loss) -> None:
-        if getattr(loss, "name", None) != "logistic":
+    def check_settings(self, measurement, n) -> None:
+        if getattr(measurement.loss, "name", None) != "logistic":
             raise ValueError(
                 f"{self.label[:1].upper() + self.label[1:]} fits logistic regression only (its statistics and "
                 "posterior are those of logistic regression, Section 3.2). Choose objective or output "
                 "perturbation for another model."
             )
-        self.check_notion(alloc.privacy)
+        self.check_notion(measurement.allocation.privacy)
 
-    def coefficient_noise_law(self, alloc, n, c, loss) -> NoiseLaw:
+    def coefficient_noise_law(self, measurement, n) -> NoiseLaw:
         """The law of the noise on the linear statistic sum y x, from which theta is inferred."""
-        self.check_settings(alloc, n, c, loss)
-        return NoiseLaw("gaussian", noise_scales(alloc)[0])
+        self.check_settings(measurement, n)
+        return NoiseLaw("gaussian", noise_scales(measurement.allocation)[0])
 
     def posterior(self, A, alloc, rng, n_draws, weights=None):
         """The noisy statistics of A (with row multiplicities ``weights``) and the posterior drawn from them."""
@@ -482,7 +482,7 @@ class KulkarniBayesian(Method):
         """One release: the noisy statistics, then the posterior mean and the equal-tailed interval.
         The spec's c is not used (the prior regularises; see estimand_c); ``closed_form`` has no effect."""
         n, m, alloc = A.shape[0], measurement, measurement.allocation
-        law = self.coefficient_noise_law(alloc, n, m.c, m.loss)
+        law = self.coefficient_noise_law(m, n)
         mean, draws, _, said = self.posterior(A, alloc, rng, int(m.n_samples))
         offsets = draws - mean
         conf = quantile_interval(mean, offsets, m.alpha)
@@ -494,7 +494,7 @@ class KulkarniBayesian(Method):
         sampler drawing from ``rngs[b]``; each replicate's posterior draws are kept (a small LRU cache)
         for :meth:`replicate_interval` of the same replicate."""
         alloc = measurement.allocation
-        self.check_settings(alloc, A.shape[0], measurement.c, measurement.loss)
+        self.check_settings(measurement, A.shape[0])
         theta = np.empty((len(weights), A.shape[1]))
         for b, (w, rng) in enumerate(zip(weights, rngs)):
             mean, draws, _, _ = self.posterior(A, alloc, rng, REPLICATE_DRAWS, w)

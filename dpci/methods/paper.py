@@ -61,12 +61,14 @@ class PaperMethod(Method):
 
     releases_hessian = True
 
-    def hessian_noise(self, alloc, n, loss):
+    def hessian_noise(self, measurement, n):
         """Algorithm 2's noise on the Hessian: phi2 and Lemma 3's (or 5's) sensitivity, as :func:`private_matrices`."""
-        return matrix_noise_law(loss.hessian_sensitivity(n), alloc.phi[1], alloc.privacy)
+        alloc = measurement.allocation
+        return matrix_noise_law(measurement.loss.hessian_sensitivity(n), alloc.phi[1], alloc.privacy)
 
-    def variability_key(self, alloc):
+    def variability_key(self, measurement):
         """A replicate's coefficients use the coefficients' budget only (phi1; Section 7.2)."""
+        alloc = measurement.allocation
         return (alloc.privacy, round(alloc.phi[0], 12))
 
     def perturb(self, measurement, A, rng):
@@ -80,7 +82,7 @@ class PaperMethod(Method):
         raise NotImplementedError
 
     def release(self, measurement, A, rng, closed_form=True) -> PrivateRelease:
-        self.check_settings(measurement.allocation, A.shape[0], measurement.c, measurement.loss)
+        self.check_settings(measurement, A.shape[0])
         fit = self.perturb(measurement, A, rng)
         return self.interval_at(measurement, A, fit.theta, fit.noise_law, rng, closed_form=closed_form)
 
@@ -111,8 +113,7 @@ class PaperMethod(Method):
         h_inv = np.linalg.inv(hessian)  # also a stack of matrices, (draws, d, d): then each row a draw
         sampling = np.sqrt(np.clip(np.einsum("...ij,...jk,...ik->...i", h_inv, covariance, h_inv) / n, 0.0, None))
         weight = np.linalg.norm(self.noise_transform(hessian, n), axis=-1)
-        m = measurement
-        return OffsetLaw(sampling, weight, self.coefficient_noise_law(m.allocation, n, m.c, m.loss))
+        return OffsetLaw(sampling, weight, self.coefficient_noise_law(measurement, n))
 
     def interval_matrices(self, measurement, hessian, covariance, theta, n, rng, draws):
         """Algorithm 2 applied ``draws`` times to the given matrices, as :func:`private_matrices` does."""
@@ -124,7 +125,7 @@ class PaperMethod(Method):
 
     def replicate_noise(self, measurement, A, rngs):
         """Each replicate's coefficient noise, drawn from its own stream after its weights."""
-        law = self.coefficient_noise_law(measurement.allocation, A.shape[0], measurement.c, measurement.loss)
+        law = self.coefficient_noise_law(measurement, A.shape[0])
         return np.array([law.sample(rng, A.shape[1]) for rng in rngs])
 
 
@@ -141,25 +142,28 @@ class ObjectivePerturbation(PaperMethod):
     description = "Noise added to the training objective (Algorithm 1); interval by Monte Carlo (Algorithm 3)."
     how_it_trains = "adds β·θ/n to the training objective and takes its exact minimiser"
 
-    def smallest_c(self, alloc, n, loss):
-        return smallest_valid_c(alloc.coef_epsilon, n, loss.t)
+    def smallest_c(self, measurement, n):
+        return smallest_valid_c(measurement.allocation.coef_epsilon, n, measurement.loss.t)
 
-    def coefficient_noise_law(self, alloc, n, c, loss):
-        return objective_noise_law(alloc.coef_epsilon, n, c, loss.t)
+    def coefficient_noise_law(self, measurement, n):
+        m = measurement
+        return objective_noise_law(m.allocation.coef_epsilon, n, m.c, m.loss.t)
 
     remedy = "give the coefficients more budget (a larger total or φ1), use more rows, or switch to output perturbation"
 
-    def check_settings(self, alloc, n, c, loss):
-        warn_if_near_bound(alloc.coef_epsilon, n, c, loss.t)  # raises RegularisationTooSmall below the bound
+    def check_settings(self, measurement, n):
+        m = measurement
+        warn_if_near_bound(m.allocation.coef_epsilon, n, m.c, m.loss.t)  # raises RegularisationTooSmall below the bound
 
-    def advice(self, alloc, n, c, loss):
-        if objective_epsilon_prime(alloc.coef_epsilon, n, c, loss.t) >= EPSILON_PRIME_SHARE * alloc.coef_epsilon:
+    def advice(self, measurement, n):
+        eps1, c, t = measurement.allocation.coef_epsilon, measurement.c, measurement.loss.t
+        if objective_epsilon_prime(eps1, n, c, t) >= EPSILON_PRIME_SHARE * eps1:
             return None
         return Advice(
             f"Intervals may under-cover: with c = {c:g}, objective perturbation keeps little of its budget for "
             "the coefficients (ε′ < ε₁/2), and its intervals then contain the truth less often than their level "
             "says (measured: 0.80 instead of 0.95 at n = 150, c = 1e-3, ε = 1).",
-            safe_c(alloc.coef_epsilon, n, loss.t),
+            safe_c(eps1, n, t),
         )
 
     def perturb(self, measurement, A, rng):
@@ -190,8 +194,9 @@ class OutputPerturbation(PaperMethod):
     description = "Noise added to the trained coefficients (Algorithm 4); interval by Algorithm 5."
     how_it_trains = "trains normally and adds the noise to the result"
 
-    def coefficient_noise_law(self, alloc, n, c, loss):
-        return output_noise_law(n, c, alloc.phi[0], alloc.privacy)
+    def coefficient_noise_law(self, measurement, n):
+        alloc = measurement.allocation
+        return output_noise_law(n, measurement.c, alloc.phi[0], alloc.privacy)
 
     def perturb(self, measurement, A, rng):
         m, alloc = measurement, measurement.allocation

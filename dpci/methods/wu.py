@@ -88,21 +88,21 @@ class WuOutputPerturbation(OutputPerturbation):
         """The c it trains at: Section 4.2's data-independent choice at the coefficients' epsilon."""
         return wu_c(n, d, wu_epsilon(alloc))
 
-    def estimand_c(self, alloc, n, d, c, loss):
-        return self.training_c(alloc, n, d)
+    def estimand_c(self, measurement, n, d):
+        return self.training_c(measurement.allocation, n, d)
 
-    def own_c(self, alloc, n, d):
-        return self.training_c(alloc, n, d)
+    def own_c(self, measurement, n, d):
+        return self.training_c(measurement.allocation, n, d)
 
-    def coefficient_noise_law(self, alloc, n, c, loss):
-        """The noise law when training at ``c`` (callers outside pass their c only to check settings,
-        which never fail here; the methods below pass the c it trains at)."""
-        return wu_noise_law(n, c, alloc.phi[0], alloc.privacy)
+    def coefficient_noise_law(self, measurement, n):
+        """The noise law when training at the measurement's c (callers outside pass theirs only to check
+        settings, which never fail here; the methods below pass one at the c it trains at)."""
+        alloc = measurement.allocation
+        return wu_noise_law(n, measurement.c, alloc.phi[0], alloc.privacy)
 
     def perturb(self, measurement, A, rng):
-        loss, c = measurement.loss, measurement.c
-        result = minimise_erm(A, loss, c)
-        law = self.coefficient_noise_law(measurement.allocation, A.shape[0], c, loss)
+        result = minimise_erm(A, measurement.loss, measurement.c)
+        law = self.coefficient_noise_law(measurement, A.shape[0])
         beta = law.sample(rng, A.shape[1])
         return PerturbedFit(result.theta + beta, law, None, result.n_iter, beta)
 
@@ -124,7 +124,7 @@ class WuOutputPerturbation(OutputPerturbation):
 
     def replicate_interval(self, measurement, A, theta, law, rng, weights):
         own = self.own_measurement(measurement, A)
-        law = self.coefficient_noise_law(own.allocation, A.shape[0], own.c, own.loss)
+        law = self.coefficient_noise_law(own, A.shape[0])
         return super().replicate_interval(own, A, theta, law, rng, weights)
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..intervals import check_alpha
 from ..losses import coerce_loss
+from ..spec import ReleaseSpec
 from .reference import min_curvature, positive
 
 #: The share of alpha the curvature bound may fail with (split evenly between the Hessian's privacy noise
@@ -168,9 +169,18 @@ def bias_bound(release, theta_bound, loss="logistic", alpha=None, *, method=None
     if min_curvature(loss, B) <= 0.0:
         return BiasBound(B, 0.0, B, 0.0)
     delta = BOUND_SHARE * alpha
-    noise = method.hessian_noise(release.allocation, release.n, loss)
+    noise = method.hessian_noise(_measurement(release, method, loss), release.n)
     mu = curvature_bound(release.hessian, release.c, release.n, noise, loss, B, delta)
     return BiasBound(bias_from_curvature(release.c, B, mu), mu, B, delta)
+
+
+def _measurement(release, method, loss):
+    """The measurement ``release`` was made by (its allocation, loss, c and alpha), for ``method``."""
+    alloc = release.allocation
+    spec = ReleaseSpec(alloc.mechanism, alloc.privacy, alloc.budget, alloc.shares, loss, release.c, release.alpha)
+    from ..methods import Measurement
+
+    return Measurement(spec, method, alloc)
 
 
 def theta_refusal(method, theta_bound) -> str | None:

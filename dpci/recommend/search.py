@@ -127,11 +127,12 @@ class _Problem:
 
     def valid(self, c: float) -> bool:
         """Whether the method runs at c without its caution (objective perturbation keeps eps' >= eps1/2)."""
+        at_c = self.measurement.at_c(c)
         try:
-            self.method.coefficient_noise_law(self.alloc, self.n, c, self.loss)
+            self.method.coefficient_noise_law(at_c, self.n)
         except RegularisationTooSmall:
             return False
-        return self.method.advice(self.alloc, self.n, c, self.loss) is None
+        return self.method.advice(at_c, self.n) is None
 
     def predict(self, c: float, start=None) -> tuple[Prediction, np.ndarray]:
         """The prediction at c (and theta_0(c) of the reference, a warm start for the next c). The interval's
@@ -217,7 +218,7 @@ def predict(n, d, c, **facts) -> Prediction:
     the method cannot run at c."""
     problem = _problem(n, d, **facts)
     c = positive("c", c)
-    problem.method.coefficient_noise_law(problem.alloc, problem.n, c, problem.loss)  # raises below the bound
+    problem.method.coefficient_noise_law(problem.measurement.at_c(c), problem.n)  # raises below the bound
     return problem.predict(c)[0]
 
 
@@ -297,7 +298,7 @@ def recommend_c(
     """
     facts = dict(method=method, privacy=privacy, budget=budget, loss=loss, split=split, alpha=alpha)
     problem = _problem(n, d, **facts, estimand=estimand, theta_bound=theta_bound, guess=guess, stand_in=stand_in)
-    own = problem.method.own_c(problem.alloc, problem.n, d)
+    own = problem.method.own_c(problem.measurement, problem.n, d)
     if own is not None:
         best = problem.predict(own)[0]
         note = f"{problem.method.label} picks its own c (c = {own:.3g}); the c you give is not used."
