@@ -20,7 +20,6 @@ import ui.shared
 import ui.sidebar
 import ui.state
 import ui.upload
-from dpci.presentation.tables import escape_markdown
 
 ui.shared.open_link()  # a release=<id> in the address: that stored release, its settings the session's
 first_paint = ui.state.first_paint() and ui.shared.SHARED not in st.session_state
@@ -53,13 +52,7 @@ else:
         shown = ui.explorer.release(settings, X, y, names, truth, halt)
 ui.shared.mark_address(None if shown.preview else shown.release)
 if shared is not None:
-    st.info(
-        f"**A shared release.** Release `{shared.id[:8]}…`, opened from its link: its stored numbers, the same "
-        "in any browser; nothing was drawn or charged. Moving a setting its noise depends on leaves it for a "
-        "new release."
-    )
-    words = ui.shared.guarantee(shared)  # from the release's own record, as Present says it
-    (st.error if words.startswith("Not private") else st.caption)(escape_markdown(words))
+    ui.shared.say_shared(shared)
 ui.sidebar.draw_odometer(settings)  # the sidebar's ledger, now that an upload (if any) has been read
 if practice is not None:
     ui.release_panel.practice_notice(settings, practice)  # with the mark of the release now shown

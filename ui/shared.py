@@ -126,6 +126,17 @@ def guarantee(found) -> str:
     return f"Guarantee: {s.notion.say(s.budget)} ({s.notion.words})."
 
 
+def say_shared(found) -> None:
+    """Say that the page shows a release opened from its link, and its guarantee as its record states it."""
+    st.info(
+        f"**A shared release.** Release `{found.id[:8]}…`, opened from its link: its stored numbers, the same "
+        "in any browser; nothing was drawn or charged. Moving a setting its noise depends on leaves it for a "
+        "new release."
+    )
+    words = guarantee(found)
+    (st.error if words.startswith("Not private") else st.caption)(escape_markdown(words))
+
+
 def caption(release_id: str | None, teaching: bool) -> str:
     """Which link shares what, said where the page says how to share."""
     settings_link = (
