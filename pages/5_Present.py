@@ -10,6 +10,7 @@ import ui.choice_of_c
 import ui.data
 import ui.layout
 import ui.privacy
+import ui.shared
 import ui.sidebar
 import ui.state
 import ui.upload
@@ -24,7 +25,8 @@ from ui.settings import settings_from_spec
 st.set_page_config(page_title="dpci: present", page_icon="🔒", layout="wide")
 current = ui.sidebar.sidebar(show_vi=False)
 asked = st.query_params.get("release")  # a link to a stored release: exactly its numbers, never new noise
-release_id = asked or ui.privacy.chosen(current)
+shared = ui.shared.active(current)  # a release opened from the Explorer's link, while its settings stay
+release_id = asked or (shared.id if shared is not None else None) or ui.privacy.chosen(current)
 stored = ui.privacy.ledger().release(release_id) if release_id else None
 if asked and stored is None:
     st.title("Present a release")

@@ -14,6 +14,7 @@ import ui.data
 import ui.layout
 import ui.privacy
 import ui.release_panel
+import ui.shared
 import ui.sidebar
 import ui.state
 from dpci.presentation.figures import forest_plot
@@ -131,6 +132,18 @@ def release(s: Settings, X, y, names, truth, halt) -> Shown:
     raise AssertionError("halt() stops the run")
 
 
+def shared(s: Settings, found, data=None) -> Shown:
+    """The release opened from the address (ui.shared): its stored numbers, nothing drawn or charged;
+    beside it the non-private fit only when ``data`` (X, y, names, truth) is the public practice data."""
+    release = ui.shared.intervals(found)
+    if data is None:
+        d = len(release.theta)
+        names = found.payload.get("feature_names") or [f"x{j + 1}" for j in range(d)]
+        return Shown(None, None, names, None, release, None, False)
+    X, y, names, truth = data
+    return Shown(X, y, names, truth, release, ui.data.cached_nonprivate(ui.data.dataset_key(s), s), False)
+
+
 def _chart(s: Settings, shown: Shown, table, stale: bool):
     title = (
         f"{100 * s.level:g}% intervals for {ui.choice_of_c.estimand_symbol(s)}: "
@@ -191,8 +204,29 @@ def _numbers(table) -> None:
         numbers.dataframe(shown, width="stretch")  # rounded as the CSV and the report are
 
 
+def _draw(s: Settings, shown: Shown, vi, stale: bool):
+    """The chart of the release (with the comparisons given), its caption and its warnings; returns the table."""
+    bias = ui.choice_of_c.estimand_bias(s, shown.release)
+    table = interval_table(shown.names, shown.release, shown.nonprivate, vi, shown.truth, s.alpha, bias=bias)
+    chart = st.session_state[LAST_FOREST] = _chart(s, shown, table, stale)
+    st.plotly_chart(chart, width="stretch", key="forest", config={"displaylogo": False})
+    st.caption(ui.choice_of_c.estimand_caption(s, bias))
+    for caveat in getattr(shown.release, "caveats", ()):  # the method's own word on this release's coverage
+        st.warning(escape_markdown(caveat))
+    if wide := release_too_wide(table):
+        st.warning(wide)
+    return table
+
+
 def results(s: Settings, shown: Shown, first_paint: bool) -> None:
     """The chart, its caption and the bootstrap's progress, in a fragment that ticks while it runs."""
+    if shown.X is None:  # a shared release of real data: its stored numbers only, no data to compare with
+        _numbers(_draw(s, shown, None, False))
+        st.caption(
+            "The non-private and variability intervals need the data, which a shared link never reads: "
+            "these are the release's private intervals only."
+        )
+        return
     run, run_settings = st.session_state[RUN], ui.state.current_settings()
     previous = ui.background.existing_variability_job(s, shown.source)
 
@@ -206,15 +240,7 @@ def results(s: Settings, shown: Shown, first_paint: bool) -> None:
         ui.state.controls_follow()  # after a first paint, the tick that started the job brings the whole page
         state = ui.background.tick_state(job)
         vi, stale = ui.background.variability_or_last(state, s.alpha, shown.names)
-        bias = ui.choice_of_c.estimand_bias(s, shown.release)
-        table = interval_table(shown.names, shown.release, shown.nonprivate, vi, shown.truth, s.alpha, bias=bias)
-        chart = st.session_state[LAST_FOREST] = _chart(s, shown, table, stale)
-        st.plotly_chart(chart, width="stretch", key="forest", config={"displaylogo": False})
-        st.caption(ui.choice_of_c.estimand_caption(s, bias))
-        for caveat in getattr(shown.release, "caveats", ()):  # the method's own word on this release's coverage
-            st.warning(escape_markdown(caveat))
-        if wide := release_too_wide(table):
-            st.warning(wide)
+        table = _draw(s, shown, vi, stale)
         _progress(job, state, table)
         _numbers(table)
         if job.done and st.session_state.get("_vi_done_drawn") != job.key:
@@ -250,8 +276,8 @@ def spend_metrics(s: Settings, shown: Shown) -> None:
             )
         else:
             cols[1].metric("As (ε, δ)-DP", f"({spend.epsilon:.3g}, 0)", help="Pure ε-DP is (ε, δ)-DP with δ = 0.")
-    cols[2].metric("Rows n", f"{len(shown.X):,}")
-    cols[3].metric("Coefficients", f"{shown.X.shape[1]}", help="d features plus the constant.")
+    cols[2].metric("Rows n", f"{shown.release.n:,}")
+    cols[3].metric("Coefficients", f"{len(shown.release.theta)}", help="d features plus the constant.")
 
 
 def c_notes(s: Settings, shown: Shown) -> None:
@@ -262,10 +288,10 @@ def c_notes(s: Settings, shown: Shown) -> None:
             f"{method.label[:1].upper() + method.label[1:]} chooses its own regularisation, c = "
             f"{shown.release.c:.3g}, and its interval targets θ₀ at that c: the sidebar's c is not used."
         )
-    bound = ui.data.c_bound(s, len(shown.X))
+    bound = ui.data.c_bound(s, shown.release.n)
     if bound is not None:
         st.caption(
-            f"Objective perturbation needs c > {bound:.3g} here (Algorithm 1, for n = {len(shown.X):,} and this "
+            f"Objective perturbation needs c > {bound:.3g} here (Algorithm 1, for n = {shown.release.n:,} and this "
             f"budget); c = {fmt_c(s.c)} is valid."
         )
 
