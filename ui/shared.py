@@ -37,6 +37,12 @@ def identity(s: Settings) -> tuple:
     return (s.dataset, s.d, s.n, s.scaling, s.spec().noise_key)
 
 
+def explorer_record(spec) -> bool:
+    """Whether a release record was made on the Explorer: it keeps the app's settings (``app`` beside the
+    release spec, or ``app_settings`` in a record written before that layout)."""
+    return isinstance(spec, dict) and ("app" in spec or "app_settings" in spec)
+
+
 def open_link() -> None:
     """Once per address: a ``release=`` id in it makes that stored release the one shown, its settings
     the session's. An id that is malformed, unknown or not an Explorer release is said, and the
@@ -52,7 +58,7 @@ def open_link() -> None:
         reason = f"The address names a release, `{said}`, that is not a release id"
     elif found is None:
         reason = f"There is no release `{said}` on this server (the link may be mistyped, or from another server)"
-    elif "app_settings" not in (found.spec or {}):
+    elif not explorer_record(found.spec):
         reason = f"Release `{said}` was not made on the Explorer: the *Present* page shows it"
     else:
         try:
@@ -103,7 +109,7 @@ def intervals(found) -> StoredIntervals:
 def public_data(found) -> bool:
     """Whether the shared release's data may be read for its comparisons: practice data by the server's
     own record of the dataset, and a shipped file by the release's settings."""
-    dataset = (found.spec.get("app_settings") or {}).get("dataset")
+    dataset = (found.spec.get("app") or found.spec.get("app_settings") or {}).get("dataset")
     return dataset in privacy.SHIPPED and privacy.ledger().status(found.dataset).demo
 
 
