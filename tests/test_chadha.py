@@ -27,9 +27,11 @@ from dpci.methods.chadha import (
 @pytest.fixture(autouse=True, scope="module")
 def registered():
     """The method is opt-in (not offered by default): registered for this module's tests only."""
-    method = methods.register(ChadhaBootstrap())
+    before = "chadha" in methods.available()  # another module of the same process may have registered it
+    method = methods.register(ChadhaBootstrap(), replace=True)
     yield method
-    methods.unregister(method.name)
+    if not before:
+        methods.unregister(method.name)
 
 
 LOSS = dpci.LogisticLoss()
