@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import secrets
 import time
 from collections.abc import Mapping
 
@@ -21,28 +20,13 @@ import sqlalchemy as sa
 
 from ..accounting import PrivacySpend
 from . import config
-from .answers import Admission, Practice, Preview, Status, StoredRelease, refusal
+from .answers import Admission, Practice, Preview, Status, refusal
 from .filter import Budget, BudgetExceeded, NotCovered, admits, check_group_size, curator_refusals
-from .schema import charges, datasets, make_engine, migrate, releases, run_once
+from .schema import charges, datasets, make_engine, migrate, releases
+from .stored import StoredReleases, to_json
 
 
-def _json(value) -> str:
-    return json.dumps(value, sort_keys=True, default=_default)
-
-
-def _default(value):
-    import numpy as np
-
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (np.floating, np.integer)):
-        return value.item()
-    if isinstance(value, (tuple, set, frozenset)):
-        return list(value)
-    return repr(value)
-
-
-class Ledger:
+class Ledger(StoredReleases):
     """The privacy ledger of one database (module docstring).
 
     ``with ledger:`` makes it the ledger library functions report to: every private release inside
@@ -389,74 +373,6 @@ class Ledger:
                 conn, key, False, 0.0, None, what, spec, session, math.fsum(self._charges(conn, key)), budget
             )
 
-    def store_release(
-        self, admission: Admission | None, key: str, identity: str, spec: Mapping, payload: Mapping, session: str = ""
-    ) -> str:
-        """Keep a release's public outputs under a new unguessable id (and link its charge to it)."""
-        release_id = secrets.token_urlsafe(16)
-        with self.engine.begin() as conn:
-            conn.execute(
-                sa.insert(releases).values(
-                    id=release_id,
-                    dataset=key,
-                    identity=identity,
-                    charge_id=admission.id if admission else None,
-                    spec=_json(dict(spec)),
-                    payload=_json(dict(payload)),
-                    session=session,
-                    created=time.time(),
-                )
-            )
-            if admission is not None:
-                conn.execute(sa.update(charges).where(charges.c.id == admission.id).values(release=release_id))
-        return release_id
-
-    def release(self, release_id: str) -> StoredRelease | None:
-        """The stored release with this id, or None."""
-        with self.engine.connect() as conn:
-            row = conn.execute(sa.select(releases).where(releases.c.id == str(release_id))).mappings().first()
-            charge = None
-            if row is not None and row["charge_id"] is not None:
-                c = conn.execute(sa.select(charges).where(charges.c.id == row["charge_id"])).mappings().first()
-                charge = dict(c) if c is not None else None
-        return _stored(row, charge) if row is not None else None
-
-    def find_release(self, key: str, identity: str, session: str | None = None) -> StoredRelease | None:
-        """The newest stored release of the dataset with this identity (from ``session`` if given)."""
-        query = sa.select(releases.c.id).where(releases.c.dataset == key, releases.c.identity == identity)
-        if session is not None:
-            query = query.where(releases.c.session == session)
-        with self.engine.connect() as conn:
-            found = conn.execute(query.order_by(releases.c.created.desc()).limit(1)).first()
-        return self.release(found[0]) if found else None
-
-    def rename_releases(self, name: str, rename) -> int | None:
-        """Once per database (:func:`dpci.ledger.schema.run_once`, recorded as ``name``): give each stored
-        release the identity ``rename(stored)`` returns for it (None: keep its own). For a rule of naming
-        that lives above the ledger (the app's). Returns how many were renamed, or None when the step had
-        run already (by this or any other process)."""
-        renamed = 0
-
-        def step(conn) -> None:
-            nonlocal renamed
-            for row in conn.execute(sa.select(releases)).mappings().all():
-                new = rename(_stored(row, None))
-                if new is not None and new != row["identity"]:
-                    conn.execute(sa.update(releases).where(releases.c.id == row["id"]).values(identity=new))
-                    renamed += 1
-
-        return renamed if run_once(self.engine, name, step) else None
-
-    def releases_of(self, key: str) -> list[StoredRelease]:
-        with self.engine.connect() as conn:
-            ids = [
-                r[0]
-                for r in conn.execute(
-                    sa.select(releases.c.id).where(releases.c.dataset == key).order_by(releases.c.created)
-                )
-            ]
-        return [r for r in map(self.release, ids) if r is not None]
-
     # --- internals --------------------------------------------------------------------------------
     def _row(self, conn, key):
         row = conn.execute(sa.select(datasets).where(datasets.c.key == key)).first()
@@ -487,25 +403,13 @@ class Ledger:
                 epsilon=None if spend is None else spend.epsilon,
                 rho=None if spend is None else spend.rho,
                 what=what,
-                spec=_json(dict(spec or {})),
+                spec=to_json(dict(spec or {})),
                 session=session,
                 spent_before=before,
                 created=time.time(),
             )
         )
         return Admission(int(done.inserted_primary_key[0]), key, private, charge, before, budget)
-
-
-def _stored(row, charge) -> StoredRelease:
-    return StoredRelease(
-        id=row["id"],
-        dataset=row["dataset"],
-        identity=row["identity"],
-        spec=json.loads(row["spec"]),
-        payload=json.loads(row["payload"]),
-        created=row["created"],
-        charge=charge,
-    )
 
 
 def _budget(budget) -> Budget | None:
