@@ -43,7 +43,7 @@ try:
 except ValueError as err:
     ui.data.explain_error(err)
     st.stop()
-symbol, budget = settings.notion.symbol, settings.budget
+symbol, budget = settings.notion.symbol, settings.spec.budget
 c1, c2, c3 = st.columns([2, 1, 1])
 chosen = ui.state.kept_widget(c1.multiselect, "Coefficients the target is for", names, "af_coefs", default=names[:1])
 target = ui.state.kept_widget(
@@ -70,7 +70,14 @@ strategies = ui.state.kept_widget(
 )
 try:  # output perturbation's search, its most as the budget
     search_spec = ReleaseSpec(
-        "output", settings.priv, most, settings.split, settings.loss, settings.c, settings.alpha, 2_000
+        "output",
+        settings.spec.privacy,
+        most,
+        settings.spec.split,
+        settings.spec.loss,
+        settings.spec.c,
+        settings.spec.alpha,
+        2_000,
     )
 except ValueError as err:
     st.error(str(err))
@@ -115,7 +122,7 @@ def searches():
                     search_spec,
                     target,
                     coefs,
-                    random_state=None if fresh else settings.seed + i,
+                    random_state=None if fresh else settings.data.seed + i,
                     strategy=strategy,
                 )
             )
@@ -150,7 +157,7 @@ def results():
     )
     rows = []
     for result in done:
-        approx = result.approx_dp(settings.delta)
+        approx = result.approx_dp(settings.view.delta)
         rows.append(
             {
                 "strategy": result.strategy.replace("_", " "),
