@@ -6,7 +6,6 @@ import ui.background
 import ui.data
 import ui.sidebar
 import ui.state
-from dpci import ReleaseSpec
 from dpci.experiments.sweeps import iter_split_sweep, recommend_split
 from dpci.presentation.figures import coverage_length_plot
 from ui import tuning
@@ -62,16 +61,7 @@ job = ui.background.sweep_job(
     lambda: iter_split_sweep(
         X,
         y,
-        ReleaseSpec(
-            settings.spec.method,
-            settings.spec.privacy,
-            settings.spec.budget,
-            None,
-            settings.spec.loss,
-            settings.spec.c,
-            settings.spec.alpha,
-            m,
-        ),
+        settings.spec.replace(split=None, n_samples=m, seed=None),  # the split is what varies
         vary=which,
         phi1=settings.spec.split[0] if which == "phi2" else None,
         feature_names=names,

@@ -10,7 +10,6 @@ import time
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
-from dpci import ReleaseSpec
 from dpci import methods as registry
 from dpci.experiments import bootstrap
 from dpci.experiments.bootstrap import iter_variability
@@ -194,7 +193,7 @@ def variability_job(s: AppState, X, y, source: str = "data"):
         privacy.note_not_private(
             s, f"variability:{key!r}", "variability intervals (a bootstrap on the data, not private)"
         )
-    spec = ReleaseSpec(s.spec.method, s.spec.privacy, s.spec.budget, s.spec.split, s.spec.loss, s.spec.c, s.spec.alpha)
+    spec = s.spec.replace(n_samples=10_000, seed=None)  # the bootstrap draws its own randomness
     kwargs = dict(n_replicates=replicates(s), random_state=s.data.seed, precision=VI_PRECISION)
     return slot.ensure(
         key, cluster.scheduled(lambda: iter_variability(X, y, spec, n_jobs=VI_JOBS, low_priority=True, **kwargs))
