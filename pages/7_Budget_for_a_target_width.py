@@ -12,7 +12,7 @@ import ui.privacy
 import ui.sidebar
 import ui.state
 from dpci import ReleaseSpec
-from dpci.accuracy_first import STRATEGIES, accuracy_first, search_charge
+from dpci.accuracy_first import STRATEGIES, accuracy_first, search_charge, searchable_methods
 from dpci.accuracy_first.baselines import summed_spend
 from dpci.presentation.figures import target_path_plot
 from dpci.presentation.tables import escape_markdown, markdown_table
@@ -68,9 +68,9 @@ strategies = ui.state.kept_widget(
     help="Noise reduction is the method; doubling and a fixed budget are baselines to compare it with. On the "
     "real data each one is a private release, paid for before it runs.",
 )
-try:  # output perturbation's search, its most as the budget
+try:  # a noise-reducible method's search (output perturbation's), its most as the budget
     search_spec = ReleaseSpec(
-        "output",
+        searchable_methods()[0],
         settings.spec.privacy,
         most,
         settings.spec.split,

@@ -1,6 +1,6 @@
 """The app's state is described once: no page rebuilds a privacy map by hand or branches on a notion's
-name (dpci.notions says each notion's symbol, unit, stops and conversions), and every function of the
-app can be read at once."""
+name (dpci.notions says each notion's symbol, unit, stops and conversions) or a method's (each method
+declares what the app asks of it), and every function of the app can be read at once."""
 
 from __future__ import annotations
 
@@ -13,30 +13,33 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 APP_FILES = sorted([ROOT / "app.py", *(ROOT / "ui").glob("*.py"), *(ROOT / "pages").glob("*.py")])
 NOTION_NAMES = {"pure", "zcdp"}
+# every method's name, the opt-in ones too (a method is one file under dpci/methods)
+METHOD_NAMES = {path.stem for path in (ROOT / "dpci" / "methods").glob("*.py")} - {"__init__", "base", "paper"}
+METHOD_NAMES |= {"objective", "output"}
 
 
 def _trees():
     return [(path.relative_to(ROOT), ast.parse(path.read_text(encoding="utf-8"))) for path in APP_FILES]
 
 
-def _named(node) -> bool:
-    """A constant that is a notion's name, or a tuple/list/set of them."""
+def _named(node, names) -> bool:
+    """A constant that is one of ``names``, or a tuple/list/set holding one."""
     if isinstance(node, ast.Constant):
-        return node.value in NOTION_NAMES
+        return node.value in names
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return any(_named(e) for e in node.elts)
+        return any(_named(e, names) for e in node.elts)
     return False
 
 
-def _notion_branches(tree) -> list[int]:
-    """Lines that compare with a notion's name, key a dict by one or index by one."""
+def _notion_branches(tree, names=NOTION_NAMES) -> list[int]:
+    """Lines that compare with one of ``names`` (a notion's), key a dict by one or index by one."""
 
     def branch(node) -> bool:
         if isinstance(node, ast.Compare):
-            return any(_named(n) for n in (node.left, *node.comparators))
+            return any(_named(n, names) for n in (node.left, *node.comparators))
         if isinstance(node, ast.Dict):
-            return any(k is not None and _named(k) for k in node.keys)
-        return isinstance(node, ast.Subscript) and _named(node.slice)
+            return any(k is not None and _named(k, names) for k in node.keys)
+        return isinstance(node, ast.Subscript) and _named(node.slice, names)
 
     return [node.lineno for node in ast.walk(tree) if branch(node)]
 
@@ -56,6 +59,15 @@ def test_the_app_never_allocates_a_budget_by_hand():
 def test_the_app_never_branches_on_a_notions_name():
     found = [f"{path}:{line}" for path, tree in _trees() for line in _notion_branches(tree)]
     assert found == []
+
+
+def test_the_app_never_branches_on_a_methods_name():
+    """What a page needs of a method is its declaration (dpci.methods.Method: steps, notions, losses,
+    uses_c, noise_reducible, ...), so a new method is one file and no page names it."""
+    assert {"objective", "output", "naive", "wu", "kulkarni", "chadha"} <= METHOD_NAMES
+    found = [f"{path}:{line}" for path, tree in _trees() for line in _notion_branches(tree, METHOD_NAMES)]
+    assert found == []
+    assert _notion_branches(ast.parse('m in ("wu", "kulkarni")'), METHOD_NAMES) == [1]
 
 
 def test_the_branch_finder_finds_branches():
