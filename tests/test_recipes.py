@@ -316,6 +316,9 @@ def test_the_explorer_offers_the_new_losss_parameter_and_every_share_of_the_four
     g.set_value(0.3).run()
     shares = [at.sidebar.slider(key=f"w_split.{step}") for step in FourStepOutput.steps[:-1]]
     assert [s.label.split(":")[0] for s in shares] == ["φ1", "φ2", "φ3"]
+    # the default split is round and sums to 1: 0.65, then half of what is left, the last two equal
+    assert [s.value for s in shares] == [0.65, 0.5, 0.5]
+    assert any("shares 0.65 / 0.175 / 0.0875 / 0.0875," in c.value for c in at.sidebar.caption)
     for slider, value in zip(shares, (0.5, 0.5, 0.5)):
         slider.set_value(value).run()
     assert not at.exception, [e.value for e in at.exception]
