@@ -9,6 +9,8 @@ an amount in it converts, so no caller branches on a notion's name.
 5.757
 >>> notion("pure").approx_epsilon(1.0, 1e-6)  # pure epsilon-DP is (epsilon, 0)-DP
 1.0
+>>> zcdp.from_pure_epsilon(1.0), zcdp.pure_epsilon(0.5)  # Proposition 1, both ways
+(0.5, 1.0)
 """
 
 from __future__ import annotations
@@ -64,6 +66,11 @@ class Notion:
     def pure_epsilon(self, amount: float) -> float:
         """The ε of a pure-DP mechanism costing ``amount`` (Proposition 1 inverted for zCDP: √(2ρ))."""
         return epsilon_from_rho(amount) if self.needs_delta else float(amount)
+
+    def from_pure_epsilon(self, epsilon: float) -> float:
+        """The amount a pure-DP mechanism of this ``epsilon`` costs here (Proposition 1: ρ = ε²/2 for
+        zCDP), read to twelve significant digits; the inverse of :meth:`pure_epsilon`."""
+        return float(f"{epsilon**2 / 2.0 if self.needs_delta else float(epsilon):.12g}")
 
     def say(self, amount: float) -> str:
         """ "ε = 1" / "ρ = 0.5"."""

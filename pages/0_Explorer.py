@@ -31,7 +31,7 @@ ui.layout.explorer_header(settings)  # title, "what am I looking at?" and the pr
 ui.shared.say_note(settings)
 practice = ui.release_panel.practice_notice(settings)
 
-if settings.dataset == "upload" and shared is None:
+if settings.data.dataset == "upload" and shared is None:
     if not ui.upload.upload_panel():
         halt()  # the upload panel says what is missing or wrong
     ui.release_panel.protection_control(settings)
@@ -66,7 +66,7 @@ ui.state.chart_sent()
 if first_paint:
     ui.background.warm_workers()  # while the browser draws the chart, before the bootstrap starts
 
-if settings.view == "presentation" or first_paint:
+if settings.view.layout == "presentation" or first_paint:
     # A projector: the chart and its caption only. A first paint: the chart alone, the rest of the page
     # with the settings at the first tick (bench: the first chart 5.5 s instead of 6.8 s, done no later).
     ui.choice_of_c.draw_deferred_recommendation()

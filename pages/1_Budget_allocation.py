@@ -6,7 +6,6 @@ import ui.background
 import ui.data
 import ui.sidebar
 import ui.state
-from dpci import ReleaseSpec
 from dpci.experiments.sweeps import iter_split_sweep, recommend_split
 from dpci.presentation.figures import coverage_length_plot
 from ui import tuning
@@ -62,12 +61,12 @@ job = ui.background.sweep_job(
     lambda: iter_split_sweep(
         X,
         y,
-        ReleaseSpec(settings.mech, settings.priv, settings.budget, None, settings.loss, settings.c, settings.alpha, m),
+        settings.spec.replace(split=None, n_samples=m, seed=None),  # the split is what varies
         vary=which,
-        phi1=settings.phi1 if which == "phi2" else None,
+        phi1=settings.spec.split[0] if which == "phi2" else None,
         feature_names=names,
         n_replicates=k,
-        random_state=settings.seed,
+        random_state=settings.data.seed,
         precision=precision,
     ),
     "Run the sweep",
@@ -80,10 +79,12 @@ if job is not None:
 def results(state):
     x = "phi1" if which == "phi1" else "phi2_share"
     frame = state.frame
-    rec = recommend_split(frame, settings.alpha)
+    rec = recommend_split(frame, settings.spec.alpha)
     x_title = "φ1 share" if which == "phi1" else "φ2's share of what φ1 leaves"
     st.plotly_chart(
-        coverage_length_plot(frame, x, settings.alpha, recommended=rec[x] if state.finished else None, x_title=x_title),
+        coverage_length_plot(
+            frame, x, settings.spec.alpha, recommended=rec[x] if state.finished else None, x_title=x_title
+        ),
         width="stretch",
         key="split_plot",
     )

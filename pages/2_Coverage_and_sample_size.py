@@ -37,10 +37,12 @@ m = ui.state.kept_widget(
     c3.select_slider, "Monte Carlo samples per interval", [500, 1000, 2000, 5000, 10000], "grid_m", default=1000
 )
 precision = tuning.coverage_precision(c2, "grid_precision")
-spec = ReleaseSpec(loss=settings.loss, c=settings.c, alpha=settings.alpha, n_samples=m)  # each cell: its method
-common = dict(n_replicates=k, random_state=settings.seed, precision=precision)
+spec = ReleaseSpec(
+    loss=settings.spec.loss, c=settings.spec.c, alpha=settings.spec.alpha, n_samples=m
+)  # each cell: its method
+common = dict(n_replicates=k, random_state=settings.data.seed, precision=precision)
 where, load = tuning.sweep_source(settings)
-epsilon = settings.notion.pure_epsilon(settings.budget)
+epsilon = settings.notion.pure_epsilon(settings.spec.budget)
 # what every job of this page depends on (its key also names the view's own choices)
 shared_key = ui.data.results_key(settings, where, tuple(methods), k, m, precision)
 if view.startswith("Heatmap"):
@@ -59,12 +61,12 @@ if view.startswith("Heatmap"):
             "grid_cs",
             default=[1e-4, 1e-3, 1e-2, 1e-1],
         )
-        grid = dict(cs=axis, d=settings.d, epsilon=epsilon)
+        grid = dict(cs=axis, d=settings.data.d, epsilon=epsilon)
     else:
         axis = ui.state.kept_widget(
             st.multiselect, "Budget ε", [0.2, 0.5, 1.0, 2.0, 4.0], "grid_epsilons", default=[0.5, 1.0, 2.0]
         )
-        grid = dict(epsilons=axis, d=settings.d)
+        grid = dict(epsilons=axis, d=settings.data.d)
     grid["delta"] = tuning.comparison_delta(settings, methods)
     key = ("grid", view, tuple(ns), tuple(axis), grid.get("epsilon"), grid.get("d"), grid["delta"], *shared_key)
     # a cell where c is too small for objective perturbation is left empty and named, not the end of the sweep
@@ -77,13 +79,13 @@ else:
     step = ui.state.kept_widget(
         st.select_slider, "Private n grows in steps of", [500, 1000, 2500, 5000], "size_step", default=2500
     )
-    key = ("size", tuple(targets), step, settings.d, epsilon, *shared_key)
+    key = ("size", tuple(targets), step, settings.data.d, epsilon, *shared_key)
     make = partial(
         iter_sample_size_match,
         load,
         spec,
         sorted(targets),
-        d=settings.d,
+        d=settings.data.d,
         epsilon=epsilon,
         methods=methods,
         step=step,
@@ -110,7 +112,7 @@ def results(state):
         x = {VIEWS[0]: "d", VIEWS[1]: "epsilon", VIEWS[2]: "c"}[view]
         marks = None
         if x == "c":  # outline each row's cell nearest the recommended c at that n
-            marks = ui.choice_of_c.recommended_cs(settings, methods, ns, settings.d + 1, epsilon, grid["delta"])
+            marks = ui.choice_of_c.recommended_cs(settings, methods, ns, settings.data.d + 1, epsilon, grid["delta"])
         st.plotly_chart(
             heatmap_grid(
                 frame,

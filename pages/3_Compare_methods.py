@@ -65,7 +65,7 @@ n_fixed = (
     if over != "n" and len(n_choices) > 1
     else n_default
 )
-epsilon = settings.notion.pure_epsilon(settings.budget)
+epsilon = settings.notion.pure_epsilon(settings.spec.budget)
 where, load = tuning.sweep_source(settings)
 delta = tuning.comparison_delta(settings, chosen)
 precision = tuning.coverage_precision(c3, "cmp_precision")
@@ -77,17 +77,17 @@ job = ui.background.sweep_job(
     key,
     lambda: iter_interval_vs_variability(
         load,
-        ReleaseSpec(loss=settings.loss, c=settings.c, alpha=settings.alpha, n_samples=m),
+        ReleaseSpec(loss=settings.spec.loss, c=settings.spec.c, alpha=settings.spec.alpha, n_samples=m),
         over,
         sorted(values),
         methods=tuple(chosen),
         n=n_fixed,
-        d=settings.d,
+        d=settings.data.d,
         epsilon=epsilon,
         n_replicates=k,
         precision=precision,
         n_vi=n_vi,
-        random_state=settings.seed,
+        random_state=settings.data.seed,
         delta=delta,
         skip_invalid=True,  # a setting where c is too small is named under the chart, not the end of the sweep
     ),
@@ -104,7 +104,7 @@ def results(state):
         st.warning("Computed from the real data without privacy: **not private**, not for publishing.")
     marks = None
     if over == "c":  # each method's recommended c (public facts only: n, d, the budget)
-        found = ui.choice_of_c.recommended_cs(settings, chosen, [n_fixed], settings.d + 1, epsilon, delta)
+        found = ui.choice_of_c.recommended_cs(settings, chosen, [n_fixed], settings.data.d + 1, epsilon, delta)
         marks = {(m, p): c for (m, p, _), c in found.items()}
     st.plotly_chart(ci_vs_vi_plot(state.frame, over, marks=marks), width="stretch", key="cmp_plot")
     st.caption(
@@ -119,7 +119,7 @@ def results(state):
     tuning.skipped_note(state.frame, [over])
     frame = state.frame
     if state.finished:
-        lines = method_verdict(frame, over, settings.alpha)
+        lines = method_verdict(frame, over, settings.spec.alpha)
         st.markdown("**Shortest intervals that keep their coverage:**\n" + "\n".join(f"- {x}" for x in lines))
         if over == "c":
             st.caption(

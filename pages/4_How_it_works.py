@@ -1,13 +1,12 @@
 """How it works: one private release, step by step, for a class."""
 
-from dataclasses import replace
-
 import numpy as np
 import streamlit as st
 
 import dpci
 import ui.choice_of_c
 import ui.data
+import ui.settings
 import ui.sidebar
 import ui.state
 from dpci.presentation.figures import (
@@ -30,10 +29,10 @@ settings = ui.sidebar.page(
 )
 if not settings.teaching:
     st.info(
-        f"This page always runs in teaching mode (public seed {settings.seed}): it shows the noise, which a real "
+        f"This page always runs in teaching mode (public seed {settings.data.seed}): it shows the noise, which a real "
         "release keeps secret, so nothing on it is private. It does not touch your fresh, secret randomness."
     )
-    settings = replace(settings, randomness="teaching")
+    settings = settings.changed(randomness="teaching")
 try:
     X, y, names, truth = ui.data.load_data(settings)
     problem = ui.data.c_problem(settings, len(X))
@@ -43,7 +42,7 @@ try:
 except ValueError as err:
     ui.data.explain_error(err)
     st.stop()
-alloc = settings.spec().measure().allocation  # the privacy map the ledger charges
+alloc = settings.spec.measure().allocation  # the privacy map the ledger charges
 n, d = X.shape
 
 st.header("1. Split the budget")
@@ -73,10 +72,10 @@ else:
     )
 
 st.header("3. Train with the noise")
-how = dpci.methods.get(settings.mech).how_it_trains
+how = dpci.methods.get(settings.spec.method).how_it_trains
 shift = np.abs(w.theta_private - w.theta_hat)
 st.markdown(
-    f"{settings.label('mechanism')} {how}. The private estimate moved by {shift.mean():.3g} on average per "
+    f"{ui.settings.label(settings, 'mechanism')} {how}. The private estimate moved by {shift.mean():.3g} on average per "
     "coefficient: this is the privacy noise an interval must account for, on top of sampling noise."
 )
 st.plotly_chart(shift_plot(names, w.theta_hat, w.theta_private), width="stretch")
@@ -86,22 +85,22 @@ st.markdown(
     "The interval's width needs two matrices computed from the data: the Hessian H (curvature of the loss) and "
     "the covariance Σ of the gradients. Each gets noise scaled to its sensitivity (Lemmas 2 to 5: "
     f"{w.sensitivities[0]:.2e} and {w.sensitivities[1]:.2e} here), is made symmetric, and every eigenvalue is "
-    f"raised to at least 2c = {2 * settings.c:g} so that it stays a valid matrix (Algorithm 2)."
+    f"raised to at least 2c = {2 * settings.spec.c:g} so that it stays a valid matrix (Algorithm 2)."
 )
 tab_h, tab_s = st.tabs(["Hessian H", "Covariance Σ"])
 with tab_h:
     st.plotly_chart(matrix_plot(w.hessian, w.hessian_noisy, w.hessian_private, names), width="stretch")
     st.caption("The three look alike when the noise is small next to the entries; here is the noise on its own scale:")
     st.plotly_chart(noise_matrix_plot(w.hessian, w.hessian_noisy, names), width="stretch")
-    st.plotly_chart(eigenvalue_plot(w.hessian_noisy, w.hessian_private, settings.c), width="stretch")
+    st.plotly_chart(eigenvalue_plot(w.hessian_noisy, w.hessian_private, settings.spec.c), width="stretch")
 with tab_s:
     st.plotly_chart(matrix_plot(w.covariance, w.covariance_noisy, w.covariance_private, names), width="stretch")
     st.plotly_chart(noise_matrix_plot(w.covariance, w.covariance_noisy, names), width="stretch")
-    st.plotly_chart(eigenvalue_plot(w.covariance_noisy, w.covariance_private, settings.c), width="stretch")
+    st.plotly_chart(eigenvalue_plot(w.covariance_noisy, w.covariance_private, settings.spec.c), width="stretch")
 
 st.header("5. Simulate where the truth could be")
 st.markdown(
-    f"Using only private quantities, we draw {settings.m:,} plausible values of θ₀ − θ̃: sampling noise from "
+    f"Using only private quantities, we draw {settings.spec.n_samples:,} plausible values of θ₀ − θ̃: sampling noise from "
     "N(0, Σ̃) pushed through H̃⁻¹, plus fresh privacy noise of the same law as the mechanism's (Eq. 4.1 or 5.2). "
     "This is post-processing: it costs no extra privacy. The box is the interval for the two coefficients shown."
 )
@@ -117,6 +116,6 @@ st.markdown(f"Each interval keeps the middle {100 * settings.level:g}% of the si
 nonprivate = ui.data.cached_nonprivate(ui.data.dataset_key(settings), settings)
 release = ui.data.cached_release(ui.data.dataset_key(settings), settings, "How it works")
 bias = ui.choice_of_c.estimand_bias(settings, release)
-table = interval_table(names, release, nonprivate, None, truth, settings.alpha, bias=bias)
+table = interval_table(names, release, nonprivate, None, truth, settings.spec.alpha, bias=bias)
 st.plotly_chart(forest_plot(table, level=settings.level), width="stretch")
 st.caption(ui.choice_of_c.estimand_caption(settings, bias))

@@ -131,29 +131,29 @@ if audience == INTERNAL and not has_data:
 bias = ui.choice_of_c.estimand_bias(settings, release)  # the unregularised estimand: widened (post-processing)
 if internal:
     vi_job = ui.background.existing_variability_job(settings)
-    vi = ui.background.shown_variability(vi_job.latest, settings.alpha) if vi_job is not None else None
+    vi = ui.background.shown_variability(vi_job.latest, settings.spec.alpha) if vi_job is not None else None
     table = interval_table(
-        names, release, ui.data.cached_nonprivate(key, settings), vi, truth, settings.alpha, bias=bias
+        names, release, ui.data.cached_nonprivate(key, settings), vi, truth, settings.spec.alpha, bias=bias
     )
     st.warning(
         "Internal view: the green non-private and blue variability intervals, and the width comparison, "
         "are **not private**. Do not publish them: choose *Public* for material that leaves the team."
     )
 else:
-    table = interval_table(names, release, alpha=settings.alpha, bias=bias)
+    table = interval_table(names, release, alpha=settings.spec.alpha, bias=bias)
 if wide := release_too_wide(table):
     st.warning(wide)
 
 sentences = plain_summary(
     table,
     release.spend,
-    settings.priv,
+    settings.spec.privacy,
     settings.level,
     n,
-    settings.delta,
-    seed=settings.seed if settings.teaching else None,
+    settings.view.delta,
+    seed=settings.data.seed if settings.teaching else None,
     not_private=not_private,
-    accounts_for_privacy_noise=dpci.methods.get(settings.mech).accounts_for_privacy_noise,
+    accounts_for_privacy_noise=dpci.methods.get(settings.spec.method).accounts_for_privacy_noise,
 )
 sentences.insert(0, ui.choice_of_c.estimand_sentence(settings, release.c, bias))
 sentences += ui.privacy.release_sentences(stored.id if stored is not None else None)

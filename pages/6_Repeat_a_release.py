@@ -58,7 +58,7 @@ settings = ui.sidebar.page(
     tab="repeat a release",
     unused=("dataset", "n", "m", "seed"),
 )
-d = settings.d
+d = settings.data.d
 theta = np.append(np.resize(SYNTHETIC_THETA, d), 0.3)
 names = [f"x{j + 1}" for j in range(d)] + ["const"]
 c1, c2, c3 = st.columns(3)
@@ -97,7 +97,7 @@ st.caption(
     f"The sidebar's method, budget, split, c and level apply; the data are always synthetic ({d} features and a "
     "constant, drawn from the seed above, with the privacy noise). Two truths: the model's coefficients without "
     f"penalty, θ = ({', '.join(f'{v:g}' for v in theta)}), and what the intervals here are checked against, θ₀(c): the "
-    f"coefficients of the model fitted with the penalty c = {ui.settings.fmt_c(settings.c)}, shrunk towards 0 (the line "
+    f"coefficients of the model fitted with the penalty c = {ui.settings.fmt_c(settings.spec.c)}, shrunk towards 0 (the line "
     "marked θ₀ in the chart)."
 )
 problem = ui.data.c_problem(settings, n)
@@ -110,7 +110,14 @@ make = partial(
     theta,
     n,
     ReleaseSpec(
-        settings.mech, settings.priv, settings.budget, settings.split, settings.loss, settings.c, settings.alpha, 2_000
+        settings.spec.method,
+        settings.spec.privacy,
+        settings.spec.budget,
+        settings.spec.split,
+        settings.spec.loss,
+        settings.spec.c,
+        settings.spec.alpha,
+        2_000,
     ),
     k,
     seed,
@@ -128,9 +135,9 @@ def results():
     st.progress(state.done / state.total, text=f"{state.done} of {state.total} repetitions")
     runs = st.session_state.setdefault("_repeat_runs", [])  # finished runs (key, frame), the latest last
     ghost = next((frame for run_key, frame in reversed(runs) if run_key != key), None)
-    budget = settings.notion.say(settings.budget)
+    budget = settings.notion.say(settings.spec.budget)
     title = (
-        f"{settings.label('mechanism')}, {budget}, n = {n:,}, seed {seed}: {100 * settings.level:g}% intervals "
+        f"{ui.settings.label(settings, 'mechanism')}, {budget}, n = {n:,}, seed {seed}: {100 * settings.level:g}% intervals "
         f"for {name}"
     )
     chart = repeat_plot(state.frame, state.theta0, names.index(name), name, settings.level, ghost=ghost, title=title)

@@ -12,7 +12,7 @@ import ui.privacy
 import ui.sidebar
 import ui.state
 from dpci import ReleaseSpec
-from dpci.accuracy_first import STRATEGIES, accuracy_first, search_charge
+from dpci.accuracy_first import STRATEGIES, accuracy_first, search_charge, searchable_methods
 from dpci.accuracy_first.baselines import summed_spend
 from dpci.presentation.figures import target_path_plot
 from dpci.presentation.tables import escape_markdown, markdown_table
@@ -43,7 +43,7 @@ try:
 except ValueError as err:
     ui.data.explain_error(err)
     st.stop()
-symbol, budget = settings.notion.symbol, settings.budget
+symbol, budget = settings.notion.symbol, settings.spec.budget
 c1, c2, c3 = st.columns([2, 1, 1])
 chosen = ui.state.kept_widget(c1.multiselect, "Coefficients the target is for", names, "af_coefs", default=names[:1])
 target = ui.state.kept_widget(
@@ -68,9 +68,16 @@ strategies = ui.state.kept_widget(
     help="Noise reduction is the method; doubling and a fixed budget are baselines to compare it with. On the "
     "real data each one is a private release, paid for before it runs.",
 )
-try:  # output perturbation's search, its most as the budget
+try:  # a noise-reducible method's search (output perturbation's), its most as the budget
     search_spec = ReleaseSpec(
-        "output", settings.priv, most, settings.split, settings.loss, settings.c, settings.alpha, 2_000
+        searchable_methods()[0],
+        settings.spec.privacy,
+        most,
+        settings.spec.split,
+        settings.spec.loss,
+        settings.spec.c,
+        settings.spec.alpha,
+        2_000,
     )
 except ValueError as err:
     st.error(str(err))
@@ -115,7 +122,7 @@ def searches():
                     search_spec,
                     target,
                     coefs,
-                    random_state=None if fresh else settings.seed + i,
+                    random_state=None if fresh else settings.data.seed + i,
                     strategy=strategy,
                 )
             )
@@ -150,7 +157,7 @@ def results():
     )
     rows = []
     for result in done:
-        approx = result.approx_dp(settings.delta)
+        approx = result.approx_dp(settings.view.delta)
         rows.append(
             {
                 "strategy": result.strategy.replace("_", " "),

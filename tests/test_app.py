@@ -17,7 +17,8 @@ from streamlit.testing.v1 import AppTest
 import dpci
 from dpci.data import load_adult
 from dpci.notions import EPSILONS
-from ui.settings import C_VALUES, Settings
+from ui.app_state import AppState
+from ui.settings import C_VALUES
 
 TIMEOUT = 120
 ROOT = Path(__file__).resolve().parents[1]
@@ -749,10 +750,10 @@ def test_the_intervals_csv_carries_the_odds_ratios_and_its_provenance():
     import ui.present as present
     from dpci.presentation.odds import odds_ratio_table
     from dpci.presentation.tables import interval_table
+    from ui.app_state import AppState
     from ui.data import _adult_changes
-    from ui.settings import Settings
 
-    s = Settings(randomness="teaching")
+    s = AppState.of(randomness="teaching")
     adult = load_adult(d=10, normalize="global")
     rel = dpci.private_confidence_intervals(adult.X, adult.y, dpci.LogisticLoss(), random_state=0)
     table = interval_table(adult.feature_names, rel)
@@ -893,6 +894,28 @@ def test_several_warnings_of_a_job_are_said_in_one_box_each_once_and_escaped():
     assert "\\*small\\*" in lines[1] and "\\[here\\]" in lines[2]  # no emphasis, no link
 
 
+def test_an_address_of_each_generation_opens_and_says_one_budget():
+    """Old links keep opening through the one table (labels, field names, both budgets); the address
+    is then the state's own: one budget, under its notion's unit, and the dotted keys."""
+    old = {"mechanism": "Output perturbation", "privacy": "ρ-zCDP", "epsilon": "0.5", "rho": "0.2", "phi1": "0.8"}
+    at = _explorer(old)
+    _no_errors(at)
+    assert at.sidebar.select_slider(key="w_rho").value == 0.2
+    assert at.query_params["rho"] in ("0.2", ["0.2"]) and "epsilon" not in at.query_params
+    assert "phi1" not in at.query_params and at.query_params["split.coefficients"] in ("0.8", ["0.8"])
+    at.sidebar.radio(key="w_privacy").set_value("pure").run()  # back to pure: its own budget, kept
+    assert at.sidebar.select_slider(key="w_epsilon").value == 0.5 and "rho" not in at.query_params
+
+
+def test_a_notion_never_chosen_takes_the_budget_converted():
+    """Switching to a notion whose budget was never set: the same pure ε in it (Proposition 1, ρ = ε²/2)."""
+    at = _explorer({"mechanism": "output", "epsilon": "2.0"})
+    at.sidebar.radio(key="w_privacy").set_value("zcdp").run()
+    _no_errors(at)
+    assert at.sidebar.select_slider(key="w_rho").value == 2.0  # 2² / 2
+    assert ui_settings(at).spec.budget == 2.0 and ui_settings(at).spec.privacy == "zcdp"
+
+
 def test_stored_releases_of_older_records_still_open():
     """Records written before release specifications (flat fields, labels in app settings) are read."""
     import ui.settings as app_settings
@@ -902,7 +925,16 @@ def test_stored_releases_of_older_records_still_open():
         split=[0.9, 0.05, 0.05], c=0.01, level=0.9, m=2000, d=3, scaling="unit", seed=None,
     )  # fmt: skip
     s = app_settings.settings_from_spec(old_cli)
-    assert (s.model, s.loss.h, s.mechanism, s.privacy, s.rho, s.level, s.m, s.d) == (
+    assert (
+        s.spec.loss.name,
+        s.spec.loss.h,
+        s.spec.method,
+        s.spec.privacy,
+        s.spec.budget,
+        s.level,
+        s.spec.n_samples,
+        s.data.d,
+    ) == (
         "huber",
         0.3,
         "output",
@@ -916,9 +948,9 @@ def test_stored_releases_of_older_records_still_open():
         "app_settings": {"mechanism": "Output perturbation", "privacy": "ρ-zCDP", "dataset": "Adult (UCI census)"}
     }
     s = app_settings.settings_from_spec(old_app)
-    assert (s.mechanism, s.privacy, s.dataset) == ("output", "zcdp", "adult")
-    new = app_settings.settings_from_spec({"release": s.spec().to_dict(), "data": {"d": 4}})
-    assert new.spec() == s.spec() and new.d == 4
+    assert (s.spec.method, s.spec.privacy, s.data.dataset) == ("output", "zcdp", "adult")
+    new = app_settings.settings_from_spec({"release": s.spec.to_dict(), "data": {"d": 4}})
+    assert new.spec == s.spec and new.data.d == 4
 
 
 def test_the_settings_are_offered_as_the_python_call_that_makes_their_release():
@@ -938,7 +970,7 @@ def test_the_settings_are_offered_as_the_python_call_that_makes_their_release():
     namespace = {"X": X, "y": y}
     exec(code, namespace)
     assert namespace["release"].conf_int.shape == (3, 2)
-    assert namespace["spec"] == ui_settings(at).spec()
+    assert namespace["spec"] == ui_settings(at).spec
 
 
 def _chart_text(chart) -> str:
@@ -948,9 +980,9 @@ def _chart_text(chart) -> str:
 
 
 def ui_settings(at):
-    from ui.settings import Settings
+    from ui.app_state import AppState
 
-    return Settings.from_values(at.session_state["dpci_settings"])
+    return AppState.from_values(at.session_state["dpci_settings"])
 
 
 def test_titles_say_labels_not_the_names_the_settings_hold():
@@ -982,7 +1014,7 @@ def test_the_c_control_recommends_a_c_from_public_facts_and_uses_it():
     assert said and "no privacy cost" in said[0] and "At c = 1e-3: width" in said[0]
     from ui.choice_of_c import prediction_rows
 
-    rows = prediction_rows(Settings(dataset="synthetic", mechanism="output", epsilon=0.3, d=5, n=5000))
+    rows = prediction_rows(AppState.of(dataset="synthetic", mechanism="output", epsilon=0.3, d=5, n=5000))
     rec = recommend_c(5_000, 6, method="output", privacy="pure", budget=0.3, stand_in=rows)
     use = [b for b in at.sidebar.button if b.label.startswith("Use the recommended c")]
     assert use

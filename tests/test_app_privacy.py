@@ -157,13 +157,13 @@ def test_sweeps_tune_on_the_stand_in_unless_told_otherwise():
 def test_the_downloaded_csv_says_how_its_numbers_were_drawn():
     import pandas as pd
 
+    from ui.app_state import AppState
     from ui.present import intervals_csv, settings_in_words
-    from ui.settings import Settings
 
     table = pd.DataFrame(
         {"feature": ["age", "const"], "private_lower": [0.123456789, -1.0], "private_upper": [2.0, 3.0]}
     )
-    text = intervals_csv(table, Settings(randomness="teaching", seed=7), 30_162, 11, None)
+    text = intervals_csv(table, AppState.of(randomness="teaching", seed=7), 30_162, 11, None)
     header = [line for line in text.splitlines() if line.startswith("# ")]
     assert "# Randomness: teaching mode, public seed 7 (not a private release)" in header
     assert (
@@ -172,7 +172,7 @@ def test_the_downloaded_csv_says_how_its_numbers_were_drawn():
     )
     assert any(line.startswith("# dpci version: ") for line in header) and "# Outcome: income >50K" in header
     assert "0.1235" in text and "0.123456789" not in text  # rounded
-    words = settings_in_words(Settings(privacy="zcdp", rho=0.5), 1000, 3, None)
+    words = settings_in_words(AppState.of(privacy="zcdp", rho=0.5), 1000, 3, None)
     assert words["Privacy guarantee"].startswith("ρ = 0.5 (zero-concentrated DP), i.e. (ε = 5.76")
     assert words["Randomness"] == "fresh and secret (a private release)" and words["Features"] == "2 and a constant"
     assert not any(key in words for key in ("phi2_rest", "vi_replicates", "m", "n"))  # no internal names
@@ -325,7 +325,7 @@ def _old_name(old: dict, data_key: str) -> str:
     return hashlib.blake2b(f"{data_key}|{sorted(values.items())}".encode(), digest_size=12).hexdigest()
 
 
-OLD_SETTINGS = {  # Settings(d=2, n=2000) as the app recorded them then: labels as values, the old field names
+OLD_SETTINGS = {  # AppState.of(d=2, n=2000) as the app recorded them then: labels as values, the old field names
     "dataset": "Adult (UCI census)", "d": 2, "n": 2000, "model": "Logistic regression", "h": 0.5,
     "mechanism": "Objective perturbation", "privacy": "Pure ε-DP", "epsilon": 1.0, "rho": 0.5, "phi1": 0.65,
     "phi2_rest": 0.5, "c": 0.001, "level": 0.95, "m": 10_000, "vi_replicates": 10_000, "seed": 0, "delta": 1e-6,
@@ -355,8 +355,8 @@ def test_releases_stored_under_their_old_names_are_renamed_once_and_found_free(o
     import ui.privacy
     from dpci.ledger import Ledger
     from dpci.ledger.schema import meta, releases
+    from ui.app_state import AppState
     from ui.release_names import RENAMING, identity
-    from ui.settings import Settings
 
     at = _page(d=2, n=2000)  # a release stored by today's code, then rewritten as the old code kept it
     first, visitor = _private_bounds(at), at.session_state["_visitor"]
@@ -382,7 +382,7 @@ def test_releases_stored_under_their_old_names_are_renamed_once_and_found_free(o
     again.run()
     assert not again.exception and _status(again).releases == 1  # found by its new name: nothing drawn or paid
     np.testing.assert_array_equal(_private_bounds(again), first)
-    new = identity(Settings(d=2, n=2000), "adult|2|2000||global")
+    new = identity(AppState.of(d=2, n=2000), "adult|2|2000||global")
     assert book.release(made.id).identity == new and new != old
     assert book.release(kept).identity == old_upload  # its file's digest is not in the record: kept
     assert book.rename_releases(RENAMING, lambda stored: "never") is None  # a second open does nothing

@@ -1,6 +1,6 @@
 """The app's state is described once: no page rebuilds a privacy map by hand or branches on a notion's
-name (dpci.notions says each notion's symbol, unit, stops and conversions), and every function of the
-app can be read at once."""
+name (dpci.notions says each notion's symbol, unit, stops and conversions) or a method's (each method
+declares what the app asks of it), and every function of the app can be read at once."""
 
 from __future__ import annotations
 
@@ -13,30 +13,33 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 APP_FILES = sorted([ROOT / "app.py", *(ROOT / "ui").glob("*.py"), *(ROOT / "pages").glob("*.py")])
 NOTION_NAMES = {"pure", "zcdp"}
+# every method's name, the opt-in ones too (a method is one file under dpci/methods)
+METHOD_NAMES = {path.stem for path in (ROOT / "dpci" / "methods").glob("*.py")} - {"__init__", "base", "paper"}
+METHOD_NAMES |= {"objective", "output"}
 
 
 def _trees():
     return [(path.relative_to(ROOT), ast.parse(path.read_text(encoding="utf-8"))) for path in APP_FILES]
 
 
-def _named(node) -> bool:
-    """A constant that is a notion's name, or a tuple/list/set of them."""
+def _named(node, names) -> bool:
+    """A constant that is one of ``names``, or a tuple/list/set holding one."""
     if isinstance(node, ast.Constant):
-        return node.value in NOTION_NAMES
+        return node.value in names
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return any(_named(e) for e in node.elts)
+        return any(_named(e, names) for e in node.elts)
     return False
 
 
-def _notion_branches(tree) -> list[int]:
-    """Lines that compare with a notion's name, key a dict by one or index by one."""
+def _notion_branches(tree, names=NOTION_NAMES) -> list[int]:
+    """Lines that compare with one of ``names`` (a notion's), key a dict by one or index by one."""
 
     def branch(node) -> bool:
         if isinstance(node, ast.Compare):
-            return any(_named(n) for n in (node.left, *node.comparators))
+            return any(_named(n, names) for n in (node.left, *node.comparators))
         if isinstance(node, ast.Dict):
-            return any(k is not None and _named(k) for k in node.keys)
-        return isinstance(node, ast.Subscript) and _named(node.slice)
+            return any(k is not None and _named(k, names) for k in node.keys)
+        return isinstance(node, ast.Subscript) and _named(node.slice, names)
 
     return [node.lineno for node in ast.walk(tree) if branch(node)]
 
@@ -56,6 +59,15 @@ def test_the_app_never_allocates_a_budget_by_hand():
 def test_the_app_never_branches_on_a_notions_name():
     found = [f"{path}:{line}" for path, tree in _trees() for line in _notion_branches(tree)]
     assert found == []
+
+
+def test_the_app_never_branches_on_a_methods_name():
+    """What a page needs of a method is its declaration (dpci.methods.Method: steps, notions, losses,
+    uses_c, noise_reducible, ...), so a new method is one file and no page names it."""
+    assert {"objective", "output", "naive", "wu", "kulkarni", "chadha"} <= METHOD_NAMES
+    found = [f"{path}:{line}" for path, tree in _trees() for line in _notion_branches(tree, METHOD_NAMES)]
+    assert found == []
+    assert _notion_branches(ast.parse('m in ("wu", "kulkarni")'), METHOD_NAMES) == [1]
 
 
 def test_the_branch_finder_finds_branches():
@@ -90,10 +102,10 @@ def test_the_apps_spec_is_the_librarys_for_the_same_settings(level):
     app's spec, its key and its "copy as Python" are those of ``ReleaseSpec(alpha=0.05)``."""
     from dpci.accounting import Split
     from dpci.spec import ReleaseSpec
-    from ui.settings import Settings
+    from ui.app_state import AppState
 
     alpha = {0.8: 0.2, 0.9: 0.1, 0.95: 0.05, 0.99: 0.01}[level]
-    spec = Settings(level=level, randomness="fresh").spec()
+    spec = AppState.of(level=level, randomness="fresh").spec
     library = ReleaseSpec(split=Split.from_rest(0.65, 0.5), alpha=alpha)
     assert spec == library and spec.key == library.key
     assert f"alpha={alpha!r}" in spec.to_python()
@@ -138,26 +150,29 @@ def test_no_cache_of_the_app_hashes_the_settings():
         for path, tree in _trees()
         for fn in _cached(tree)
         for arg in fn.args.args
-        if getattr(arg.annotation, "id", None) == "Settings" and not arg.arg.startswith("_")
+        if getattr(arg.annotation, "id", None) == "AppState" and not arg.arg.startswith("_")
     ]
     assert hashed == []
     assert len([fn for _, tree in _trees() for fn in _cached(tree)]) >= 7  # the check sees the caches
 
 
 def test_the_caches_keys_ignore_the_view():
+    from ui.app_state import AppState
     from ui.data import fit_key, seeded_spec
-    from ui.settings import Settings
 
-    base = Settings(randomness="teaching")
+    base = AppState.of(randomness="teaching")
     for view in (
         dict(view="presentation"),
         dict(estimand="unregularised", theta_bound=3.0),
         dict(delta=1e-9),
         dict(vi_replicates=500),
     ):
-        other = Settings(randomness="teaching", **view)
+        other = AppState.of(randomness="teaching", **view)
         assert seeded_spec(other).key == seeded_spec(base).key and fit_key(other) == fit_key(base), view
-    assert fit_key(Settings(level=0.9)) != fit_key(base) and seeded_spec(Settings(c=1e-2)).key != seeded_spec(base).key
+    assert (
+        fit_key(AppState.of(level=0.9)) != fit_key(base)
+        and seeded_spec(AppState.of(c=1e-2)).key != seeded_spec(base).key
+    )
 
 
 def test_old_links_and_records_open_through_the_one_table():
@@ -165,15 +180,16 @@ def test_old_links_and_records_open_through_the_one_table():
     opens as the same settings: the same loss, the same shares (Split.from_rest's floats)."""
     from dpci.accounting import Split
     from dpci.losses import get_loss
-    from ui.settings import Settings, settings_from_spec, settings_values, translated
+    from ui.app_state import AppState
+    from ui.settings import settings_from_spec, settings_values, translated
 
     old = {"model": "huber", "h": "0.3", "mechanism": "output", "phi1": "0.8", "phi2_rest": "0.25"}
     values, ignored = settings_values(translated(old))
-    s = Settings.from_values(values)
-    assert not ignored and s.loss == get_loss("huber", h=0.3) and s.split == Split.from_rest(0.8, 0.25)
+    s = AppState.from_values(values)
+    assert not ignored and s.spec.loss == get_loss("huber", h=0.3) and s.spec.split == Split.from_rest(0.8, 0.25)
     assert {"loss.h", "split.coefficients", "split.hessian"} <= set(s.values()) and "phi1" not in s.values()
     record = settings_from_spec({"app_settings": {**old, "h": 0.3, "phi1": 0.8, "phi2_rest": 0.25}})
-    assert record.spec() == s.spec()
+    assert record.spec == s.spec
     given = translated({**old, "split.coefficients": "0.5"})  # a dotted key given too wins
     assert given["split.coefficients"] == "0.5" and "phi1" not in given
 
@@ -205,14 +221,16 @@ def test_old_links_and_records_open_through_the_one_table():
 def test_a_release_record_describes_the_settings_once_and_reopens_them(values):
     """A release's record keeps the spec's dict and, under ``app``, only what the spec does not say (the
     data and the view); read back it gives the same settings (the other notion's budget aside: unused)."""
-    from ui.settings import SPEC_FIELDS, Settings, settings_from_spec, settings_record
+    from ui.app_state import SPEC_KEYS as SPEC_FIELDS
+    from ui.app_state import AppState
+    from ui.settings import settings_from_spec, settings_record
 
-    s = Settings.from_values({**Settings().values(), **values})
+    s = AppState.from_values({**AppState().values(), **values})
     record = settings_record(s)
     assert set(record) == {"release", "app"} and not set(record["app"]) & SPEC_FIELDS
     assert not any("." in k for k in record["app"])
     back = settings_from_spec(json.loads(json.dumps(record)))  # as the ledger stores it
-    assert back.spec() == s.spec()
+    assert back.spec == s.spec
     names = (set(back.values()) | set(s.values())) - {n for n in ("epsilon", "rho") if n != s.notion.unit}
     assert {k: back.value(k) for k in names} == pytest.approx({k: s.value(k) for k in names})
 
@@ -222,14 +240,85 @@ def test_a_stored_release_is_renamed_from_its_own_record_or_keeps_its_name():
     its settings; an upload's, the command line's and an unreadable record keep their names (None)."""
     from types import SimpleNamespace
 
+    from ui.app_state import AppState
     from ui.release_names import data_key, identity, renamed
-    from ui.settings import Settings, settings_record
+    from ui.settings import settings_record
 
-    s = Settings(model="huber", mechanism="output", privacy="zcdp", rho=0.25, d=4, n=2000)
+    s = AppState.of(model="huber", mechanism="output", privacy="zcdp", rho=0.25, d=4, n=2000)
     new = identity(s, "adult|4|2000||global")
-    assert data_key(s) == "adult|4|2000||global" and data_key(Settings(dataset="synthetic")) == "synthetic|10|0|"
+    assert data_key(s) == "adult|4|2000||global" and data_key(AppState.of(dataset="synthetic")) == "synthetic|10|0|"
     assert renamed(SimpleNamespace(spec=settings_record(s))) == new
     assert renamed(SimpleNamespace(spec={"app_settings": s.values()})) == new
-    upload = Settings(dataset="upload")
+    upload = AppState.of(dataset="upload")
     for spec in (settings_record(upload), {"source": "command line"}, {"app": {}, "release": {"method": "no such"}}):
         assert renamed(SimpleNamespace(spec=spec)) is None
+
+
+# A record as the ledger kept it before AppState (written by the flat settings type): it must still open.
+RECORD_BEFORE_APPSTATE = {
+    "release": {
+        "spec_version": 1,
+        "method": "output",
+        "privacy": "zcdp",
+        "budget": 0.25,
+        "split": {"coefficients": 0.8, "hessian": 0.04999999999999999, "covariance": 0.14999999999999997},
+        "loss": {"name": "huber", "h": 0.3},
+        "c": 0.001,
+        "alpha": 0.1,
+        "n_samples": 10000,
+        "seed": 7,
+    },
+    "app": {
+        "dataset": "synthetic",
+        "d": 3,
+        "n": 2000,
+        "estimand": "regularised",
+        "theta_bound": 0.0,
+        "vi_replicates": 10000,
+        "seed": 7,
+        "delta": 1e-09,
+        "randomness": "teaching",
+        "scaling": "global",
+        "view": "presentation",
+    },
+}
+KEY_BEFORE_APPSTATE = "5121d59b95f8d0cfe2c3938fd51e44208453097876a171cffb44e027c4d255fa"
+
+
+def test_a_record_stored_before_the_state_type_opens_as_it_was():
+    from ui.app_state import AppState, DataChoice
+    from ui.settings import settings_from_spec, settings_record
+
+    s = settings_from_spec(RECORD_BEFORE_APPSTATE)
+    assert s.spec.key == KEY_BEFORE_APPSTATE and s.level == 0.9
+    assert s.data == DataChoice("synthetic", 3, 2000, "global", "teaching", 7)
+    assert (s.view.layout, s.view.delta) == ("presentation", 1e-9)
+    assert AppState.from_values(s.values()).spec.key == KEY_BEFORE_APPSTATE  # its address opens it too
+    assert settings_record(s) == RECORD_BEFORE_APPSTATE  # written again, the same record
+
+
+def test_the_state_holds_one_budget_and_converts_it_for_another_notion():
+    """The spec has one budget; a notion whose budget the store does not hold gets the same pure ε
+    (Proposition 1: ρ = ε²/2), kept as the app keeps budgets (a stop, or two significant digits)."""
+    from ui.app_state import AppState
+
+    assert AppState.of(privacy="zcdp").spec.budget == 0.5  # the default ε = 1
+    assert AppState.of(privacy="zcdp", epsilon=2.0).spec.budget == 2.0
+    assert AppState.of(privacy="zcdp", epsilon=0.77).spec.budget == 0.3  # 0.29645 to two digits
+    assert AppState.of(privacy="pure", rho=0.125).spec.budget == 0.5  # sqrt(2 rho)
+    values = AppState.of(privacy="zcdp", rho=0.2, epsilon=3.0).values()
+    assert values["rho"] == 0.2 and "epsilon" not in values
+
+
+def test_the_default_split_is_round_and_sums_to_one():
+    """Every registered method's default shares in the sidebar are round (four decimals at most)."""
+    from dpci import methods as registry
+    from ui.app_state import AppState
+
+    for name in registry.available():
+        method = registry.get(name)
+        split = AppState.of(
+            mechanism=name, privacy=method.notions[0], model=(method.losses or ("logistic",))[0]
+        ).spec.split
+        assert sum(split) == pytest.approx(1.0, abs=1e-12)
+        assert all(abs(share - round(share, 4)) < 1e-12 for share in split), (name, split)

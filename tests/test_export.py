@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("streamlit")
+from ui.app_state import AppState
 from ui.export import release_notebook, release_record, release_script, upload_spec
-from ui.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,8 +36,8 @@ def test_the_record_holds_the_stored_numbers_and_what_they_cost():
 @pytest.mark.parametrize(
     "settings",
     [
-        Settings(d=3, model="huber", mechanism="output", privacy="zcdp", rho=0.3),
-        Settings(dataset="synthetic", d=2, epsilon=2.0, m=1_000),
+        AppState.of(d=3, model="huber", mechanism="output", privacy="zcdp", rho=0.3),
+        AppState.of(dataset="synthetic", d=2, epsilon=2.0, m=1_000),
     ],
     ids=["adult", "synthetic"],
 )
@@ -47,9 +47,9 @@ def test_the_script_runs_and_makes_a_release_with_these_settings(settings, tmp_p
     monkeypatch.chdir(tmp_path)
     namespace = runpy.run_path(str(script))
     release, status = namespace["release"], namespace["watch"].status()
-    assert release.theta.shape == (settings.d + 1,)
-    assert status.releases == 1 and status.spent == pytest.approx(settings.budget)
-    assert release.spend.privacy == settings.priv and release.c == settings.c
+    assert release.theta.shape == (settings.data.d + 1,)
+    assert status.releases == 1 and status.spent == pytest.approx(settings.spec.budget)
+    assert release.spend.privacy == settings.spec.privacy and release.c == settings.spec.c
     assert (tmp_path / "dpci-ledger.sqlite3").exists()
 
 
@@ -64,7 +64,7 @@ def test_the_script_reads_an_upload_with_its_public_bounds(tmp_path, monkeypatch
     )
     (tmp_path / "people.csv").write_bytes(data)
     spec = {"upload": upload_spec(result, "people.csv", ",")}
-    settings = Settings(dataset="upload", d=3, mechanism="output")
+    settings = AppState.of(dataset="upload", d=3, mechanism="output")
     script = tmp_path / "release.py"
     script.write_text(release_script(settings, _stored(spec)))
     monkeypatch.chdir(tmp_path)
@@ -74,7 +74,7 @@ def test_the_script_reads_an_upload_with_its_public_bounds(tmp_path, monkeypatch
 
 
 def test_the_notebook_is_valid_json_whose_code_is_the_script():
-    settings = Settings(d=2)
+    settings = AppState.of(d=2)
     notebook = json.loads(release_notebook(settings, _stored()))
     assert notebook["nbformat"] == 4 and notebook["cells"][1]["source"] == release_script(settings, _stored())
     compile(notebook["cells"][1]["source"], "notebook", "exec")
@@ -82,7 +82,7 @@ def test_the_notebook_is_valid_json_whose_code_is_the_script():
 
 def test_the_script_needs_nothing_but_dpci(tmp_path):
     script = tmp_path / "release.py"
-    script.write_text(release_script(Settings(dataset="synthetic", d=2, m=1_000)))
+    script.write_text(release_script(AppState.of(dataset="synthetic", d=2, m=1_000)))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # dpci as if installed
     done = subprocess.run(
         [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env
@@ -103,6 +103,6 @@ def test_the_script_needs_nothing_but_dpci(tmp_path):
 def test_the_script_calls_bounds_public_only_when_the_release_recorded_them_so(recorded, comment):
     upload = {"file": "people.csv", "target": "label", "positive": "yes", "columns": []}
     upload["columns"] = [dict(name="age", kind="numeric", lower=18.0, upper=79.0, categories=[])]
-    script = release_script(Settings(dataset="upload", d=1), _stored({"upload": upload, **recorded}))
+    script = release_script(AppState.of(dataset="upload", d=1), _stored({"upload": upload, **recorded}))
     line = next(line for line in script.splitlines() if line.strip().startswith("bounds="))
     assert line.split("},  ", 1)[1].startswith(comment), line

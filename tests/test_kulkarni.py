@@ -48,7 +48,7 @@ def test_privacy_map_against_hand_values():
 def test_tight_epsilon_is_the_analytic_gaussian_mechanisms():
     """rho = 0.5 is one Gaussian mechanism with Delta/sigma = 1; its delta(epsilon) computed independently
     as the integral of (p - e^eps q)_+ for p = N(1, 1), q = N(0, 1) (Balle & Wang's Eq. 2)."""
-    eps = METHOD.approx_dp(METHOD.allocate(0.5, None, "zcdp"), 1e-5)
+    eps = METHOD.approx_dp(ReleaseSpec("kulkarni", "zcdp", 0.5).measure(), 1e-5)
 
     def delta(e):
         f = lambda x: max(0.0, stats.norm.pdf(x, 1.0) - math.exp(e) * stats.norm.pdf(x))  # noqa: E731

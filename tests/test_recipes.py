@@ -263,8 +263,8 @@ job = ui.background.sweep_job(
     "recipe",
     key,
     lambda: iter_split_sweep(
-        X, y, settings.spec().replace(n_samples=200, seed=None, split=None), vary="phi1",
-        n_replicates=reps, random_state=settings.seed,
+        X, y, settings.spec.replace(n_samples=200, seed=None, split=None), vary="phi1",
+        n_replicates=reps, random_state=settings.data.seed,
     ),
     "Run",
 )
@@ -301,8 +301,9 @@ def test_the_explorer_offers_the_new_losss_parameter_and_every_share_of_the_four
     from streamlit.testing.v1 import AppTest
 
     from tests.test_app import ROOT, TIMEOUT
+    from ui.app_state import AppState
     from ui.privacy import spec_of
-    from ui.settings import Settings, settings_from_spec
+    from ui.settings import settings_from_spec
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     query = {"randomness": "teaching", "dataset": "synthetic", "d": "2", "n": "2000", "c": "0.01"}
@@ -315,15 +316,18 @@ def test_the_explorer_offers_the_new_losss_parameter_and_every_share_of_the_four
     g.set_value(0.3).run()
     shares = [at.sidebar.slider(key=f"w_split.{step}") for step in FourStepOutput.steps[:-1]]
     assert [s.label.split(":")[0] for s in shares] == ["φ1", "φ2", "φ3"]
+    # the default split is round and sums to 1: 0.65, then half of what is left, the last two equal
+    assert [s.value for s in shares] == [0.65, 0.5, 0.5]
+    assert any("shares 0.65 / 0.175 / 0.0875 / 0.0875," in c.value for c in at.sidebar.caption)
     for slider, value in zip(shares, (0.5, 0.5, 0.5)):
         slider.set_value(value).run()
     assert not at.exception, [e.value for e in at.exception]
     store = at.session_state["dpci_settings"]
     assert store["loss.g"] == 0.3 and at.query_params["loss.g"] == "0.3"
     assert at.query_params["split.covariance"] == "0.5" and "split.feature model" not in at.query_params  # the rest
-    spec = Settings.from_values(store).spec()
+    spec = AppState.from_values(store).spec
     assert spec.loss == SmoothedHingeLoss(0.3) and spec.split == pytest.approx((0.5, 0.25, 0.125, 0.125), abs=1e-12)
-    record = spec_of(Settings.from_values(store), "Explorer")
+    record = spec_of(AppState.from_values(store), "Explorer")
     assert record["release"]["loss"] == {"name": "smoothed_hinge", "g": 0.3}
     assert record["release"]["split"] == pytest.approx(
         {"coefficients": 0.5, "hessian": 0.25, "covariance": 0.125, "feature model": 0.125}

@@ -12,9 +12,9 @@ import pytest
 
 from dpci import ReleaseSpec
 from dpci import methods as registry
+from ui.app_state import AppState
 from ui.choice_of_c import NO_PREDICTION_ON_UPLOADS, advise
 from ui.datasets import load_data
-from ui.settings import Settings
 
 DATASETS = [("adult", 5), ("adult", 10), ("synthetic", 5)]
 BUDGETS = {"pure": (0.3, 1.0, 3.0), "zcdp": (0.05, 0.5, 4.5)}  # rho = epsilon^2 / 2 for the same three
@@ -31,9 +31,9 @@ def _cells():
                     yield method, privacy, dataset, d, budget
 
 
-def _settings(method, privacy, dataset, d, budget) -> Settings:
+def _settings(method, privacy, dataset, d, budget) -> AppState:
     key = "epsilon" if privacy == "pure" else "rho"
-    return Settings(dataset=dataset, d=d, mechanism=method, privacy=privacy, **{key: budget})
+    return AppState.of(dataset=dataset, d=d, mechanism=method, privacy=privacy, **{key: budget})
 
 
 @pytest.mark.slow
@@ -50,7 +50,7 @@ def test_the_predicted_width_is_within_a_factor_2_of_the_realised(method, privac
     c = advice.slider_c if advice.slider_c is not None else advice.recommendation.c
     predicted = advice.at_slider.width
     rng = np.random.default_rng(11)
-    spec = ReleaseSpec(method=method, privacy=privacy, budget=budget, c=c, loss=s.loss)
+    spec = ReleaseSpec(method=method, privacy=privacy, budget=budget, c=c, loss=s.spec.loss)
     widths = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -67,5 +67,5 @@ def test_an_upload_gets_no_prediction_and_says_why(monkeypatch):
     import ui.choice_of_c as choice
 
     monkeypatch.setattr(choice, "load_data", lambda s: pytest.fail("an upload's rows were read for a prediction"))
-    advice = advise(Settings(dataset="upload"), 500, 4)
+    advice = advise(AppState.of(dataset="upload"), 500, 4)
     assert advice.recommendation is None and advice.message == NO_PREDICTION_ON_UPLOADS

@@ -10,15 +10,14 @@ import time
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
-from dpci import ReleaseSpec
 from dpci import methods as registry
 from dpci.experiments import bootstrap
 from dpci.experiments.bootstrap import iter_variability
 from dpci.presentation.tables import escape_markdown
 from ui import cluster, privacy
+from ui.app_state import AppState
 from ui.data import dataset_key
 from ui.jobs import JobBoard, JobSlot
-from ui.settings import Settings
 
 # One BLAS thread: the background jobs run in Python threads of this server process, and
 # multi-threaded BLAS busy-waiting against them slowed the bootstrap more than tenfold.
@@ -144,18 +143,18 @@ class _NoJob:
 NO_JOB = _NoJob()
 
 
-def variability_key(s: Settings, source: str = "data"):
+def variability_key(s: AppState, source: str = "data"):
     """What a variability job's result depends on (``source``: "data", or "preview" for the stand-in)."""
-    method = registry.get(s.mechanism)
-    spec = s.spec()
+    method = registry.get(s.spec.method)
+    spec = s.spec
     return (
         source,
         dataset_key(s),
         repr(spec.loss),
         method.name,
         method.variability_key(spec.measure()),  # the steps its replicates read
-        s.c,
-        s.seed,
+        s.spec.c,
+        s.data.seed,
         replicates(s),
         VI_PRECISION,
     )
@@ -167,20 +166,20 @@ def variability_key(s: Settings, source: str = "data"):
 VI_PRECISION = 0.02
 
 
-def replicates(s: Settings) -> int:
+def replicates(s: AppState) -> int:
     """The bootstrap replicates to run: the setting, at most the method's own limit (a slow replicate)."""
-    most = registry.get(s.mech).max_replicates
-    return s.vi_replicates if most is None else min(s.vi_replicates, most)
+    most = registry.get(s.spec.method).max_replicates
+    return s.view.vi_replicates if most is None else min(s.view.vi_replicates, most)
 
 
-def existing_variability_job(s: Settings, source: str = "data"):
+def existing_variability_job(s: AppState, source: str = "data"):
     """The variability job for these settings if one was started, else None."""
     slot = st.session_state.get("slot_variability")
     job = slot.job if slot is not None else None
     return job if _usable(job, variability_key(s, source)) else None
 
 
-def variability_job(s: Settings, X, y, source: str = "data"):
+def variability_job(s: AppState, X, y, source: str = "data"):
     """The background job computing variability intervals for these settings (kept across reruns).
 
     The key leaves out what variability intervals do not depend on (φ2, φ3, m, the level),
@@ -194,8 +193,8 @@ def variability_job(s: Settings, X, y, source: str = "data"):
         privacy.note_not_private(
             s, f"variability:{key!r}", "variability intervals (a bootstrap on the data, not private)"
         )
-    spec = ReleaseSpec(s.mech, s.priv, s.budget, s.split, s.loss, s.c, s.alpha)
-    kwargs = dict(n_replicates=replicates(s), random_state=s.seed, precision=VI_PRECISION)
+    spec = s.spec.replace(n_samples=10_000, seed=None)  # the bootstrap draws its own randomness
+    kwargs = dict(n_replicates=replicates(s), random_state=s.data.seed, precision=VI_PRECISION)
     return slot.ensure(
         key, cluster.scheduled(lambda: iter_variability(X, y, spec, n_jobs=VI_JOBS, low_priority=True, **kwargs))
     )

@@ -20,8 +20,9 @@ from dpci.recommend import BiasBound, Prediction, Recommendation, describe_estim
 from dpci.recommend import estimand_bias as dpci_estimand_bias
 from dpci.recommend.reference import PUBLIC_SEED
 from dpci.spec import ReleaseSpec
+from ui.app_state import AppState
 from ui.datasets import dataset_key, load_data
-from ui.settings import C_VALUES, Settings, fmt_c
+from ui.settings import C_VALUES, fmt_c
 from ui.state import UNUSED, set_setting
 
 
@@ -36,7 +37,7 @@ class Advice:
     message: str = ""
 
 
-def data_shape(s: Settings) -> tuple[int, int] | None:
+def data_shape(s: AppState) -> tuple[int, int] | None:
     """(n, d) of the rows in use, d counting the constant (None until there are rows, e.g. no upload)."""
     try:
         X = load_data(s)[0]
@@ -55,10 +56,10 @@ NO_PREDICTION_ON_UPLOADS = (
 )
 
 
-def prediction_rows(s: Settings):
+def prediction_rows(s: AppState):
     """The rows the width at each c is predicted on: a shipped dataset's own (public: reading them costs
     nothing and gives their real geometry). None for an upload, whose geometry is private."""
-    if s.dataset == "upload":
+    if s.data.dataset == "upload":
         return None
     X, y = load_data(s)[:2]
     if len(X) > PREDICTION_ROWS:
@@ -67,20 +68,28 @@ def prediction_rows(s: Settings):
     return X, y
 
 
-def advise(s: Settings, n: int, d: int) -> Advice:
+def advise(s: AppState, n: int, d: int) -> Advice:
     """The recommendation for these settings on n rows and d coefficients (cached: the same public facts
     and rows give the same answer)."""
-    if not registry.get(s.mechanism).uses_c:
+    if not registry.get(s.spec.method).uses_c:
         return Advice(
             None,
             None,
             None,
-            f"{_capital(registry.get(s.mechanism).label)} has no c: its interval is for θ without a penalty.",
+            f"{_capital(registry.get(s.spec.method).label)} has no c: its interval is for θ without a penalty.",
         )
     rows = prediction_rows(s)
     if rows is None:
         return Advice(None, None, None, NO_PREDICTION_ON_UPLOADS)
-    facts = (s.mechanism, s.privacy, s.budget, s.loss, tuple(s.split), s.alpha, s.estimand)
+    facts = (
+        s.spec.method,
+        s.spec.privacy,
+        s.spec.budget,
+        s.spec.loss,
+        tuple(s.spec.split),
+        s.spec.alpha,
+        s.view.estimand,
+    )
     return _advise(n, d, *facts, dataset_key(s), rows)
 
 
@@ -144,7 +153,7 @@ def describe_prediction(at: Prediction) -> str:
 DEFERRED = "_c_recommendation_slot"  # (its place in the sidebar, the settings, the data's shape) until drawn
 
 
-def c_recommendation(sb, s: Settings, defer: bool = False) -> None:
+def c_recommendation(sb, s: AppState, defer: bool = False) -> None:
     """Under the c control: the recommended c for these settings, its predicted width and bias, and a
     button that uses it. ``defer``: only keep its place; :func:`draw_deferred_recommendation` draws it
     there later in the run (a new ε costs a new search, about 0.1-0.2 s, which then no longer comes
@@ -166,7 +175,7 @@ def draw_deferred_recommendation() -> None:
         _draw_recommendation(*kept)
 
 
-def _draw_recommendation(sb, s: Settings, shape: tuple[int, int]) -> None:
+def _draw_recommendation(sb, s: AppState, shape: tuple[int, int]) -> None:
     advice = advise(s, *shape)
     rec = advice.recommendation
     if rec is None:
@@ -176,7 +185,11 @@ def _draw_recommendation(sb, s: Settings, shape: tuple[int, int]) -> None:
         sb.caption(f"{advice.message} Predicted: {describe_prediction(rec)}.")
         return
     now = _at_current(s, *shape)
-    here = f" At c = {fmt_c(s.c)}: width ≈ {now.width:.2g}." if now is not None and s.c != advice.slider_c else ""
+    here = (
+        f" At c = {fmt_c(s.spec.c)}: width ≈ {now.width:.2g}."
+        if now is not None and s.spec.c != advice.slider_c
+        else ""
+    )
     wide = (
         f" ⚠️ Even so too wide to tell a typical coefficient (≈ {rec.typical:.2g}) from 0: more budget or rows help."
         if not rec.useful
@@ -192,7 +205,7 @@ def _draw_recommendation(sb, s: Settings, shape: tuple[int, int]) -> None:
         f"**Recommended: c = {fmt_c(advice.slider_c)}** ({describe_prediction(advice.at_slider)}).{here}{wide} "
         f"Predicted on this dataset's own public rows: no privacy cost.{target}"
     )
-    if s.c != advice.slider_c:
+    if s.spec.c != advice.slider_c:
         sb.button(
             f"Use the recommended c = {fmt_c(advice.slider_c)}",
             on_click=set_setting,
@@ -202,12 +215,20 @@ def _draw_recommendation(sb, s: Settings, shape: tuple[int, int]) -> None:
         )
 
 
-def _at_current(s: Settings, n: int, d: int) -> Prediction | None:
+def _at_current(s: AppState, n: int, d: int) -> Prediction | None:
     rows = prediction_rows(s)
     if rows is None:
         return None
-    facts = (s.mechanism, s.privacy, s.budget, s.loss, tuple(s.split), s.alpha, s.estimand)
-    return _predict(n, d, s.c, *facts, dataset_key(s), rows)
+    facts = (
+        s.spec.method,
+        s.spec.privacy,
+        s.spec.budget,
+        s.spec.loss,
+        tuple(s.spec.split),
+        s.spec.alpha,
+        s.view.estimand,
+    )
+    return _predict(n, d, s.spec.c, *facts, dataset_key(s), rows)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
@@ -234,21 +255,23 @@ def _predict(n, d, c, method, privacy, budget, loss, split, alpha, estimand, row
             return None
 
 
-def recommended_slider_c(s: Settings, n: int, d: int) -> float | None:
+def recommended_slider_c(s: AppState, n: int, d: int) -> float | None:
     """The slider's recommended c for these settings (None where there is none)."""
     return advise(s, n, d).slider_c
 
 
-def estimand_bias(s: Settings, release) -> BiasBound | None:
+def estimand_bias(s: AppState, release) -> BiasBound | None:
     """The proven bias bound the private interval is widened by (dpci.bias_bound: the stated public B and
     the release's private Hessian, post-processing); None when the intervals are for theta_0(c), or for
     theta already (a method without c)."""
-    if s.shown_estimand == "regularised" or not registry.get(s.mechanism).uses_c:
+    if s.shown_estimand == "regularised" or not registry.get(s.spec.method).uses_c:
         return None
-    return dpci_estimand_bias(registry.get(s.mechanism), "unregularised", release, s.loss, s.theta_bound, s.alpha)
+    return dpci_estimand_bias(
+        registry.get(s.spec.method), "unregularised", release, s.spec.loss, s.view.theta_bound, s.spec.alpha
+    )
 
 
-def estimand_symbol(s: Settings) -> str:
+def estimand_symbol(s: AppState) -> str:
     return "θ₀(c)" if s.shown_estimand == "regularised" else "θ"
 
 
@@ -266,15 +289,15 @@ def _bias_words(bias: BiasBound) -> str:
     )
 
 
-def estimand_caption(s: Settings, bias: BiasBound | None) -> str:
+def estimand_caption(s: AppState, bias: BiasBound | None) -> str:
     """Under a chart of intervals: which estimand they are for, in words (and why not theta, if asked)."""
-    method = registry.get(s.mechanism)
+    method = registry.get(s.spec.method)
     if not method.uses_c:
         return f"The intervals are for {describe_estimand('unregularised')}: {method.label} has no penalty c."
     if bias is None:
         refused = s.theta_refusal
         return (
-            f"The private interval is for {describe_estimand('regularised')}, c = {fmt_c(s.c)}: what the paper's "
+            f"The private interval is for {describe_estimand('regularised')}, c = {fmt_c(s.spec.c)}: what the paper's "
             "intervals cover. "
             + (
                 refused
@@ -289,9 +312,9 @@ def estimand_caption(s: Settings, bias: BiasBound | None) -> str:
     )
 
 
-def estimand_sentence(s: Settings, c: float, bias: BiasBound | None) -> str:
+def estimand_sentence(s: AppState, c: float, bias: BiasBound | None) -> str:
     """What the intervals are for, in a stakeholder's words (Present, its report and CSV)."""
-    if not registry.get(s.mechanism).uses_c:
+    if not registry.get(s.spec.method).uses_c:
         return "The intervals are for the coefficients without penalty (the method uses none)."
     if bias is None:
         return (
@@ -304,7 +327,7 @@ def estimand_sentence(s: Settings, c: float, bias: BiasBound | None) -> str:
     )
 
 
-def recommended_cs(s: Settings, pairs, ns, d: int, epsilon: float, delta=None) -> dict:
+def recommended_cs(s: AppState, pairs, ns, d: int, epsilon: float, delta=None) -> dict:
     """(method, notion, n) -> the recommended c at each n of a sweep (its budget as the sweep gives it:
     budget_for), for the pages that sweep c to mark it; a method without one is left out."""
     from dpci.experiments.sweeps import budget_for
@@ -313,7 +336,7 @@ def recommended_cs(s: Settings, pairs, ns, d: int, epsilon: float, delta=None) -
     for method, notion in pairs:
         budget = budget_for(notion, epsilon, delta)
         for n in ns:
-            facts = (method, notion, budget, s.loss, None, s.alpha, s.estimand)
+            facts = (method, notion, budget, s.spec.loss, None, s.spec.alpha, s.view.estimand)
             rec = _advise(int(n), int(d), *facts, "reference", None).recommendation  # the sweeps' stand-in
             if rec is not None:
                 marks[(method, notion, n)] = rec.c

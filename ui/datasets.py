@@ -9,8 +9,8 @@ import streamlit as st
 from dpci.data import load_adult, make_synthetic_logistic, population_theta0
 from dpci.exceptions import DataValidationError
 from dpci.experiments.sweeps import subsample
+from ui.app_state import AppState
 from ui.release_names import data_key
-from ui.settings import Settings
 from ui.upload import upload_dataset
 
 SYNTHETIC_THETA = (1.5, -1.0, 0.5, -0.3, 0.8, 0.2, -0.6, 1.0, -1.2, 0.4)  # the truth, repeated as needed (+ const 0.3)
@@ -29,42 +29,42 @@ def _load_builtin(dataset: str, d: int, c, loss, scaling="unit"):
     return X, y, [f"x{j + 1}" for j in range(d)] + ["const"], truth
 
 
-def truth_c(s: Settings) -> float:
+def truth_c(s: AppState) -> float:
     """The c of the synthetic data's true coefficients an interval is for: the settings' c (theta_0(c)),
     or none for the unregularised estimand (a loss without a unique unpenalised minimiser: 1e-9)."""
     if s.shown_estimand == "regularised":
-        return s.c
-    return 0.0 if s.model == "logistic" else 1e-9
+        return s.spec.c
+    return 0.0 if s.spec.loss.name == "logistic" else 1e-9
 
 
-def dataset_key(s: Settings) -> str:
+def dataset_key(s: AppState) -> str:
     """A short key naming the rows in use (for caches and job keys)."""
     return data_key(s, st.session_state.get("upload_digest", ""))
 
 
-def load_data(s: Settings):
+def load_data(s: AppState):
     """(X, y, names, truth) for the settings, or raise DataValidationError with a message."""
-    if s.dataset == "upload":
+    if s.data.dataset == "upload":
         upload = st.session_state.get("upload_result")
         if upload is None:
             raise DataValidationError("No CSV uploaded yet: upload one above, or pick Adult or Synthetic.")
-        ds = upload_dataset(st.session_state["upload_digest"], s.d, s.scaling)
+        ds = upload_dataset(st.session_state["upload_digest"], s.data.d, s.data.scaling)
         X, y, names, truth = ds.X, ds.y, list(ds.feature_names), None
     else:
         try:
             # Only the synthetic truth depends on c and the loss: Adult's cache entry ignores them.
-            synthetic = s.dataset == "synthetic"
+            synthetic = s.data.dataset == "synthetic"
             X, y, names, truth = _load_builtin(
-                s.dataset,
-                s.d,
+                s.data.dataset,
+                s.data.d,
                 truth_c(s) if synthetic else None,
-                s.loss if synthetic else None,
-                s.scaling,
+                s.spec.loss if synthetic else None,
+                s.data.scaling,
             )
         except FileNotFoundError as err:  # a broken installation: say which file is missing
             raise DataValidationError(f"{err} Reinstall dpci, or pick another dataset.") from None
-    if s.n and s.n < len(X):
-        if s.n < 100:
-            raise DataValidationError(f"n = {s.n} is too small: use at least 100 rows (or 0 for all).")
-        X, y = subsample(X, y, s.n, seed=0)
+    if s.data.n and s.data.n < len(X):
+        if s.data.n < 100:
+            raise DataValidationError(f"n = {s.data.n} is too small: use at least 100 rows (or 0 for all).")
+        X, y = subsample(X, y, s.data.n, seed=0)
     return X, y, names, truth

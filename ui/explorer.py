@@ -26,7 +26,8 @@ from dpci.presentation.tables import (
     narrower_than_variability,
     release_too_wide,
 )
-from ui.settings import Settings, fmt_c
+from ui.app_state import AppState
+from ui.settings import fmt_c, label
 
 RUN = "_explorer_run"  # session_state: this full run's mark; its fragment checks it (see results)
 LAST_FOREST = "_last_forest"  # session_state: the last chart drawn, shown faded while settings cannot draw
@@ -79,7 +80,7 @@ def _use_c_button(label: str, c: float, primary: bool = False) -> None:
     st.button(label, on_click=ui.state.set_setting, args=("c", c), type="primary" if primary else "secondary")
 
 
-def check_c(s: Settings, X, halt) -> None:
+def check_c(s: AppState, X, halt) -> None:
     """Stop with the reason when the method cannot run at this c (offering a c that can); warn when it
     can but advises against it, and when the method leaves the privacy noise out."""
     problem = ui.data.c_problem(s, len(X))
@@ -108,7 +109,7 @@ def check_c(s: Settings, X, halt) -> None:
         )
 
 
-def release(s: Settings, X, y, names, truth, halt) -> Shown:
+def release(s: AppState, X, y, names, truth, halt) -> Shown:
     """The release of these settings (paid, or shown again for free), or for real data not yet released
     a preview on a stand-in of its public facts (free, until the user releases)."""
     key = ui.data.dataset_key(s)
@@ -132,7 +133,7 @@ def release(s: Settings, X, y, names, truth, halt) -> Shown:
     raise AssertionError("halt() stops the run")
 
 
-def shared(s: Settings, found, data=None) -> Shown:
+def shared(s: AppState, found, data=None) -> Shown:
     """The release opened from the address (ui.shared): its stored numbers, nothing drawn or charged;
     beside it the non-private fit only when ``data`` (X, y, names, truth) is the public practice data."""
     release = ui.shared.intervals(found)
@@ -144,14 +145,14 @@ def shared(s: Settings, found, data=None) -> Shown:
     return Shown(X, y, names, truth, release, ui.data.cached_nonprivate(ui.data.dataset_key(s), s), False)
 
 
-def _chart(s: Settings, shown: Shown, table, stale: bool):
+def _chart(s: AppState, shown: Shown, table, stale: bool):
     title = (
         f"{100 * s.level:g}% intervals for {ui.choice_of_c.estimand_symbol(s)}: "
-        f"{ui.data.chosen_method(s).label}, {s.label('privacy')}"
+        f"{ui.data.chosen_method(s).label}, {label(s, 'privacy')}"
     )
     if shown.preview:
         title = "Preview on a stand-in, not your data: " + title
-    row_height, font_size = ui.layout.CHART[s.view]
+    row_height, font_size = ui.layout.CHART[s.view.layout]
     return ui.background.memo_chart(  # a tick between milestones draws the same chart: built once
         forest_plot,
         table,
@@ -164,7 +165,7 @@ def _chart(s: Settings, shown: Shown, table, stale: bool):
     )
 
 
-def _variability_job(s: Settings, shown: Shown):
+def _variability_job(s: AppState, shown: Shown):
     """The bootstrap's job: the private interval is drawn at once, and the bootstrap starts at the next
     tick, once the browser has the chart, so it never delays the first picture."""
     job = ui.background.existing_variability_job(s, shown.source)
@@ -204,10 +205,10 @@ def _numbers(table) -> None:
         numbers.dataframe(shown, width="stretch")  # rounded as the CSV and the report are
 
 
-def _draw(s: Settings, shown: Shown, vi, stale: bool):
+def _draw(s: AppState, shown: Shown, vi, stale: bool):
     """The chart of the release (with the comparisons given), its caption and its warnings; returns the table."""
     bias = ui.choice_of_c.estimand_bias(s, shown.release)
-    table = interval_table(shown.names, shown.release, shown.nonprivate, vi, shown.truth, s.alpha, bias=bias)
+    table = interval_table(shown.names, shown.release, shown.nonprivate, vi, shown.truth, s.spec.alpha, bias=bias)
     chart = st.session_state[LAST_FOREST] = _chart(s, shown, table, stale)
     st.plotly_chart(chart, width="stretch", key="forest", config={"displaylogo": False})
     st.caption(ui.choice_of_c.estimand_caption(s, bias))
@@ -218,7 +219,7 @@ def _draw(s: Settings, shown: Shown, vi, stale: bool):
     return table
 
 
-def results(s: Settings, shown: Shown, first_paint: bool) -> None:
+def results(s: AppState, shown: Shown, first_paint: bool) -> None:
     """The chart, its caption and the bootstrap's progress, in a fragment that ticks while it runs."""
     if shown.X is None:  # a shared release of real data: its stored numbers only, no data to compare with
         _numbers(_draw(s, shown, None, False))
@@ -239,7 +240,7 @@ def results(s: Settings, shown: Shown, first_paint: bool) -> None:
         job = _variability_job(s, shown)
         ui.state.controls_follow()  # after a first paint, the tick that started the job brings the whole page
         state = ui.background.tick_state(job)
-        vi, stale = ui.background.variability_or_last(state, s.alpha, shown.names)
+        vi, stale = ui.background.variability_or_last(state, s.spec.alpha, shown.names)
         table = _draw(s, shown, vi, stale)
         _progress(job, state, table)
         _numbers(table)
@@ -250,7 +251,7 @@ def results(s: Settings, shown: Shown, first_paint: bool) -> None:
     fragment()
 
 
-def spend_metrics(s: Settings, shown: Shown) -> None:
+def spend_metrics(s: AppState, shown: Shown) -> None:
     """What the release spent (or would, for a preview) and its (ε, δ) equivalent, beside n and d."""
     spend = shown.release.spend
     spent = "if released" if shown.preview else "spent"  # a preview spends nothing
@@ -269,8 +270,8 @@ def spend_metrics(s: Settings, shown: Shown) -> None:
         cols[0].metric(f"{n.symbol} {spent}", f"{n.amount(spend):.3g}", help=help_)
         if n.needs_delta:
             cols[1].metric(
-                f"ε for δ = {s.delta:.0e}",
-                f"{spend.to_approx_dp(s.delta).epsilon:.3g}",
+                f"ε for δ = {s.view.delta:.0e}",
+                f"{spend.to_approx_dp(s.view.delta).epsilon:.3g}",
                 help=f"The (ε, δ)-DP this {n.label} release implies (Proposition 2 of the paper); δ is set in "
                 "the sidebar.",
             )
@@ -280,10 +281,10 @@ def spend_metrics(s: Settings, shown: Shown) -> None:
     cols[3].metric("Coefficients", f"{len(shown.release.theta)}", help="d features plus the constant.")
 
 
-def c_notes(s: Settings, shown: Shown) -> None:
+def c_notes(s: AppState, shown: Shown) -> None:
     """The c the method chose itself, or the bound objective perturbation needs c above."""
     method = ui.data.chosen_method(s)
-    if shown.release.c != s.c:
+    if shown.release.c != s.spec.c:
         st.caption(
             f"{method.label[:1].upper() + method.label[1:]} chooses its own regularisation, c = "
             f"{shown.release.c:.3g}, and its interval targets θ₀ at that c: the sidebar's c is not used."
@@ -292,11 +293,11 @@ def c_notes(s: Settings, shown: Shown) -> None:
     if bound is not None:
         st.caption(
             f"Objective perturbation needs c > {bound:.3g} here (Algorithm 1, for n = {shown.release.n:,} and this "
-            f"budget); c = {fmt_c(s.c)} is valid."
+            f"budget); c = {fmt_c(s.spec.c)} is valid."
         )
 
 
-def step_ledger(s: Settings, shown: Shown) -> None:
+def step_ledger(s: AppState, shown: Shown) -> None:
     """What each step of the method spent (or would), as a table in the notion's unit."""
     if s.teaching:
         st.subheader("What a private release of these settings would spend, step by step")

@@ -11,7 +11,7 @@ import json
 from dpci.ledger import StoredRelease
 from dpci.ledger.records import release_record
 from dpci.spec import ReleaseSpec
-from ui.settings import Settings
+from ui.app_state import AppState
 
 
 def upload_spec(result, file_name: str, sep: str | None) -> dict:
@@ -25,22 +25,22 @@ def upload_spec(result, file_name: str, sep: str | None) -> dict:
     return dict(file=file_name, sep=sep or ",", target=schema.label, positive=schema.positive_class, columns=columns)
 
 
-def _data_lines(s: Settings, upload: dict | None, public: bool = True) -> list[str]:
+def _data_lines(s: AppState, upload: dict | None, public: bool = True) -> list[str]:
     """How the script reads the release's data; ``public``: whether the release's bounds and labels
     were public facts (else the script says they were read from the data)."""
-    if s.dataset == "adult":
+    if s.data.dataset == "adult":
         return [
             "from dpci.data import load_adult",
             "",
-            f"data = load_adult(d={s.d}, normalize={s.scaling!r})  # UCI Adult, shipped with dpci",
+            f"data = load_adult(d={s.data.d}, normalize={s.data.scaling!r})  # UCI Adult, shipped with dpci",
         ]
-    if s.dataset == "synthetic":
+    if s.data.dataset == "synthetic":
         return [
             "import numpy as np",
             "from dpci.data import make_synthetic_logistic",
             "",
             "# the app's synthetic data: public, with a known truth",
-            f"theta = np.append(np.resize({(1.5, -1.0, 0.5, -0.3, 0.8, 0.2, -0.6, 1.0, -1.2, 0.4)!r}, {s.d}), 0.3)",
+            f"theta = np.append(np.resize({(1.5, -1.0, 0.5, -0.3, 0.8, 0.2, -0.6, 1.0, -1.2, 0.4)!r}, {s.data.d}), 0.3)",
             "X, y = make_synthetic_logistic(50_000, theta, random_state=20261122)",
         ]
     upload = upload or {}
@@ -63,32 +63,32 @@ def _data_lines(s: Settings, upload: dict | None, public: bool = True) -> list[s
         f"    categories={categories!r},",
         f"    sep={upload.get('sep', ',')!r},",
         ")",
-        f"data = result.to_dataset(d={s.d}, normalize={s.scaling!r})",
+        f"data = result.to_dataset(d={s.data.d}, normalize={s.data.scaling!r})",
     ]
 
 
-def _budget_text(s: Settings) -> str:
+def _budget_text(s: AppState) -> str:
     """A budget for the script's ledger in the release's own notion, large enough for this one release."""
     n = s.notion
-    amount = max(3 * n.default, s.budget)  # room for this one release
-    return f"{n.unit}={amount:g}" + (f",delta={s.delta:g}" if n.needs_delta else "")
+    amount = max(3 * n.default, s.spec.budget)  # room for this one release
+    return f"{n.unit}={amount:g}" + (f",delta={s.view.delta:g}" if n.needs_delta else "")
 
 
-def release_spec_of(s: Settings, stored: StoredRelease | None):
+def release_spec_of(s: AppState, stored: StoredRelease | None):
     """The specification of the stored release exactly (as the ledger recorded it), else the settings'."""
     if stored is not None and "release" in stored.spec:
         return ReleaseSpec.from_dict(stored.spec["release"])
-    return s.spec()
+    return s.spec
 
 
-def release_script(s: Settings, stored: StoredRelease | None = None) -> str:
+def release_script(s: AppState, stored: StoredRelease | None = None) -> str:
     """A Python script that makes a release with these settings (fresh randomness) on a ledger."""
     upload = (stored.spec.get("upload") if stored else None) or None
     # the bounds are public when the release recorded nothing read from the data (a record without the
     # field is read as not private, as dpci.ledger.records.not_private_reason reads it)
     public = stored is None or ("not_private" in stored.spec and not stored.spec["not_private"])
     data = _data_lines(s, upload, public)
-    arrays = "X, y" if s.dataset == "synthetic" else "data.X, data.y"
+    arrays = "X, y" if s.data.dataset == "synthetic" else "data.X, data.y"
     header = [
         '"""A private release with the settings of the dpci app' + (f" (release {stored.id})" if stored else "") + ".",
         "",
@@ -99,7 +99,9 @@ def release_script(s: Settings, stored: StoredRelease | None = None) -> str:
         "import dpci",
         "from dpci import ReleaseSpec, get_loss",
     ]
-    n_rows = [f"# the app used n = {s.n} rows (a fixed subsample); this script uses all of them"] if s.n else []
+    n_rows = (
+        [f"# the app used n = {s.data.n} rows (a fixed subsample); this script uses all of them"] if s.data.n else []
+    )
     call = [
         "",
         *n_rows,
@@ -114,7 +116,7 @@ def release_script(s: Settings, stored: StoredRelease | None = None) -> str:
     return "\n".join(header + data + call) + "\n"
 
 
-def release_notebook(s: Settings, stored: StoredRelease | None = None) -> str:
+def release_notebook(s: AppState, stored: StoredRelease | None = None) -> str:
     """The same script as a Jupyter notebook (nbformat 4): a title cell and one code cell."""
     title = "# A private release with dpci\n\nThe settings of the app" + (f"'s release `{stored.id}`" if stored else "")
     settings = "\n".join(f"- {k}: {v}" for k, v in s.values().items())

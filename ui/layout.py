@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.settings import Settings
+from ui.app_state import AppState
 from ui.state import set_setting
 
 EXPLANATION = (
@@ -38,10 +38,10 @@ NO_SIDEBAR = (
 CHART = {"standard": (36, None), "presentation": (44, 17)}
 
 
-def explorer_header(s: Settings) -> None:
+def explorer_header(s: AppState) -> None:
     """Title, the explanation one click away, and the presentation toggle (kept in the address)."""
     st.html(COMPACT)
-    if s.view == "presentation":
+    if s.view.layout == "presentation":
         st.html(NO_SIDEBAR)
     # one row that wraps: where the three do not fit (a 1024-px projector), the button and the toggle go under
     # the title whole, instead of columns cutting them to "What am I looki…" and "Pr…"
@@ -52,13 +52,13 @@ def explorer_header(s: Settings) -> None:
         st.markdown(EXPLANATION)
     controls.toggle(
         "Presentation",
-        value=s.view == "presentation",
+        value=s.view.layout == "presentation",
         key="explorer_presentation",
         on_change=_switch_view,
         help="Large type and the chart alone, for a projector: the sidebar is hidden until you switch this off. "
         "Kept in the address.",
     )
-    if s.view != "presentation":  # the projector keeps the chart alone
+    if s.view.layout != "presentation":  # the projector keeps the chart alone
         st.caption(ONE_LINE)
 
 

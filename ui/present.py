@@ -16,18 +16,19 @@ from dpci.presentation.numbers import rounded_table
 from dpci.presentation.odds import Change, odds_ratio_table, readable_odds
 from dpci.presentation.tables import csv_safe, escape_markdown, markdown_table
 from dpci.recommend import describe_estimand
+from ui.app_state import AppState
 from ui.data import public_changes
-from ui.settings import SCALINGS, Settings
+from ui.settings import SCALINGS, label
 
 
-def outcome(s: Settings, upload: dict | None = None) -> str:
+def outcome(s: AppState, upload: dict | None = None) -> str:
     """What the model predicts, in words: "income >50K" (Adult), "label = yes" (an upload: as its stored
     release describes it, ``upload``, else as this session read it)."""
-    if s.dataset == "adult":
+    if s.data.dataset == "adult":
         return f"{ADULT_SCHEMA.label} {ADULT_SCHEMA.positive_class}"
-    if s.dataset == "upload" and upload and "target" in upload:
+    if s.data.dataset == "upload" and upload and "target" in upload:
         return f"{upload['target']} = {upload.get('positive')}"
-    if s.dataset == "upload":
+    if s.data.dataset == "upload":
         result = st.session_state.get("upload_result")
         if result is not None:
             return f"{result.schema.label} = {result.schema.positive_class}"
@@ -44,16 +45,16 @@ PRIVATE_COLUMNS = (
 )
 
 
-def guarantee_void(s: Settings, not_private: str | None) -> str | None:
+def guarantee_void(s: AppState, not_private: str | None) -> str | None:
     """Why nothing shown carries a guarantee (values read from the data, or teaching mode's public
     seed), or None when the private release's guarantee holds."""
     if s.teaching:
-        seed = f"teaching mode: the public seed {s.seed} made the noise, so anyone can recompute it"
+        seed = f"teaching mode: the public seed {s.data.seed} made the noise, so anyone can recompute it"
         return seed if not_private is None else f"{seed}; {not_private}"
     return not_private
 
 
-def not_private_columns(table: pd.DataFrame, s: Settings, not_private: str | None) -> list[str]:
+def not_private_columns(table: pd.DataFrame, s: AppState, not_private: str | None) -> list[str]:
     """The columns of ``table`` no privacy guarantee covers: every one when the release's guarantee is
     void (:func:`guarantee_void`), else those that are not the private release's (:data:`PRIVATE_COLUMNS`)."""
     numbers = [str(c) for c in table.columns if c != "feature"]
@@ -63,25 +64,25 @@ def not_private_columns(table: pd.DataFrame, s: Settings, not_private: str | Non
 
 
 def settings_in_words(
-    s: Settings, n: int, d: int, not_private: str | None, upload: dict | None = None
+    s: AppState, n: int, d: int, not_private: str | None, upload: dict | None = None
 ) -> dict[str, str]:
     """The settings a reader of the report needs, named as a reader would name them; ``not_private``:
     why the release carries no guarantee (values read from the data), or None; ``upload``: the stored
     release's description of its upload (:func:`outcome`)."""
-    method = registry.get(s.mech)
+    method = registry.get(s.spec.method)
     notion = s.notion
-    guarantee = f"{notion.say(s.budget)} ({notion.words})"
+    guarantee = f"{notion.say(s.spec.budget)} ({notion.words})"
     if notion.needs_delta:  # its (ε, δ) equivalent, from the spec's own spend (Proposition 2)
-        approx = s.spec().measure().spend.to_approx_dp(s.delta)
-        guarantee += f", i.e. (ε = {approx.epsilon:.3g}, δ = {s.delta:.0e})"
-    amounts, symbol = [share * s.budget for share in s.split], notion.symbol
+        approx = s.spec.measure().spend.to_approx_dp(s.view.delta)
+        guarantee += f", i.e. (ε = {approx.epsilon:.3g}, δ = {s.view.delta:.0e})"
+    amounts, symbol = [share * s.spec.budget for share in s.spec.split], notion.symbol
     void = guarantee_void(s, not_private)
     if void:  # the mechanism's spend is not a guarantee of what is shown
         spent = "would spend" if s.teaching else "spent"
         guarantee = f"none: not private ({void}). The mechanism {spent} {guarantee}"
     words = {
         "Outcome": outcome(s, upload),
-        "Method": method.label[:1].upper() + method.label[1:] + f" ({s.label('model').lower()})",
+        "Method": method.label[:1].upper() + method.label[1:] + f" ({label(s, 'model').lower()})",
         "Privacy guarantee": guarantee,
         "Budget split": " / ".join(f"{symbol} {v:.3g}" for v in amounts)
         + " for "
@@ -89,35 +90,35 @@ def settings_in_words(
         "Confidence level": f"{100 * s.level:g}%",
         "Rows": f"{n:,}",
         "Features": f"{d - 1} and a constant",
-        "Regularisation c": f"{s.c:g}",
+        "Regularisation c": f"{s.spec.c:g}",
         "Intervals for": describe_estimand(s.shown_estimand),
         "Randomness": "fresh and secret (a private release)"
         if not s.teaching
-        else f"teaching mode, public seed {s.seed} (not a private release)",
+        else f"teaching mode, public seed {s.data.seed} (not a private release)",
         "Not private": void or "nothing: every number shown is private",
     }
-    ranges = parameter_ranges(s.loss)
-    for name, value in loss_params(s.loss).items():
+    ranges = parameter_ranges(s.spec.loss)
+    for name, value in loss_params(s.spec.loss).items():
         words[ranges[name].label] = f"{value:g}"
-    if s.dataset != "synthetic":
-        words["Feature scaling"] = SCALINGS[s.scaling]
+    if s.data.dataset != "synthetic":
+        words["Feature scaling"] = SCALINGS[s.data.scaling]
     return words
 
 
 def odds_ratios(
-    table: pd.DataFrame, s: Settings, not_private: str | None, stored=None, upload: dict | None = None
+    table: pd.DataFrame, s: AppState, not_private: str | None, stored=None, upload: dict | None = None
 ) -> pd.DataFrame | None:
     """The odds ratios of a logistic release (None when there are none to state), drawn as a table with
     a sentence per feature, or a note saying why there are none; ``not_private`` as for
     :func:`settings_in_words`, ``upload`` as for :func:`outcome`. A stored release states the public
     changes it recorded when it was made (the same in any session), else those of the settings' data."""
-    if s.model != "logistic":
+    if s.spec.loss.name != "logistic":
         st.caption("Odds ratios belong to logistic regression: the Huberized SVM's coefficients have no odds reading.")
         return None
     recorded = (stored.spec.get("odds_changes") if stored is not None else None) or None
     changes = {k: Change(**v) for k, v in recorded.items()} if recorded else public_changes(s)
     if changes is None:
-        if s.dataset == "synthetic":
+        if s.data.dataset == "synthetic":
             st.caption("The synthetic features have no public units, so no odds ratios are stated: coefficients only.")
         else:
             st.info(
@@ -131,7 +132,9 @@ def odds_ratios(
         return None
     st.subheader(escape_markdown(f"Odds of {outcome(s, upload)}"))  # an upload names the outcome
     void = guarantee_void(s, not_private)
-    bounds = "the bounds chosen at upload" if s.dataset == "upload" else "its documented public bounds, not the data's"
+    bounds = (
+        "the bounds chosen at upload" if s.data.dataset == "upload" else "its documented public bounds, not the data's"
+    )
     st.caption(
         f"Each odds ratio compares the two ends of a feature's range ({bounds}), the other features "
         "fixed; a category is compared with not being in it. An odds ratio above 1 means higher odds. Its "
@@ -160,7 +163,7 @@ def provenance(stored) -> dict[str, str]:
 
 def intervals_csv(
     table: pd.DataFrame,
-    s: Settings,
+    s: AppState,
     n: int,
     d: int,
     not_private: str | None,

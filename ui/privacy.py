@@ -28,8 +28,9 @@ from dpci.ledger import Ledger, Status
 from dpci.ledger.records import StoredIntervals
 from dpci.notions import NOTIONS, notion
 from dpci.presentation.tables import escape_markdown
+from ui.app_state import AppState
 from ui.release_names import RENAMING, identity, renamed
-from ui.settings import Settings, settings_record
+from ui.settings import label, settings_record
 from ui.upload import canonical_table, table_columns, table_identity
 
 COOKIE = "dpci_visitor"
@@ -103,14 +104,14 @@ class DataRef:
     demo: bool
 
 
-def dataset_ref(s: Settings) -> DataRef:
+def dataset_ref(s: AppState) -> DataRef:
     """The data behind the settings (the same people whatever d, n or the upload's choices), registered
     in the ledger with the server's default budget on first sight. Practice data only for the shipped
     files ``SHIPPED`` names, which :func:`ui.datasets.load_data` reads for these settings; anything else
     is an upload, real data."""
     book = ledger()
-    if s.dataset in SHIPPED:
-        name = SHIPPED[s.dataset]
+    if s.data.dataset in SHIPPED:
+        name = SHIPPED[s.data.dataset]
         ref = DataRef(book.key_of(f"dpci shipped data: {name}", scope=visitor()), dataset_label(s), True)
     else:
         kept = st.session_state.get("upload_kept")
@@ -139,27 +140,27 @@ def upload_key(book: Ledger, kept) -> str:
 canonical_upload = canonical_table  # the library's, so the app and the command line name an upload alike
 
 
-def dataset_label(s: Settings) -> str:
-    if s.dataset == "upload":
+def dataset_label(s: AppState) -> str:
+    if s.data.dataset == "upload":
         kept = st.session_state.get("upload_kept")
         return f"your upload {kept[0]}" if kept else "your upload"
-    return s.label("dataset").split(" (")[0]  # "Adult", "Synthetic"
+    return label(s, "dataset").split(" (")[0]  # "Adult", "Synthetic"
 
 
-def status(s: Settings) -> Status:
+def status(s: AppState) -> Status:
     return ledger().status(dataset_ref(s).key)
 
 
-def spend_of(s: Settings):
+def spend_of(s: AppState):
     """What a release of these settings spends: the spec's privacy map, the one the ledger charges."""
-    return s.spec().measure().spend
+    return s.spec.measure().spend
 
 
-def describe(s: Settings) -> str:
-    return f"{registry.get(s.mech).label}, {s.notion.say(s.budget)}, c = {s.c:g}"
+def describe(s: AppState) -> str:
+    return f"{registry.get(s.spec.method).label}, {s.notion.say(s.spec.budget)}, c = {s.spec.c:g}"
 
 
-def spec_of(s: Settings, where: str) -> dict:
+def spec_of(s: AppState, where: str) -> dict:
     """What the ledger stores about a release made from the app: its settings (described once,
     :func:`ui.settings.settings_record`), the page, why it
     is not private (values read from an upload; None when it is), and for an upload its public
@@ -171,14 +172,14 @@ def spec_of(s: Settings, where: str) -> dict:
     # (dpci.ledger.records.not_private_reason reads it)
     spec = dict(source="app", **settings_record(s), page=where, not_private=upload_not_private(s))
     result, kept = st.session_state.get("upload_result"), st.session_state.get("upload_kept")
-    if s.dataset == "upload" and result is not None:
+    if s.data.dataset == "upload" and result is not None:
         from ui.export import upload_spec
 
         spec["upload"] = upload_spec(result, kept[0] if kept else "your-data.csv", st.session_state.get("upload_sep"))
     return spec
 
 
-def stored(s: Settings, data_key: str) -> StoredIntervals | None:
+def stored(s: AppState, data_key: str) -> StoredIntervals | None:
     """The stored release of these settings, if one was made (showing it again is free)."""
     ref = dataset_ref(s)
     book = ledger()
@@ -189,28 +190,28 @@ def stored(s: Settings, data_key: str) -> StoredIntervals | None:
 REQUESTED = "_release_requested"  # session_state: release identities the user asked to make
 
 
-def needs_explicit_release(s: Settings) -> bool:
+def needs_explicit_release(s: AppState) -> bool:
     """Real data (an upload) with fresh randomness: the Explorer previews on a stand-in and touches the
     data only when the user presses Release, its cost shown first. Demo data stays live (a class sees
     the ledger work, within each visitor's demo budget); teaching mode is free."""
-    return s.dataset not in SHIPPED and not s.teaching
+    return s.data.dataset not in SHIPPED and not s.teaching
 
 
-def request_release(s: Settings, data_key: str) -> None:
+def request_release(s: AppState, data_key: str) -> None:
     """Button callback: make the release of these settings now (the Explorer's next run admits it)."""
     st.session_state.setdefault(REQUESTED, set()).add(identity(s, data_key))
 
 
-def forget_request(s: Settings, data_key: str) -> None:
+def forget_request(s: AppState, data_key: str) -> None:
     """A requested release was refused: back to the preview for these settings."""
     st.session_state.get(REQUESTED, set()).discard(identity(s, data_key))
 
 
-def release_requested(s: Settings, data_key: str) -> bool:
+def release_requested(s: AppState, data_key: str) -> bool:
     return identity(s, data_key) in st.session_state.get(REQUESTED, set())
 
 
-def preview_cost(s: Settings) -> tuple[str, bool]:
+def preview_cost(s: AppState) -> tuple[str, bool]:
     """(what pressing Release would cost, in words; whether the ledger would admit it)."""
     preview = ledger().preview(dataset_ref(s).key, spend_of(s))
     symbol = preview.budget.symbol
@@ -219,7 +220,7 @@ def preview_cost(s: Settings) -> tuple[str, bool]:
     return preview.describe(what), preview.admitted
 
 
-def refusal(s: Settings) -> str | None:
+def refusal(s: AppState) -> str | None:
     """Why a new release of these settings would be refused (the ledger's filter), or None: never for
     practice data (counted and marked instead) nor in teaching mode."""
     if s.teaching:
@@ -231,14 +232,14 @@ def refusal(s: Settings) -> str | None:
     return None if preview.admitted else preview.reason
 
 
-def practice(s: Settings):
+def practice(s: AppState):
     """The visitor's practice ledger of the settings' dataset (:class:`dpci.ledger.Practice`), or None
     for real data."""
     ref = dataset_ref(s)
     return ledger().practice(ref.key) if ref.demo else None
 
 
-def start_again(s: Settings) -> None:
+def start_again(s: AppState) -> None:
     """Button callback: forget this visitor's practice releases of the settings' dataset (practice data
     only: the ledger refuses to reset real data)."""
     ref = dataset_ref(s)
@@ -247,7 +248,7 @@ def start_again(s: Settings) -> None:
     st.session_state.pop("_last_forest", None)
 
 
-def notion_refusals(s: Settings) -> dict[str, str]:
+def notion_refusals(s: AppState) -> dict[str, str]:
     """The privacy notions the settings' dataset cannot pay for, with the reason in words: a zCDP
     release on real data whose budget is pure ε-DP (no ε describes it). Empty for practice data."""
     try:
@@ -266,7 +267,7 @@ def notion_refusals(s: Settings) -> dict[str, str]:
     }
 
 
-def note_not_private(s: Settings, key: str, what: str) -> None:
+def note_not_private(s: AppState, key: str, what: str) -> None:
     """Record on the ledger, once per session and ``key``, a result from the data no guarantee covers."""
     noted = st.session_state.setdefault(NOTED, set())
     ref = dataset_ref(s)
@@ -276,13 +277,13 @@ def note_not_private(s: Settings, key: str, what: str) -> None:
     noted.add((ref.key, key))
 
 
-def choose(s: Settings, release_id: str) -> None:
+def choose(s: AppState, release_id: str) -> None:
     """Make a stored release the one Present shows (it is already paid for)."""
     st.session_state.setdefault(CHOSEN, {})[dataset_ref(s).key] = release_id
     st.query_params["release"] = release_id
 
 
-def chosen(s: Settings) -> str | None:
+def chosen(s: AppState) -> str | None:
     """The id of the release chosen for Present for the settings' dataset, or None."""
     try:
         return st.session_state.get(CHOSEN, {}).get(dataset_ref(s).key)
@@ -319,7 +320,7 @@ def release_sentences(release_id: str | None) -> list[str]:
     return lines
 
 
-def practice_mark(s: Settings) -> str:
+def practice_mark(s: AppState) -> str:
     """The mark of the release the page shows for these settings, if a curator would refuse it ("" if
     not, or if nothing of these settings is stored yet: then of the last release drawn)."""
     from ui.datasets import dataset_key
@@ -330,7 +331,7 @@ def practice_mark(s: Settings) -> str:
     return practice(s).mark(shown.release_id if shown is not None else None)
 
 
-def practice_caption(s: Settings) -> str:
+def practice_caption(s: AppState) -> str:
     """The visitor's practice ledger: what was spent, in ε and ρ, and the last release's mark."""
     book = practice(s)
     text = f"**Practice ledger** · {escape_markdown(dataset_label(s))}, your browser  \n{book.describe()}."
@@ -338,7 +339,7 @@ def practice_caption(s: Settings) -> str:
     return f"{text}  \nPublic data, so nothing is refused{over}."
 
 
-def ledger_caption(s: Settings) -> str:
+def ledger_caption(s: AppState) -> str:
     """One line: what this dataset has spent, of its budget (and the server's total for demo data)."""
     st_ = status(s)
     who = "your browser" if st_.demo else "everyone on this server"

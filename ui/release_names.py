@@ -14,23 +14,26 @@ from __future__ import annotations
 
 import hashlib
 
-from ui.settings import Settings, settings_from_spec
+from ui.app_state import AppState
+from ui.settings import settings_from_spec
 
 # The one-time step's name in the ledger's meta table (changing it would run the renaming again).
 RENAMING = "app release identities"
 
 
-def data_key(s: Settings, upload_digest: str = "") -> str:
+def data_key(s: AppState, upload_digest: str = "") -> str:
     """A short key naming the rows in use: the dataset, d, n, an upload's digest and the scaling (the
     synthetic data are never scaled)."""
-    upload = upload_digest if s.dataset == "upload" else ""
-    return f"{s.dataset}|{s.d}|{s.n}|{upload}" + (f"|{s.scaling}" if s.dataset != "synthetic" else "")
+    upload = upload_digest if s.data.dataset == "upload" else ""
+    return f"{s.data.dataset}|{s.data.d}|{s.data.n}|{upload}" + (
+        f"|{s.data.scaling}" if s.data.dataset != "synthetic" else ""
+    )
 
 
-def identity(s: Settings, data_key: str) -> str:
+def identity(s: AppState, data_key: str) -> str:
     """Names a release: the rows in use and its specification's noise key (every setting its noise
     depends on, and its randomness: a public seed, or fresh)."""
-    text = f"{data_key}|{s.spec().noise_key}"
+    text = f"{data_key}|{s.spec.noise_key}"
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
@@ -44,6 +47,6 @@ def renamed(stored) -> str | None:
         return None
     try:
         s = settings_from_spec(spec)
-        return None if s.dataset == "upload" else identity(s, data_key(s))
+        return None if s.data.dataset == "upload" else identity(s, data_key(s))
     except Exception:  # noqa: BLE001 - a record this code cannot read keeps its name (and still opens by id)
         return None

@@ -10,8 +10,8 @@ import streamlit as st
 
 from dpci.presentation.tables import escape_markdown
 from ui import privacy
+from ui.app_state import AppState
 from ui.data import Refused
-from ui.settings import Settings
 
 
 def explain_refusal(err: Refused) -> None:
@@ -19,11 +19,11 @@ def explain_refusal(err: Refused) -> None:
     st.error(escape_markdown(str(err)))
 
 
-def practice_notice(s: Settings, slot=None):
+def practice_notice(s: AppState, slot=None):
     """Say once, plainly, that the shipped data is public practice data (nothing on the page is refused),
     and, given the ``slot`` it returned once the release is drawn, whether a curator would refuse the
     release shown. Returns the slot (None for real data)."""
-    if s.dataset not in privacy.SHIPPED:
+    if s.data.dataset not in privacy.SHIPPED:
         return None
     drawn = slot is not None  # the release is drawn: its mark can be said
     slot = slot if drawn else st.empty()
@@ -32,7 +32,7 @@ def practice_notice(s: Settings, slot=None):
         "refused. The practice ledger in the sidebar counts every release and marks any a curator would refuse."
     )
     mark = privacy.practice_mark(s) if drawn else ""
-    if s.view == "presentation":  # the projector keeps the chart alone: the mark only, when there is one
+    if s.view.layout == "presentation":  # the projector keeps the chart alone: the mark only, when there is one
         if mark:
             slot.caption(f"**{mark}**")
         return slot
@@ -40,7 +40,7 @@ def practice_notice(s: Settings, slot=None):
     return slot
 
 
-def release_button(s: Settings, release) -> None:
+def release_button(s: AppState, release) -> None:
     """The button that makes this stored release the one Present shows (free: it is already paid
     for), and what it says."""
     release_id = getattr(release, "release_id", None)
@@ -74,7 +74,7 @@ def release_button(s: Settings, release) -> None:
     c2.caption(note)
 
 
-def preview_banner(s: Settings, data_key: str) -> None:
+def preview_banner(s: AppState, data_key: str) -> None:
     """Say that the chart is a preview on a stand-in, and offer the release with its cost said first."""
     text, admitted = privacy.preview_cost(s)
     st.info(
@@ -95,7 +95,7 @@ def preview_banner(s: Settings, data_key: str) -> None:
     (c2.caption if admitted else c2.error)(escape_markdown(text))
 
 
-def protection_control(s: Settings) -> None:
+def protection_control(s: AppState) -> None:
     """Whom an upload's guarantee protects: one row, or one person with up to k rows (group privacy),
     set by the uploader before the first release and fixed from then on."""
     try:

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, replace
 
 from dpci import methods as registry
-from dpci.accounting import Split
-from dpci.losses import LOSSES, get_loss, loss_parameters, loss_params, parameter_ranges
-from dpci.notions import NOTIONS, Notion, notion
+from dpci.losses import LOSSES, get_loss, parameter_ranges
+from dpci.notions import NOTIONS
 from dpci.parameters import Interval
-from dpci.recommend import theta_refusal
 from dpci.spec import ReleaseSpec
+from ui.app_state import DEFAULTS, FIELDS, SPEC_KEYS, AppState, budget_value
 
 # The app stores names (in the session, the address, settings files and the ledger's records); labels
 # are made only when drawing, from these maps (name -> label). An old address or file that holds a
@@ -67,9 +65,6 @@ def _models_said(losses) -> str:
     return " and ".join(names.get(loss, loss).lower() for loss in losses)
 
 
-# The budget sliders' stops are each notion's (dpci.notions); the number box beside them takes any
-# budget, kept to two significant digits (BUDGET_DIGITS).
-BUDGET_DIGITS = 2
 C_VALUES = tuple(float(f"{m}e{e}") for e in range(-7, 0) for m in (1, 2, 5)) + (1.0,)
 LEVELS = (0.8, 0.9, 0.95, 0.99)
 MC_SAMPLES = (1_000, 2_000, 5_000, 10_000, 20_000)
@@ -89,164 +84,14 @@ VIEWS = {"standard": "Standard", "presentation": "Presentation (large, for a pro
 SCALINGS = {"global": "One public divisor (odds ratios)", "unit": "Each row to length 1 (the paper)"}
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Everything the Explorer's results depend on (also what a shared URL stores)."""
+def label(s: AppState, key: str) -> str:
+    """The label a page shows for a named key's value ("mechanism" -> "Objective perturbation")."""
+    value = s.value(key)
+    return LABELS[key]().get(value, str(value))
 
-    dataset: str = "adult"  # a key of DATASETS
-    d: int = 10
-    n: int = 0  # 0: all rows
-    model: str = "logistic"  # a registered loss
-    mechanism: str = "objective"  # a registered method
-    privacy: str = "pure"  # a notion: pure or zcdp
-    epsilon: float = 1.0
-    rho: float = 0.5
-    c: float = 1e-3
-    estimand: str = "regularised"  # a key of ESTIMANDS (post-processing: the release is the same)
-    theta_bound: float = 0.0  # B, a public bound on ||theta|| the user states (0: none stated, no interval for theta)
-    level: float = 0.95
-    m: int = 10_000
-    vi_replicates: int = 10_000
-    seed: int = 0
-    delta: float = 1e-6
-    randomness: str = "auto"
-    scaling: str = "global"
-    view: str = "standard"  # a key of VIEWS: "presentation" enlarges the Explorer for a projector
-    # The declared settings, by dotted key, sorted: "loss.h" (a loss parameter, its range declared on the
-    # loss class) and "split.hessian" (a step's share of what the steps before it leave; the last step
-    # takes the remainder). A loss or a step the store holds no value for takes its default.
-    params: tuple[tuple[str, float], ...] = ()
-
-    @classmethod
-    def from_values(cls, values: dict) -> Settings:
-        """The settings of a flat dict of values (the session's store): fields by name, the rest dotted."""
-        plain = {k: v for k, v in values.items() if k in FIELDS}
-        return cls(**plain, params=tuple(sorted((k, float(v)) for k, v in values.items() if "." in k)))
-
-    def values(self) -> dict:
-        """The settings as a flat dict, dotted keys included (the address, a settings file, the store)."""
-        values = {k: v for k, v in asdict(self).items() if k != "params"}
-        return {**values, **dict(self.params)}
-
-    def value(self, name: str):
-        """A setting by its key (a field's name or a dotted key; a dotted key not held: its default)."""
-        if "." not in name:
-            return getattr(self, name)
-        return dict(self.params).get(name, declared_defaults(self.model, self.mechanism).get(name))
-
-    @property
-    def fractions(self) -> tuple[float, ...]:
-        """Each step's share of what the steps before it leave (the sidebar's sliders), but the last."""
-        steps = registry.get(self.mechanism).steps
-        return tuple(self.value(f"split.{step}") for step in steps[:-1])
-
-    @property
-    def teaching(self) -> bool:
-        """Teaching mode: a fixed, public seed (not a private release). By default only for the
-        synthetic data; real data get fresh OS randomness."""
-        if self.randomness == "auto":
-            return self.dataset == "synthetic"
-        return self.randomness == "teaching"
-
-    @property
-    def mech(self) -> str:
-        """The registered method's name (an alias of ``mechanism``)."""
-        return self.mechanism
-
-    @property
-    def priv(self) -> str:
-        """The privacy notion (an alias of ``privacy``)."""
-        return self.privacy
-
-    @property
-    def loss(self):
-        """The chosen loss with the parameters set (each in its declared range)."""
-        return get_loss(self.model, **{p: self.value(f"loss.{p}") for p in loss_parameters(self.model)})
-
-    @property
-    def notion(self) -> Notion:
-        """The privacy notion as a value (symbol, unit, stops, conversions: dpci.notions)."""
-        return notion(self.privacy)
-
-    @property
-    def budget(self) -> float:
-        """The total budget, in the notion's unit (the field of that name: epsilon or rho)."""
-        return getattr(self, self.notion.unit)
-
-    @property
-    def split(self) -> Split:
-        """The shares of the method's steps, from the sliders' fractions (stick-breaking: step i gets its
-        fraction of what steps 1..i-1 leave; the last step the remainder), so they always sum to 1."""
-        shares, rest = [], 1.0
-        for fraction in self.fractions:
-            shares.append(rest * fraction)
-            rest *= 1.0 - fraction
-        return Split(*shares, rest)
-
-    @property
-    def phi1(self) -> float:
-        return self.split[0]
-
-    @property
-    def phi2_rest(self) -> float:
-        """The second step's share of what the first leaves (0.5 for a method with fewer steps)."""
-        return self.fractions[1] if len(self.fractions) > 1 else 0.5
-
-    @property
-    def alpha(self) -> float:
-        """1 - the level, as the decimal it is (0.05, not 1 - 0.95 = 0.050000000000000044): the spec's
-        alpha and key are then the library's for the same settings."""
-        return round(1.0 - self.level, 12)
-
-    @property
-    def theta_refusal(self) -> str | None:
-        """Why the intervals are not for theta though theta was asked (None: not asked, or offered): an
-        interval for theta needs a stated public bound B on ||theta|| (dpci.recommend.theta_refusal)."""
-        method = registry.get(self.mechanism)
-        if self.estimand != "unregularised" or not method.uses_c:
-            return None
-        if not self.theta_bound > 0:
-            return (
-                "Intervals for θ need a bound B on ‖θ‖ that you state as public (from knowledge of the field, "
-                "never from these data): enter it under *Intervals for*. Without it the intervals are for θ₀(c)."
-            )
-        return theta_refusal(method, self.theta_bound)
-
-    @property
-    def shown_estimand(self) -> str:
-        """The estimand the intervals shown are for: theta when asked and offered, or for a method without c."""
-        if not registry.get(self.mechanism).uses_c:
-            return "unregularised"
-        return "unregularised" if self.estimand == "unregularised" and self.theta_refusal is None else "regularised"
-
-    def spec(self) -> ReleaseSpec:
-        """The release these settings describe (the seed only in teaching mode: a public seed)."""
-        seed = self.seed if self.teaching else None
-        return ReleaseSpec(
-            self.mechanism, self.privacy, self.budget, self.split, self.loss, self.c, self.alpha, self.m, seed
-        )
-
-    def label(self, name: str) -> str:
-        """The label a page shows for a named setting's value ("mechanism" -> "Objective perturbation")."""
-        value = getattr(self, name)
-        return LABELS[name]().get(value, str(value))
-
-
-FIELDS = {f: type(getattr(Settings(), f)) for f in Settings.__dataclass_fields__ if f != "params"}
 
 # A split slider's range: the first step's share of the whole, then each step's share of the rest.
 FIRST_SHARE, REST_SHARE = Interval(0.05, 0.99, step=0.01), Interval(0.05, 0.95, step=0.025)
-FIRST_DEFAULT = 0.65  # the first step's default share; the others split the rest evenly
-
-
-def declared_defaults(model: str, mechanism: str) -> dict[str, float]:
-    """The dotted settings a loss and a method declare, with their defaults: each loss parameter, and
-    each step's fraction but the last (the first 0.65, the others an even part of what is left)."""
-    steps = registry.get(mechanism).steps
-    split = {
-        f"split.{s}": FIRST_DEFAULT if i == 0 else round(1.0 / (len(steps) - i), 3) for i, s in enumerate(steps[:-1])
-    }
-    return {**{f"loss.{p}": v for p, v in loss_parameters(model).items()}, **split}
 
 
 def declared_range(name: str, model: str, mechanism: str) -> Interval | None:
@@ -272,7 +117,7 @@ OLD_KEYS = {
 def translated(raw) -> dict:
     """``raw`` with its old keys under their dotted names (a dotted key given too wins)."""
     raw = dict(raw)
-    method = name_of("mechanism", raw.get("mechanism", Settings.mechanism)) or Settings.mechanism
+    method = name_of("mechanism", raw.get("mechanism", DEFAULTS["mechanism"])) or DEFAULTS["mechanism"]
     steps = registry.get(method).steps
     for old, new in OLD_KEYS.items():
         if old in raw:
@@ -337,26 +182,17 @@ def _coerce(name, raw):
     return kind(value)
 
 
-def budget_value(value: float) -> float:
-    """A budget as the app keeps it: a slider's stop as it is (1.25), any other value to two significant
-    digits (the number box's)."""
-    value = float(value)
-    if any(math.isclose(value, stop, rel_tol=1e-9) for n in NOTIONS.values() for stop in n.stops):
-        return value
-    return float(f"{value:.{BUDGET_DIGITS}g}")
-
-
 def _nearest(value, choices):
     return min(choices, key=lambda v: abs(math.log(v) - math.log(value)) if v > 0 and value > 0 else abs(v - value))
 
 
 def settings_values(raw) -> tuple[dict, list[str]]:
-    """Settings from text values (an address or a settings file, its old keys translated): unknown
-    names and unusable values are ignored, numbers clipped to their range and snapped to the widgets'
-    options; the dotted ones of the chosen loss and method to their declared ranges. Returns the values
-    and what was ignored."""
-    values, ignored = Settings().values(), []
-    for name in values:
+    """The serialisation of an :class:`AppState` from text values (an address or a settings file, its
+    old keys translated): unknown keys and unusable values are ignored, numbers clipped to their range
+    and snapped to the widgets' options; the dotted keys of the chosen loss and method to their declared
+    ranges. Returns the values and what was ignored."""
+    values, ignored = {k: v for k, v in AppState().values().items() if "." not in k}, []
+    for name in FIELDS:
         if name in raw:
             try:
                 values[name] = _coerce(name, raw[name])
@@ -364,7 +200,7 @@ def settings_values(raw) -> tuple[dict, list[str]]:
                 ignored.append(name)
     for name, choices in CHOICES.items():
         values[name] = _nearest(values[name], choices)
-    for name in (n.unit for n in NOTIONS.values()):  # any budget in range, to two significant digits (the number box's)
+    for name in (n.unit for n in NOTIONS.values() if n.unit in values):  # the number box's two digits
         values[name] = budget_value(values[name])
     for name in LABELS:
         values[name] = name_of(name, values[name]) or next(iter(LABELS[name]()))
@@ -405,38 +241,29 @@ def fmt_c(v) -> str:
     return f"{v:.0e}".replace("e-0", "e-")
 
 
-def settings_json(s: Settings) -> str:
+def settings_json(s: AppState) -> str:
     return json.dumps(s.values(), indent=2, ensure_ascii=False)
 
 
-# The settings a release specification holds; a release's record keeps the others (the data and the
-# view) beside it, under ``app`` (:func:`settings_record`).
-SPEC_FIELDS = {"model", "mechanism", "privacy", "c", "level", "m", *(n.unit for n in NOTIONS.values())}
+def settings_record(s: AppState) -> dict:
+    """The state as a release's record keeps it, described once: the release specification
+    (``release``: ``spec.to_dict()``) and the rest of the state (``app``: the data and the view's keys).
+    :func:`settings_from_spec` reads it back."""
+    app = {k: v for k, v in s.values().items() if k not in SPEC_KEYS and "." not in k}
+    return dict(release=s.spec.to_dict(), app=app)
 
 
-def settings_record(s: Settings) -> dict:
-    """The settings as a release's record keeps them, described once: the release specification
-    (``release``: ``spec.to_dict()``) and what else the app needs to reopen them (``app``: the data and
-    the view). :func:`settings_from_spec` reads it back."""
-    app = {k: v for k, v in s.values().items() if k not in SPEC_FIELDS and "." not in k}
-    return dict(release=s.spec().to_dict(), app=app)
-
-
-def settings_from_spec(spec: dict) -> Settings:
-    """The settings of a stored release, exactly (no snapping to the widgets' options): the app's own
-    (:func:`settings_record`; a record written before it keeps ``app_settings``, its labels read as their
-    names), or those of a release made on the command line (``python -m dpci release``: its release
-    specification and data)."""
-    known = set(FIELDS)
-    if "app" in spec:
-        app = {k: v for k, v in spec["app"].items() if k in known and k not in SPEC_FIELDS}
-        return replace(settings_from_spec({"release": spec["release"]}), **app)
+def settings_from_spec(spec: dict) -> AppState:
+    """The state of a stored release, its specification exactly (no snapping to the widgets' options):
+    the app's own (:func:`settings_record`; a record written before it keeps the flat ``app_settings``,
+    its old keys and labels read through :func:`translated` and :func:`name_of`), or that of a release
+    made on the command line (``python -m dpci release``: its release specification and data)."""
     if "app_settings" in spec:
-        values = {k: v for k, v in translated(spec["app_settings"]).items() if k in known or "." in k}
+        values = {k: v for k, v in translated(spec["app_settings"]).items() if k in FIELDS or "." in k}
         for name in LABELS:
             if name in values:
-                values[name] = name_of(name, values[name]) or getattr(Settings, name)
-        return Settings.from_values(values)
+                values[name] = name_of(name, values[name]) or DEFAULTS[name]
+        return AppState.from_values(values)
     if "release" in spec:
         release, data = ReleaseSpec.from_dict(spec["release"]), spec.get("data", {})
     else:  # a record written before release specifications (dpci 0.x): its fields were flat
@@ -452,23 +279,7 @@ def settings_from_spec(spec: dict) -> Settings:
             spec.get("seed"),
         )
         data = spec
-    fractions, rest = {}, 1.0
-    for step, share in list(release.steps.items())[:-1]:  # each share as its part of what is left
-        fractions[f"split.{step}"] = share / rest
-        rest -= share
-    losses = {f"loss.{p}": float(v) for p, v in loss_params(release.loss).items()}
-    return Settings(
-        dataset="upload",
-        d=int(data.get("d", 10)),
-        model=release.loss.name,
-        mechanism=release.method,
-        privacy=release.privacy,
-        **{notion(release.privacy).unit: release.budget},
-        c=release.c,
-        level=round(1.0 - release.alpha, 12),
-        m=release.n_samples,
-        seed=release.seed if release.seed is not None else 0,
-        randomness="teaching" if release.seed is not None else "fresh",
-        scaling=data.get("scaling", "global"),
-        params=tuple(sorted({**losses, **fractions}.items())),
-    )
+    made = dict(dataset="upload", d=int(data.get("d", 10)), scaling=data.get("scaling", "global"))
+    randomness = dict(randomness="teaching", seed=release.seed) if release.seed is not None else {"randomness": "fresh"}
+    kept = {k: v for k, v in spec.get("app", {}).items() if k in FIELDS and k not in SPEC_KEYS}
+    return AppState.from_parts(release, {**made, **randomness, **kept})

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.settings import Settings, settings_json
+from ui.app_state import AppState
+from ui.settings import settings_json
 from ui.state import load_settings_file
 
 
@@ -21,7 +22,7 @@ def _apply_settings_file():
     st.session_state["_settings_message"] = ("success", f"Loaded the settings of {file.name}.{note}")
 
 
-def settings_file_panel(settings: Settings):
+def settings_file_panel(settings: AppState):
     """Download the settings as JSON, or load a file downloaded earlier (a teacher's prepared set-up)."""
     panel = st.expander("Save or load these settings", key="settings_panel", on_change="rerun")
     if not panel.open:  # drawn only when opened: the page loads faster
@@ -41,4 +42,4 @@ def settings_file_panel(settings: Settings):
         "rows, in the unit ball, with labels -1/+1). With fresh randomness it is a new release, paid on the "
         "ledger of the `with` block you run it in."
     )
-    panel.code(settings.spec().to_python(), "python")
+    panel.code(settings.spec.to_python(), "python")

@@ -22,7 +22,8 @@ import streamlit as st
 from dpci.ledger.records import StoredIntervals, not_private_reason
 from dpci.presentation.tables import escape_markdown
 from ui import privacy
-from ui.settings import Settings, settings_from_spec
+from ui.app_state import AppState
+from ui.settings import settings_from_spec
 from ui.state import WIDGET, settings_store
 
 SHARED = "_shared_release"  # session_state: (release id, identity) of the release opened from the address
@@ -31,10 +32,10 @@ NOTE = "_link_note"  # session_state: why the address's release could not be sho
 RELEASE_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")  # the ledger's ids: secrets.token_urlsafe(16)
 
 
-def identity(s: Settings) -> tuple:
+def identity(s: AppState) -> tuple:
     """What names a release of these settings, the upload's file aside (privacy.identity): the data's
     choices and every setting the noise depends on."""
-    return (s.dataset, s.d, s.n, s.scaling, s.spec().noise_key)
+    return (s.data.dataset, s.data.d, s.data.n, s.data.scaling, s.spec.noise_key)
 
 
 def explorer_record(spec) -> bool:
@@ -76,12 +77,12 @@ def open_link() -> None:
             return
     st.session_state[NOTE] = (
         f"{reason}, so the settings in the address are used instead.",
-        identity(Settings.from_values(store)),
+        identity(AppState.from_values(store)),
     )
     st.session_state.pop(SHARED, None)
 
 
-def say_note(s: Settings) -> None:
+def say_note(s: AppState) -> None:
     """The sentence of :func:`open_link` about a release it could not show, until a setting moves."""
     note = st.session_state.get(NOTE)
     if note is not None and note[1] == identity(s):
@@ -90,7 +91,7 @@ def say_note(s: Settings) -> None:
         st.session_state.pop(NOTE, None)
 
 
-def active(s: Settings):
+def active(s: AppState):
     """The stored release opened from the address (:class:`dpci.ledger.StoredRelease`), while the
     settings keep its identity; None otherwise (and the link is left for good)."""
     shared = st.session_state.get(SHARED)
@@ -129,7 +130,7 @@ def guarantee(found) -> str:
     if reason is not None:
         return f"Not private: {reason.rstrip('.')}."
     s = settings_from_spec(found.spec)
-    return f"Guarantee: {s.notion.say(s.budget)} ({s.notion.words})."
+    return f"Guarantee: {s.notion.say(s.spec.budget)} ({s.notion.words})."
 
 
 def say_shared(found) -> None:

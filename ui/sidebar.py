@@ -11,6 +11,7 @@ from dpci.losses import parameter_ranges
 from dpci.notions import notion
 from dpci.presentation.tables import escape_markdown
 from ui import privacy as ledger_view
+from ui.app_state import AppState
 from ui.choice_of_c import c_recommendation
 from ui.settings import (
     C_VALUES,
@@ -23,10 +24,10 @@ from ui.settings import (
     RANGES,
     SCALINGS,
     VI_REPLICATES,
-    Settings,
     budget_value,
     declared_range,
     fmt_c,
+    label,
     methods_left_out,
     models,
     offered_methods,
@@ -62,7 +63,7 @@ def _through_app_py():
 
 
 def sidebar(show_vi=True, unused=(), defer_advice=False):
-    """The settings sidebar; returns the current :class:`Settings`. ``unused``: the settings this
+    """The settings sidebar; returns the current :class:`~ui.app_state.AppState`. ``unused``: the settings this
     page does not use (greyed out, with a note). ``defer_advice``: the recommended c is drawn when the
     page calls :func:`ui.choice_of_c.draw_deferred_recommendation` (after its chart)."""
     _through_app_py()
@@ -93,13 +94,13 @@ def _privacy_section(sb) -> dict:
     sb.header("Privacy")
     refused = ledger_view.notion_refusals(current_settings())
     _offer_only_what_runs(refused)
-    privacy = current_settings().privacy
+    privacy = current_settings().spec.privacy
     budget_control(sb, current_settings())
     notions = [n for n in chosen_notions() if n not in refused]
     settings_widget(sb.radio, "Privacy notion", "privacy", notions, format_func=PRIVACY.get, horizontal=True)
     if len(chosen_notions()) < len(PRIVACY):
         supported = " and ".join(PRIVACY[n] for n in chosen_notions())
-        sb.caption(f"{escape_markdown(current_settings().label('mechanism'))} supports {supported} only.")
+        sb.caption(f"{escape_markdown(label(current_settings(), 'mechanism'))} supports {supported} only.")
     for reason in refused.values():  # the app's own words
         sb.caption(reason)
     if notion(privacy).needs_delta:
@@ -173,7 +174,7 @@ def _model_section(sb, refused) -> None:
         label_visibility="collapsed",
     )
     loss_controls(sb, model)
-    methods_offered = offered_methods(current_settings().model, refused)
+    methods_offered = offered_methods(current_settings().spec.loss.name, refused)
     settings_widget(
         sb.radio,
         "Mechanism",
@@ -183,7 +184,7 @@ def _model_section(sb, refused) -> None:
         help="Objective perturbation adds noise to the training objective (Algorithm 1); output "
         "perturbation adds it to the trained coefficients (Algorithm 4).",
     )
-    for reason in methods_left_out(current_settings().model, refused):  # the registry's labels
+    for reason in methods_left_out(current_settings().spec.loss.name, refused):  # the registry's labels
         sb.caption(reason)
 
 
@@ -243,27 +244,27 @@ def _more_section(sb, show_vi: bool) -> None:
     else:
         s = current_settings()
         more.caption(
-            f"m = {s.m:,}"
-            + (f", {s.vi_replicates:,} bootstrap replicates" if show_vi else "")
+            f"m = {s.spec.n_samples:,}"
+            + (f", {s.view.vi_replicates:,} bootstrap replicates" if show_vi else "")
             + (
                 ", this page's own seed"
                 if "seed" in st.session_state.get(UNUSED, ())
-                else f", seed {s.seed}"
+                else f", seed {s.data.seed}"
                 if s.teaching
                 else ", fresh randomness"
             )
         )
 
 
-def split_control(sb, s: Settings) -> None:
+def split_control(sb, s: AppState) -> None:
     """One slider per step of the method but the last (its declared steps): the first step's share of
     the budget, then each step's share of what the steps before it leave; the last takes the rest."""
-    method = registry.get(s.mechanism)
+    method = registry.get(s.spec.method)
     steps = method.steps
     names = [f"split.{step}" for step in steps[:-1]]
     declared_widgets(names)
     for i, (step, name) in enumerate(zip(steps, names)):
-        interval = declared_range(name, s.model, s.mechanism)
+        interval = declared_range(name, s.spec.loss.name, s.spec.method)
         label = method.step_label(step)
         said = f"φ{i + 1}: share for {label}" if i == 0 else f"φ{i + 1}: share of the rest for {label}"
         last = f"{method.step_label(steps[-1])[:1].upper()}{method.step_label(steps[-1])[1:]}"
@@ -281,10 +282,10 @@ def loss_controls(sb, model: str) -> None:
         settings_widget(sb.slider, interval.label, f"loss.{param}", interval.low, interval.high, step=interval.step)
 
 
-def theta_bound_control(sb, s: Settings) -> None:
+def theta_bound_control(sb, s: AppState) -> None:
     """With *θ: without penalty* chosen (a method with a c): the public bound B on ‖θ‖ the bias bound needs,
     and, while there is none, why the intervals stay for θ₀(c)."""
-    if s.estimand != "unregularised" or not registry.get(s.mechanism).uses_c:
+    if s.view.estimand != "unregularised" or not registry.get(s.spec.method).uses_c:
         return
     settings_widget(
         sb.number_input,
@@ -301,11 +302,12 @@ def theta_bound_control(sb, s: Settings) -> None:
         sb.caption(s.theta_refusal)
 
 
-def budget_control(sb, s: Settings) -> None:
+def budget_control(sb, s: AppState) -> None:
     """The total budget: a slider over readable stops and a number box for any value (two significant
     digits), with help that says what the value means for one person."""
     name, symbol, stops = s.notion.unit, s.notion.symbol, s.notion.stops
-    value = getattr(s, name)
+    value = s.spec.budget
+    settings_store().setdefault(name, value)  # a notion not chosen before: the budget converted to it
     settings_widget(
         sb.select_slider,
         f"Total budget {symbol}",
@@ -334,20 +336,20 @@ def _store_typed_budget(name: str) -> None:
     type_setting(name, budget_value(st.session_state[f"{WIDGET}{name}_typed"]))
 
 
-def budget_meaning(s: Settings) -> str:
+def budget_meaning(s: AppState) -> str:
     """What the budget means for one person, in words (the budget slider's help)."""
     n = s.notion
-    epsilon = n.approx_epsilon(s.budget, s.delta)
+    epsilon = n.approx_epsilon(s.spec.budget, s.view.delta)
     factor = math.exp(epsilon)
     if not n.needs_delta:
         worst = factor / (1.0 + factor)
         return (
-            f"ε = {s.epsilon:g}: whatever anyone knew before, the release changes the odds of any conclusion "
+            f"ε = {s.spec.budget:g}: whatever anyone knew before, the release changes the odds of any conclusion "
             f"about one person by at most a factor e^ε = {factor:.3g} (a 50% belief becomes at most "
             f"{100 * worst:.0f}%). Smaller ε: stronger privacy, wider intervals."
         )
     return (
-        f"{n.say(s.budget)} ({n.words}) implies (ε = {epsilon:.3g}, δ = {s.delta:.0e})-DP: the odds "
+        f"{n.say(s.spec.budget)} ({n.words}) implies (ε = {epsilon:.3g}, δ = {s.view.delta:.0e})-DP: the odds "
         f"of any conclusion about one person change by at most e^ε = {factor:.3g}, except with "
         f"probability δ. Smaller {n.symbol}: stronger privacy, wider intervals."
     )
@@ -373,7 +375,7 @@ def _teaching_toggle(sb):
         "operating system, and every new setting is a new private release, admitted by the privacy ledger.",
     )
     if s.teaching:
-        seed = "this page's own public seed" if "seed" in st.session_state.get(UNUSED, ()) else f"seed {s.seed}"
+        seed = "this page's own public seed" if "seed" in st.session_state.get(UNUSED, ()) else f"seed {s.data.seed}"
         sb.caption(f"Teaching mode, {seed}: the numbers are reproducible and **not private**.")
 
 
@@ -381,16 +383,16 @@ def _offer_only_what_runs(refused) -> None:
     """Before any widget is drawn: a method or notion the settings hold that is not offered gives way
     to one that is (a shared address may name one), so no page asks for a release that cannot run."""
     s = current_settings()
-    offered = offered_methods(s.model, refused)
-    if offered and s.mechanism not in offered:
+    offered = offered_methods(s.spec.loss.name, refused)
+    if offered and s.spec.method not in offered:
         set_setting("mechanism", next(iter(offered)))
         s = current_settings()
-    notions = [n for n in registry.get(s.mechanism).notions if n not in refused]
-    if notions and s.privacy not in notions:
+    notions = [n for n in registry.get(s.spec.method).notions if n not in refused]
+    if notions and s.spec.privacy not in notions:
         set_setting("privacy", notions[0])
 
 
-def draw_odometer(s: Settings):
+def draw_odometer(s: AppState):
     """The privacy ledger of the settings' dataset in its sidebar slot (redrawn after each release):
     for practice data the visitor's practice ledger, with its marks and a way to start again."""
     slot = st.session_state.get(ODOMETER_SLOT)
@@ -414,7 +416,7 @@ def draw_odometer(s: Settings):
         )
 
 
-def _practice_odometer(box, s: Settings) -> None:
+def _practice_odometer(box, s: AppState) -> None:
     book = ledger_view.practice(s)
     box.markdown(ledger_view.practice_caption(s))
     spent = notion(book.budget.notion).amount(book)
@@ -424,7 +426,7 @@ def _practice_odometer(box, s: Settings) -> None:
         box.warning(mark)
 
 
-def _start_again(sb, s: Settings) -> None:
+def _start_again(sb, s: AppState) -> None:
     """Practice data: a button that starts the visitor's practice ledger again (drawn once a run, under
     the ledger, which a release redraws)."""
     try:
@@ -491,21 +493,21 @@ def _ledger_panel(sb):
 
 
 def chosen_notions():
-    return registry.get(current_settings().mechanism).notions
+    return registry.get(current_settings().spec.method).notions
 
 
-def split_caption(s: Settings) -> str:
+def split_caption(s: AppState) -> str:
     """The split as shares and as amounts of the budget, one meaning on every page."""
-    symbol, total = s.notion.symbol, s.budget
-    method = registry.get(s.mechanism)
+    symbol, total = s.notion.symbol, s.spec.budget
+    method = registry.get(s.spec.method)
     phis = " / ".join(f"φ{i + 1}" for i in range(len(method.steps)))
-    shares = " / ".join(f"{v:.3f}" for v in s.split)
-    amounts = " / ".join(f"{v * total:.3g}" for v in s.split)
+    shares = " / ".join(f"{v:.4g}" for v in s.spec.split)
+    amounts = " / ".join(f"{v * total:.3g}" for v in s.spec.split)
     steps = " / ".join(method.step_label(step).removeprefix("the ") for step in method.steps)
     return f"Split {phis}: shares {shares}, so {symbol} = {amounts} for {steps}."
 
 
-def page(title: str, intro: str | None = None, tab: str | None = None, unused=()) -> Settings:
+def page(title: str, intro: str | None = None, tab: str | None = None, unused=()) -> AppState:
     """Start a page: its browser tab, the settings sidebar (``unused``: settings the page does not use,
     greyed out), its title and introduction; returns the settings."""
     st.set_page_config(page_title=f"dpci: {(tab or title).lower()}", page_icon="🔒", layout="wide")

@@ -10,7 +10,8 @@ import streamlit as st
 
 from dpci import methods as registry
 from dpci.methods import default_split
-from ui.settings import OLD_KEYS, Settings, changed_settings, settings_values, translated
+from ui.app_state import FIELDS, AppState
+from ui.settings import OLD_KEYS, changed_settings, settings_values, translated
 
 STORE = "dpci_settings"  # session_state key of the settings dict; it outlives the widgets
 WIDGET = "w_"  # session_state prefix of the settings widgets (Streamlit drops a widget's state when a
@@ -37,7 +38,7 @@ def load_settings_file(data: bytes):
         raw = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ValueError(f"This is not a dpci settings file (JSON): {err}.") from None
-    if not isinstance(raw, dict) or not set(translated(raw)) & set(Settings().values()):
+    if not isinstance(raw, dict) or not set(translated(raw)) & set(FIELDS):
         raise ValueError("This JSON file holds no dpci settings; download one with 'Download these settings'.")
     raw = translated(raw)
     values, _ = settings_values(raw)
@@ -46,7 +47,7 @@ def load_settings_file(data: bytes):
     return changed_settings(raw, values)
 
 
-def current_settings() -> Settings:
+def current_settings() -> AppState:
     """The session's settings; a method that cannot fit the chosen model (Kulkarni et al. fits logistic
     regression only) gives way to the first that can, and a privacy notion the method does not support
     (Kulkarni et al. is zCDP only) to one it does, so no page is asked for an impossible release."""
@@ -59,15 +60,18 @@ def current_settings() -> Settings:
         store["privacy"] = notions[0]
         if WIDGET + "privacy" in st.session_state:
             st.session_state.pop(WIDGET + "privacy")  # redrawn from the store (settings_widget) at its next draw
-    return Settings.from_values(store)
+    return AppState.from_values(store)
 
 
-def share_settings(settings: Settings):
-    """Mirror the settings in the URL so a teacher can reopen or share the same configuration (the
-    state's own keys: an old link's keys give way to their dotted names)."""
-    for old in OLD_KEYS:
-        st.query_params.pop(old, None)
-    st.query_params.update({k: str(v) for k, v in settings.values().items()})  # a page's own controls stay
+def share_settings(settings: AppState):
+    """Mirror the state in the URL so a teacher can reopen or share the same configuration: its own
+    serialisation (one budget, the dotted keys of this loss and method); an old link's keys, another
+    notion's budget and another method's steps give way. A page's own controls stay."""
+    values = settings.values()
+    stale = [k for k in st.query_params if k in OLD_KEYS or ((k in FIELDS or "." in k) and k not in values)]
+    for key in stale:
+        st.query_params.pop(key, None)
+    st.query_params.update({k: str(v) for k, v in values.items()})
 
 
 def set_setting(name, value):

@@ -5,8 +5,6 @@ wherever its results appear and recorded on the privacy ledger. And at which pri
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import streamlit as st
 
 from dpci.data.preprocessing import CONSTANT_NAME
@@ -14,8 +12,8 @@ from dpci.data.standin import PublicFacts, stand_in
 from dpci.presentation.figures import method_label
 from dpci.presentation.tables import escape_markdown
 from ui import privacy
+from ui.app_state import AppState
 from ui.data import explain_error, load_data, loader
-from ui.settings import Settings
 from ui.state import kept_widget
 
 STAND_IN = "A stand-in from public facts (costs no privacy)"
@@ -27,11 +25,11 @@ EQUAL = "equal (ε, δ), δ from the sidebar"
 REAL_RELEASES = "The real data (private releases, on the privacy ledger)"
 
 
-def source(s: Settings, releases: bool = False) -> str:
+def source(s: AppState, releases: bool = False) -> str:
     """The data a sweep runs on: the synthetic data as they are (public), else the user's choice.
     ``releases``: what runs on the real data is a private release (an accuracy-first search), not
     a non-private sweep."""
-    if s.dataset == "synthetic":
+    if s.data.dataset == "synthetic":
         st.caption("The synthetic data are public (no real people): sweeps run on them directly.")
         return "synthetic"
     real = REAL_RELEASES if releases else REAL
@@ -45,7 +43,7 @@ def source(s: Settings, releases: bool = False) -> str:
         "stand-in has only the public facts of your data (n, the feature names) and costs nothing.",
     )
     if choice == STAND_IN:
-        facts = _facts(s, s.d)
+        facts = _facts(s, s.data.d)
         st.caption(
             f"Stand-in: synthetic rows with {escape_markdown(facts.describe())}; labels from a public guess of the coefficients."
         )
@@ -62,17 +60,17 @@ def source(s: Settings, releases: bool = False) -> str:
     return "real"
 
 
-def _facts(s: Settings, d: int) -> PublicFacts:
+def _facts(s: AppState, d: int) -> PublicFacts:
     """n and the feature names: public facts (the rows are read only for their count and names)."""
-    X, _, names, _ = load_data(replace(s, d=int(d)))
+    X, _, names, _ = load_data(s.changed(d=int(d)))
     return PublicFacts(len(X), tuple(v for v in names if v != CONSTANT_NAME), privacy.dataset_label(s))
 
 
-def row_choices(s: Settings, options, default):
+def row_choices(s: AppState, options, default):
     """(choices, default) of a sweep page's row counts: only those the data have (an upload may have
     fewer rows than the page's usual choices, and a larger n would only end in an error)."""
     try:
-        rows = len(load_data(replace(s, n=0))[0])
+        rows = len(load_data(s.changed(n=0))[0])
     except ValueError:  # no data yet: the page says so where it loads them
         return list(options), default
     kept = [v for v in options if v <= rows] or [min(options)]
@@ -103,7 +101,7 @@ def skipped_note(frame, axes) -> None:
     )
 
 
-def sweep_source(s: Settings):
+def sweep_source(s: AppState):
     """(where, load) of a page's sweeps: :func:`source` and :func:`sweep_loader`; an error that stops
     the data from loading is explained and the page stops."""
     try:
@@ -115,7 +113,7 @@ def sweep_source(s: Settings):
     return where, load
 
 
-def sweep_loader(s: Settings, where: str):
+def sweep_loader(s: AppState, where: str):
     """``load(d)`` for the sweeps on the chosen source (all rows, as :func:`ui.data.loader`)."""
     real = loader(s)  # built here, in the page's run (the sweep calls it from a background thread)
     if where != "stand-in":
@@ -130,26 +128,26 @@ def sweep_loader(s: Settings, where: str):
     return load
 
 
-def sweep_arrays(s: Settings, where: str):
+def sweep_arrays(s: AppState, where: str):
     """(X, y, names) at the settings' d and n on the chosen source."""
     if where != "stand-in":
         X, y, names, _ = load_data(s)
         return X, y, names
-    return stand_in(_facts(s, s.d))
+    return stand_in(_facts(s, s.data.d))
 
 
-def note_real_sweep(s: Settings, where: str, what: str, key) -> None:
+def note_real_sweep(s: AppState, where: str, what: str, key) -> None:
     """A sweep that ran on the real data goes on the privacy ledger as a result no guarantee covers."""
     if where == "real":
         privacy.note_not_private(s, f"sweep:{what}:{hash(key)}", f"{what} run on the real data")
 
 
-def note_chosen_from_data(s: Settings, where: str, what: str) -> None:
+def note_chosen_from_data(s: AppState, where: str, what: str) -> None:
     if where == "real":
         privacy.note_not_private(s, f"chosen:{what}", f"{what} chosen from a sweep on the real data")
 
 
-def comparison_delta(s: Settings, pairs) -> float | None:
+def comparison_delta(s: AppState, pairs) -> float | None:
     """None: zCDP methods run at the paper's rho = epsilon^2/2; else the delta of an equal-(epsilon,
     delta) comparison. Asked only when the chosen methods mix the two notions."""
     if len({p for _, p in pairs}) < 2:
@@ -163,7 +161,7 @@ def comparison_delta(s: Settings, pairs) -> float | None:
         help="At the paper's ρ = ε²/2, a zCDP method promises much less than ε-DP: ρ = 0.5 is (5.76, 10⁻⁶)-DP, "
         "not (1, 0). At equal (ε, δ) both promise the same.",
     )
-    return s.delta if choice == EQUAL else None
+    return s.view.delta if choice == EQUAL else None
 
 
 PRECISIONS = (0.0, 0.005, 0.01, 0.02)  # 0: every repetition

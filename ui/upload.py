@@ -9,7 +9,7 @@ import hashlib
 import streamlit as st
 
 from dpci.presentation.tables import escape_markdown
-from ui.settings import Settings
+from ui.app_state import AppState
 from ui.state import kept_widget
 
 
@@ -170,10 +170,10 @@ def not_private_reason(result, partial=(), here: bool = False, labels_from_data:
     return "; ".join(reasons) + ". " + AFTER_REASONS if reasons else None
 
 
-def upload_not_private(s: Settings) -> str | None:
+def upload_not_private(s: AppState) -> str | None:
     """Why the intervals of the settings' dataset are not private (only an upload can be so), or None."""
     result = st.session_state.get("upload_result")
-    if s.dataset != "upload" or result is None:
+    if s.data.dataset != "upload" or result is None:
         return None
     return not_private_reason(
         result,

@@ -42,7 +42,15 @@ from .noise_reduction import (
     budget_grid,
     laplace_path,
 )
-from .search import STRATEGIES, PathStep, SearchResult, check_search, make_problem, noise_reduction
+from .search import (
+    STRATEGIES,
+    PathStep,
+    SearchResult,
+    check_search,
+    make_problem,
+    noise_reduction,
+    searchable_methods,
+)
 
 
 def accuracy_first(
@@ -177,4 +185,5 @@ __all__ = [
     "predicted_budget",
     "predicted_widths",
     "search_charge",
+    "searchable_methods",
 ]

@@ -28,7 +28,7 @@ from ..intervals import (
 )
 from ..losses import Loss
 from ..mechanisms import NoiseLaw, floor_eigenvalues
-from ..methods import PrivateRelease, get
+from ..methods import PrivateRelease, available, get
 from ..methods.base import Notion
 from ..sensitivity import output_sensitivity
 from ..solver import margin_rows, minimise_erm
@@ -122,11 +122,19 @@ def _positive(name, value, what) -> float:
     return number
 
 
+def searchable_methods() -> tuple[str, ...]:
+    """The registered methods an accuracy-first search supports: those that declare their noise
+    reducible (:attr:`dpci.methods.Method.noise_reducible`; output perturbation)."""
+    return tuple(name for name in available() if get(name).noise_reducible)
+
+
 def check_search(target, coefficients, d, max_budget, grid, method, strategy):
     """Validate the search's settings; returns (target, coefficient indices, grid)."""
-    if method != "output":
+    if method not in searchable_methods():
+        said = " and ".join(get(m).label for m in searchable_methods())
+        names = ", ".join(f"method={m!r}" for m in searchable_methods())
         raise ValueError(
-            f"Accuracy-first searches support output perturbation only (method='output'), got {method!r}: "
+            f"Accuracy-first searches support {said} only ({names}), got {method!r}: "
             "objective perturbation's noise enters through the minimiser of a data-dependent objective, "
             "not additively on a fixed query, so noise reduction's guarantee does not carry over "
             "(see Accuracy first in the documentation)."
@@ -167,9 +175,10 @@ class Problem:
     split: tuple[float, float, float]
     alpha: float
     n_samples: int
+    method: str  # a noise-reducible method (check_search)
 
     def allocation(self, budget: float) -> Allocation:
-        return get("output").allocate(budget, self.split, self.privacy)
+        return get(self.method).allocate(budget, self.split, self.privacy)
 
     def coef_scale(self, budget: float) -> float:
         """The coefficient noise's scale at ``budget``: unit path value times this (see quantity_scale)."""
@@ -193,7 +202,7 @@ def make_problem(X, y, spec):
     spec = check_spec(spec, "accuracy_first")
     X, y = check_signed_data(X, y)
     n, d = X.shape
-    problem = Problem(n, d, spec.loss, spec.c, spec.privacy, tuple(spec.split), spec.alpha, spec.n_samples)
+    problem = Problem(n, d, spec.loss, spec.c, spec.privacy, tuple(spec.split), spec.alpha, spec.n_samples, spec.method)
     return problem, margin_rows(X, y)
 
 

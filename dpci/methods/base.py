@@ -95,6 +95,11 @@ class Method:
     releases_hessian: ClassVar[bool] = False
     #: The losses (models) the method can fit, by name; None: every registered loss.
     losses: ClassVar[tuple[str, ...] | None] = None
+    #: True for a method whose coefficients are the trained minimiser plus noise at Algorithm 4's
+    #: sensitivity 1/(nc) (a fixed query), so an accuracy-first search can lower that noise by noise
+    #: reduction (dpci.accuracy_first); objective perturbation's enters through a data-dependent
+    #: objective, where that guarantee fails.
+    noise_reducible: ClassVar[bool] = False
 
     # --- privacy map ---------------------------------------------------------------------------
     def default_split(self, privacy: Notion) -> Split:

@@ -443,9 +443,10 @@ class KulkarniBayesian(Method):
         self._lock = threading.Lock()
 
     # --- privacy map ---
-    def approx_dp(self, alloc: Allocation, delta: float) -> float:
-        """The tight epsilon at ``delta`` of the whole release (analytic Gaussian mechanism)."""
-        return gaussian_epsilon(alloc.spend.rho, delta)
+    def approx_dp(self, measurement, delta: float) -> float:
+        """The tight epsilon at ``delta`` of the whole release of ``measurement`` (analytic Gaussian
+        mechanism, at the rho its allocation spends)."""
+        return gaussian_epsilon(measurement.allocation.spend.rho, delta)
 
     def estimand_c(self, measurement, n, d) -> float:
         return 0.0  # the unregularised theta (the prior's ridge equivalent, 1/(2 n PRIOR_SD^2), is negligible)

@@ -193,6 +193,7 @@ class OutputPerturbation(PaperMethod):
     splits = {p: TABLE2_SPLITS[(p, "output")] for p in ("pure", "zcdp")}  # Table 2
     description = "Noise added to the trained coefficients (Algorithm 4); interval by Algorithm 5."
     how_it_trains = "trains normally and adds the noise to the result"
+    noise_reducible = True  # Algorithm 4 adds its noise to the minimiser, a fixed query
 
     def coefficient_noise_law(self, measurement, n):
         alloc = measurement.allocation

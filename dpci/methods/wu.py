@@ -73,6 +73,7 @@ class WuOutputPerturbation(OutputPerturbation):
     """Output perturbation at Wu et al.'s sensitivity (Theorem 14) and data-independent c (Section 4.2);
     the interval is WKL's Algorithm 5 with that noise law. Ignores the c it is given."""
 
+    noise_reducible = False  # its own interval, not the one an accuracy-first search reduces
     name = "wu"
     label = "Wu et al. output perturbation"
     short = "Wu"
@@ -84,15 +85,15 @@ class WuOutputPerturbation(OutputPerturbation):
     )
     how_it_trains = "picks its own c from n, d and the budget, trains normally and adds noise scaled to 2/(nc)"
 
-    def training_c(self, alloc: Allocation, n: int, d: int) -> float:
+    def training_c(self, measurement: Measurement, n: int, d: int) -> float:
         """The c it trains at: Section 4.2's data-independent choice at the coefficients' epsilon."""
-        return wu_c(n, d, wu_epsilon(alloc))
+        return wu_c(n, d, wu_epsilon(measurement.allocation))
 
     def estimand_c(self, measurement, n, d):
-        return self.training_c(measurement.allocation, n, d)
+        return self.training_c(measurement, n, d)
 
     def own_c(self, measurement, n, d):
-        return self.training_c(measurement.allocation, n, d)
+        return self.training_c(measurement, n, d)
 
     def coefficient_noise_law(self, measurement, n):
         """The noise law when training at the measurement's c (callers outside pass theirs only to check
@@ -108,7 +109,7 @@ class WuOutputPerturbation(OutputPerturbation):
 
     def own_measurement(self, measurement: Measurement, A) -> Measurement:
         """The measurement at the c it trains at on A (:meth:`training_c`)."""
-        return measurement.at_c(self.training_c(measurement.allocation, *A.shape))
+        return measurement.at_c(self.training_c(measurement, *A.shape))
 
     def release(self, measurement, A, rng, closed_form=True) -> PrivateRelease:
         """Wu's noise law and Algorithm 5's interval at the c it trains at (:meth:`training_c`)."""

@@ -1,0 +1,245 @@
+"""The app's state, ``AppState(spec, data, view)``, and its serialisation: one flat dict of dotted keys
+that the session's store, the address, a settings file and a stored release's record all hold. Pure:
+no Streamlit here.
+
+* ``spec``: the :class:`~dpci.spec.ReleaseSpec`, everything the release depends on (method, notion and
+  ONE budget, the split by step, the loss with its parameters, c, alpha, m, the randomness);
+* ``data``: the data choice (dataset, d, n, scaling) and how its noise is drawn (randomness, seed);
+* ``view``: what only changes how a release is shown (estimand, bound B, delta, layout, replicates).
+
+Caches and stored releases are keyed by the spec (and the data), never by the view.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+from dpci import methods as registry
+from dpci.losses import get_loss, loss_parameters, loss_params
+from dpci.notions import NOTIONS, Notion, notion
+from dpci.recommend import theta_refusal
+from dpci.spec import ReleaseSpec
+
+__all__ = ["AppState", "DataChoice", "View", "declared_defaults", "fractions_of", "shares_of"]
+
+
+@dataclass(frozen=True)
+class DataChoice:
+    """The data a release is of, and how its noise is drawn."""
+
+    dataset: str = "adult"  # a key of ui.settings.DATASETS
+    d: int = 10
+    n: int = 0  # 0: all rows
+    scaling: str = "global"  # a key of ui.settings.SCALINGS
+    # "auto": fresh OS randomness for real data (Adult, an upload), the public seed for the synthetic data
+    randomness: str = "auto"
+    seed: int = 0  # the public seed of teaching mode (the spec's seed then; None otherwise)
+
+    @property
+    def teaching(self) -> bool:
+        """Teaching mode: a fixed, public seed (not a private release)."""
+        if self.randomness == "auto":
+            return self.dataset == "synthetic"
+        return self.randomness == "teaching"
+
+
+@dataclass(frozen=True)
+class View:
+    """How a release is shown: none of these change its noise, so no cache is keyed by them."""
+
+    estimand: str = "regularised"  # a key of ui.settings.ESTIMANDS (post-processing)
+    theta_bound: float = 0.0  # B, a public bound on ||theta|| the user states (0: none stated)
+    delta: float = 1e-6  # the delta of a zCDP release's (epsilon, delta) equivalent, for display
+    vi_replicates: int = 10_000  # the variability interval's bootstrap replicates
+    layout: str = "standard"  # a key of ui.settings.VIEWS: "presentation" enlarges the Explorer
+
+
+# The serialisation's plain keys (the dotted ones are declared by the loss and the method): key -> part
+# and field. The spec's are named as the app's controls name them.
+SPEC_KEYS = frozenset({"model", "mechanism", "privacy", *(n.unit for n in NOTIONS.values()), "c", "level", "m"})
+DATA_KEYS = tuple(DataChoice.__dataclass_fields__)
+VIEW_KEYS = {**{f: f for f in View.__dataclass_fields__ if f != "layout"}, "view": "layout"}
+DEFAULTS: dict = {
+    **asdict(DataChoice()),
+    "model": "logistic",
+    "mechanism": "objective",
+    "privacy": "pure",
+    "c": 1e-3,
+    "level": 0.95,
+    "m": 10_000,
+    **{key: getattr(View(), name) for key, name in VIEW_KEYS.items()},
+}
+# Each plain key's type (the coercion of text, ui.settings); both budgets' units are keys, one live.
+FIELDS = {**{k: type(v) for k, v in DEFAULTS.items()}, **{n.unit: float for n in NOTIONS.values()}}
+
+# The first step's default share; each later step but the last takes half of what is left, the last
+# two equal halves: round shares that sum to 1 (0.65 / 0.175 / 0.175; 0.65 / 0.175 / 0.0875 / 0.0875).
+FIRST_DEFAULT = 0.65
+
+
+def declared_defaults(model: str, mechanism: str) -> dict[str, float]:
+    """The dotted keys a loss and a method declare, with their defaults: each loss parameter
+    (``loss.h``), and each step's fraction of what the steps before it leave but the last's
+    (``split.hessian``)."""
+    steps = registry.get(mechanism).steps
+    split = {f"split.{s}": FIRST_DEFAULT if i == 0 else 0.5 for i, s in enumerate(steps[:-1])}
+    return {**{f"loss.{p}": v for p, v in loss_parameters(model).items()}, **split}
+
+
+def shares_of(fractions) -> tuple[float, ...]:
+    """The shares of the steps from each one's fraction of what the steps before it leave (stick
+    breaking: the last step takes the remainder), so they always sum to 1."""
+    shares, rest = [], 1.0
+    for fraction in fractions:
+        shares.append(rest * fraction)
+        rest *= 1.0 - fraction
+    return (*shares, rest)
+
+
+def fractions_of(shares) -> tuple[float, ...]:
+    """The inverse of :func:`shares_of`: each step's share of what is left, but the last's (to 12
+    decimals, so a round fraction is written as itself)."""
+    fractions, rest = [], 1.0
+    for share in list(shares)[:-1]:
+        fractions.append(round(share / rest, 12))
+        rest -= share
+    return tuple(fractions)
+
+
+# The budget sliders' stops are each notion's (dpci.notions); the number box beside them takes any
+# budget, kept to two significant digits (BUDGET_DIGITS).
+BUDGET_DIGITS = 2
+
+
+def budget_value(value: float) -> float:
+    """A budget as the app keeps it: a slider's stop as it is (1.25), any other value to two significant
+    digits (the number box's)."""
+    value = float(value)
+    if any(math.isclose(value, stop, rel_tol=1e-9) for n in NOTIONS.values() for stop in n.stops):
+        return value
+    return float(f"{value:.{BUDGET_DIGITS}g}")
+
+
+def converted_budget(amount: float, source: Notion, target: Notion) -> float:
+    """A budget in another notion for the same pure epsilon (Proposition 1: rho = epsilon^2 / 2), as the
+    app keeps budgets: where a user switching notion has not set that notion's budget yet."""
+    return budget_value(target.from_pure_epsilon(source.pure_epsilon(amount)))
+
+
+@dataclass(frozen=True)
+class AppState:
+    """The app's state: the release specification, the data choice and the view."""
+
+    spec: ReleaseSpec = field(default_factory=ReleaseSpec)
+    data: DataChoice = field(default_factory=DataChoice)
+    view: View = field(default_factory=View)
+
+    @classmethod
+    def from_values(cls, values: dict) -> AppState:
+        """The state of its serialisation (the session's store, an address or a file already coerced:
+        ui.settings.settings_values). A budget, loss parameter or step not held takes its default."""
+        v = {**DEFAULTS, **values}
+        model, method, chosen = v["model"], v["mechanism"], notion(v["privacy"])
+        declared = {**declared_defaults(model, method), **{k: x for k, x in v.items() if "." in k}}
+        if chosen.unit in v:
+            budget = float(v[chosen.unit])
+        else:
+            other = next((n for n in NOTIONS.values() if n.unit in v), notion(DEFAULTS["privacy"]))
+            budget = converted_budget(v.get(other.unit, other.default), other, chosen)
+        data = DataChoice(**{k: v[k] for k in DATA_KEYS})
+        steps = registry.get(method).steps
+        spec = ReleaseSpec(
+            method,
+            chosen.name,
+            budget,
+            shares_of(float(declared[f"split.{s}"]) for s in steps[:-1]),
+            get_loss(model, **{p: float(declared[f"loss.{p}"]) for p in loss_parameters(model)}),
+            v["c"],
+            round(1.0 - float(v["level"]), 12),  # 0.05, not 0.050000000000000044: the library's key
+            v["m"],
+            data.seed if data.teaching else None,
+        )
+        return cls.from_parts(spec, v)
+
+    @classmethod
+    def from_parts(cls, spec: ReleaseSpec, values: dict) -> AppState:
+        """The state of a release specification, exactly, with the data and view keys of ``values``
+        (the others their defaults): a stored release reopened."""
+        v = {**DEFAULTS, **values}
+        data = DataChoice(**{k: v[k] for k in DATA_KEYS})
+        return cls(spec, data, View(**{name: v[key] for key, name in VIEW_KEYS.items()}))
+
+    @classmethod
+    def of(cls, **values) -> AppState:
+        """The state of some keys of its serialisation, the others their defaults."""
+        return cls.from_values(values)
+
+    def values(self) -> dict:
+        """The serialisation: plain keys, then the dotted ones the loss and the method declare (one budget,
+        under its notion's unit)."""
+        spec = self.spec
+        plain = {
+            **asdict(self.data),
+            "model": spec.loss.name,
+            "mechanism": spec.method,
+            "privacy": spec.privacy,
+            self.notion.unit: spec.budget,
+            "c": spec.c,
+            "level": self.level,
+            "m": spec.n_samples,
+            **{key: getattr(self.view, name) for key, name in VIEW_KEYS.items()},
+        }
+        steps = registry.get(spec.method).steps
+        split = {f"split.{s}": f for s, f in zip(steps, fractions_of(spec.split))}
+        return {**plain, **{f"loss.{p}": float(x) for p, x in loss_params(spec.loss).items()}, **split}
+
+    def value(self, key: str):
+        """One key of the serialisation."""
+        return self.values()[key]
+
+    def changed(self, **values) -> AppState:
+        """A copy with some keys of the serialisation changed."""
+        return AppState.from_values({**self.values(), **values})
+
+    @property
+    def notion(self) -> Notion:
+        """The privacy notion as a value (symbol, unit, stops, conversions: dpci.notions)."""
+        return notion(self.spec.privacy)
+
+    @property
+    def level(self) -> float:
+        """The confidence level of the intervals, 1 - the spec's alpha."""
+        return round(1.0 - self.spec.alpha, 12)
+
+    @property
+    def teaching(self) -> bool:
+        """Teaching mode: the release uses a public seed (not private)."""
+        return self.data.teaching
+
+    @property
+    def fractions(self) -> tuple[float, ...]:
+        """Each step's share of what the steps before it leave (the sidebar's sliders), but the last."""
+        return fractions_of(self.spec.split)
+
+    @property
+    def theta_refusal(self) -> str | None:
+        """Why the intervals are not for theta though theta was asked (None: not asked, or offered): an
+        interval for theta needs a stated public bound B on ||theta|| (dpci.recommend.theta_refusal)."""
+        method = registry.get(self.spec.method)
+        if self.view.estimand != "unregularised" or not method.uses_c:
+            return None
+        if not self.view.theta_bound > 0:
+            return (
+                "Intervals for θ need a bound B on ‖θ‖ that you state as public (from knowledge of the field, "
+                "never from these data): enter it under *Intervals for*. Without it the intervals are for θ₀(c)."
+            )
+        return theta_refusal(method, self.view.theta_bound)
+
+    @property
+    def shown_estimand(self) -> str:
+        """The estimand the intervals shown are for: theta when asked and offered, or for a method without c."""
+        if not registry.get(self.spec.method).uses_c:
+            return "unregularised"
+        asked = self.view.estimand == "unregularised" and self.theta_refusal is None
+        return "unregularised" if asked else "regularised"
