@@ -132,6 +132,17 @@ def test_private_median_follows_its_exact_law(epsilon, rank):
         assert np.median(draws) >= 2.1
 
 
+def test_private_median_of_widths_at_or_beyond_the_range_stays_in_it():
+    """Infinite widths (a subset whose replicates did not converge) and widths beyond hi are clipped to hi: the
+    draws stay in [lo, hi] and the law has no negative gap (a NaN probability would raise). At this hi numpy's
+    log of the clipped values and math.log(hi) differ by one ulp."""
+    lo, hi = 0.2, 3.2762079100000947
+    values = np.concatenate([np.full(30, np.inf), np.full(5, hi), np.full(5, 3 * hi), VALUES])
+    rng = np.random.default_rng(5)
+    draws = np.array([private_median(values, lo, hi, 0.5, rng, 26.0) for _ in range(200)])
+    assert ((lo <= draws) & (draws <= hi * (1 + 1e-12))).all()
+
+
 @pytest.mark.parametrize("rank", [None, 7.5])
 @pytest.mark.parametrize("epsilon", [0.3, 1.0, 3.0])
 def test_private_median_is_epsilon_dp_on_neighbours(epsilon, rank):

@@ -124,8 +124,9 @@ def target_rank(s: int, epsilon: float) -> float:
 def _gap_law(values, lo: float, hi: float, epsilon: float, rank: float | None):
     """(edges, probabilities) of the gaps between the sorted log-values: each gap's log-length times
     exp(-epsilon |k - rank| / 2), k the number of values below it (rank None: the median, s/2)."""
-    z = np.sort(np.log(np.clip(np.asarray(values, dtype=float), lo, hi)))
-    edges = np.concatenate([[math.log(lo)], z, [math.log(hi)]])
+    ends = np.log([lo, hi])  # one log for ends and values: a value clipped to hi then leaves no negative gap
+    z = np.sort(np.clip(np.log(np.clip(np.asarray(values, dtype=float), lo, hi)), ends[0], ends[1]))
+    edges = np.concatenate([ends[:1], z, ends[1:]])
     s = len(z)
     rank = s / 2.0 if rank is None else rank
     with np.errstate(divide="ignore"):
