@@ -19,6 +19,7 @@ from dpci.methods.chadha import (
     median_cdf,
     private_median,
     subset_count,
+    target_rank,
     thin_caveats,
     width_range,
 )
@@ -109,20 +110,42 @@ def test_too_few_subsets_for_the_budget_warn_and_stay_with_the_release():
 VALUES = np.array([0.8, 0.9, 1.0, 1.05, 1.1, 1.3, 1.6, 2.0, 2.1, 3.0])
 
 
-@pytest.mark.parametrize("epsilon", [0.5, 2.0])
-def test_private_median_follows_its_exact_law(epsilon):
-    """4,000 draws against the mechanism's exact CDF (KS, fixed seed), and their median near the data's."""
+def test_target_rank_by_hand():
+    # s/2 + min(3 / eps_j, s/4): 20 + 6 at eps_j = 0.5 (s = 40); the cap s/4 = 2.5 at eps_j = 0.1 (s = 10)
+    assert target_rank(40, 0.5) == pytest.approx(26.0)
+    assert target_rank(80, 0.8) == pytest.approx(43.75)
+    assert target_rank(10, 0.1) == pytest.approx(7.5)
+
+
+@pytest.mark.parametrize(("epsilon", "rank"), [(0.5, None), (2.0, None), (2.0, 8.0)])
+def test_private_median_follows_its_exact_law(epsilon, rank):
+    """4,000 draws against the mechanism's exact CDF (KS, fixed seed), and their median near the data's
+    median (rank None), or above it (rank 8 of 10: the gap above 2.1 and the empty range above 3.0 weigh most)."""
     lo, hi = 0.01, 100.0
     rng = np.random.default_rng(3)
-    draws = np.array([private_median(VALUES, lo, hi, epsilon, rng) for _ in range(4_000)])
+    draws = np.array([private_median(VALUES, lo, hi, epsilon, rng, rank) for _ in range(4_000)])
     assert ((lo <= draws) & (draws <= hi)).all()
-    assert stats.kstest(draws, median_cdf(VALUES, lo, hi, epsilon)).pvalue > 1e-3
-    if epsilon == 2.0:
+    assert stats.kstest(draws, median_cdf(VALUES, lo, hi, epsilon, rank)).pvalue > 1e-3
+    if rank is None and epsilon == 2.0:
         assert 0.9 <= np.median(draws) <= 1.6
+    if rank is not None:
+        assert np.median(draws) >= 2.1
 
 
+def test_private_median_of_widths_at_or_beyond_the_range_stays_in_it():
+    """Infinite widths (a subset whose replicates did not converge) and widths beyond hi are clipped to hi: the
+    draws stay in [lo, hi] and the law has no negative gap (a NaN probability would raise). At this hi numpy's
+    log of the clipped values and math.log(hi) differ by one ulp."""
+    lo, hi = 0.2, 3.2762079100000947
+    values = np.concatenate([np.full(30, np.inf), np.full(5, hi), np.full(5, 3 * hi), VALUES])
+    rng = np.random.default_rng(5)
+    draws = np.array([private_median(values, lo, hi, 0.5, rng, 26.0) for _ in range(200)])
+    assert ((lo <= draws) & (draws <= hi * (1 + 1e-12))).all()
+
+
+@pytest.mark.parametrize("rank", [None, 7.5])
 @pytest.mark.parametrize("epsilon", [0.3, 1.0, 3.0])
-def test_private_median_is_epsilon_dp_on_neighbours(epsilon):
+def test_private_median_is_epsilon_dp_on_neighbours(epsilon, rank):
     """For datasets differing in one value, P(output in B) / P'(output in B) <= e^epsilon on every bin of a fine
     grid (exact probabilities from the CDF), and the bound is nearly reached somewhere."""
     lo, hi = 0.01, 100.0
@@ -131,8 +154,8 @@ def test_private_median_is_epsilon_dp_on_neighbours(epsilon):
     for i, new in [(0, 50.0), (4, 0.02), (9, 1.02), (5, 99.0)]:
         other = VALUES.copy()
         other[i] = new
-        p = np.diff(median_cdf(VALUES, lo, hi, epsilon)(grid))
-        q = np.diff(median_cdf(other, lo, hi, epsilon)(grid))
+        p = np.diff(median_cdf(VALUES, lo, hi, epsilon, rank)(grid))
+        q = np.diff(median_cdf(other, lo, hi, epsilon, rank)(grid))
         ok = (p > 1e-300) & (q > 1e-300)
         worst = max(worst, float(np.max(np.abs(np.log(p[ok] / q[ok])))))
     assert worst <= epsilon * (1 + 1e-9)
