@@ -62,15 +62,19 @@ def _times(draws, matrix):
 DRAW_BLOCK = 2**17  # entries (1 MB) of noise drawn, scaled, multiplied and added while in cache
 
 
+def _draw_rows(matrix, d) -> int:
+    """Rows of d draws per block: about DRAW_BLOCK entries, a whole number of the product's rows."""
+    step = 1 if matrix is None else _product_rows(matrix)
+    return step * max(1, DRAW_BLOCK // (step * d))
+
+
 def _add_noise(total, noise_law, rng, matrix=None, subtract=False):
     """total += (or -= if ``subtract``) m draws of ``noise_law`` @ matrix (none when None), bit for bit
     as with the whole m x d draw, drawn a block at a time: no second m x d array, and each block is
     scaled, multiplied and added while in cache. A block is a whole number of the product's rows, so
     :func:`_times` multiplies the same groups of rows as it would the whole draw."""
     m, d = total.shape
-    step = 1 if matrix is None else _product_rows(matrix)
-    rows = step * max(1, DRAW_BLOCK // (step * d))
-    for where, block in noise_law.sample_blocks(rng, d, m, rows):
+    for where, block in noise_law.sample_blocks(rng, d, m, _draw_rows(matrix, d)):
         if matrix is not None:
             block = _times(block, matrix)
         if not subtract:
@@ -85,7 +89,10 @@ def _gaussian_part(hessian, covariance, n, m, rng):
     d = hessian.shape[0]
     h_inv = np.linalg.inv(hessian)
     factor = h_inv @ gaussian_factor(covariance) / np.sqrt(n)
-    return _times(rng.standard_normal((m, d)), factor.T), h_inv
+    draws, rows = np.empty((m, d)), _draw_rows(factor, d)
+    for start in range(0, m, rows):  # rng.standard_normal((m, d)) bit for bit, multiplied while in cache
+        _times(rng.standard_normal(out=draws[start : start + rows]), factor.T)
+    return draws, h_inv
 
 
 def objective_offsets(hessian, covariance, n, noise_law, m, rng):
