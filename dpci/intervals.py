@@ -42,16 +42,46 @@ def gaussian_factor(covariance):
         return v * np.sqrt(np.clip(w, 0.0, None))
 
 
+def _product_rows(matrix) -> int:
+    """Rows of draws per product by ``matrix``: each product small enough that OpenBLAS keeps it on one
+    thread (up to about 2^18 multiply-adds; a threaded one as small as these waits for a busy core on a
+    shared machine: measured 8-12 ms instead of 0.14 for 10,000 x 11 draws with the other core taken)."""
+    return max(1, 2**18 // matrix.size)
+
+
 def _times(draws, matrix):
-    """draws @ matrix (square), written over the draws a block of rows at a time: no second m x d
-    array, and each product small enough that OpenBLAS keeps it on one thread (up to about 2^18
-    multiply-adds; a threaded one as small as these waits for a busy core on a shared machine:
-    measured 8-12 ms instead of 0.14 for 10,000 x 11 draws with the other core taken)."""
-    rows = max(1, 2**18 // matrix.size)
+    """draws @ matrix (square), written over the draws a block of :func:`_product_rows` rows at a
+    time: no second m x d array. A row's result depends only on its block's place in that grid."""
+    rows = _product_rows(matrix)
     for start in range(0, draws.shape[0], rows):
         block = draws[start : start + rows]
         np.matmul(block, matrix, out=block)  # numpy reads an overlapping input through a copy
     return draws
+
+
+DRAW_BLOCK = 2**17  # entries (1 MB) of noise drawn, scaled, multiplied and added while in cache
+
+
+def _draw_rows(matrix, d) -> int:
+    """Rows of d draws per block: about DRAW_BLOCK entries, a whole number of the product's rows."""
+    step = 1 if matrix is None else _product_rows(matrix)
+    return step * max(1, DRAW_BLOCK // (step * d))
+
+
+def _add_noise(total, noise_law, rng, matrix=None, subtract=False):
+    """total += (or -= if ``subtract``) m draws of ``noise_law`` @ matrix (none when None), bit for bit
+    as with the whole m x d draw, drawn a block at a time: no second m x d array, and each block is
+    scaled, multiplied and added while in cache. A block is a whole number of the product's rows, so
+    :func:`_times` multiplies the same groups of rows as it would the whole draw."""
+    m, d = total.shape
+    for where, block in noise_law.sample_blocks(rng, d, m, _draw_rows(matrix, d)):
+        if matrix is not None:
+            block = _times(block, matrix)
+        if not subtract:
+            total[where] += block
+        else:
+            total[where] -= block
+    return total
 
 
 def _gaussian_part(hessian, covariance, n, m, rng):
@@ -59,7 +89,10 @@ def _gaussian_part(hessian, covariance, n, m, rng):
     d = hessian.shape[0]
     h_inv = np.linalg.inv(hessian)
     factor = h_inv @ gaussian_factor(covariance) / np.sqrt(n)
-    return _times(rng.standard_normal((m, d)), factor.T), h_inv
+    draws, rows = np.empty((m, d)), _draw_rows(factor, d)
+    for start in range(0, m, rows):  # rng.standard_normal((m, d)) bit for bit, multiplied while in cache
+        _times(rng.standard_normal(out=draws[start : start + rows]), factor.T)
+    return draws, h_inv
 
 
 def objective_offsets(hessian, covariance, n, noise_law, m, rng):
@@ -69,8 +102,7 @@ def objective_offsets(hessian, covariance, n, noise_law, m, rng):
     The draws approximate theta_0 - theta~ (Eq. 4.1).
     """
     gauss, h_inv = _gaussian_part(hessian, covariance, n, m, rng)
-    gauss += _times(noise_law.sample(rng, hessian.shape[0], m), h_inv.T / n)
-    return gauss
+    return _add_noise(gauss, noise_law, rng, h_inv.T / n)
 
 
 def output_offsets(hessian, covariance, n, noise_law, m, rng):
@@ -80,8 +112,7 @@ def output_offsets(hessian, covariance, n, noise_law, m, rng):
     the Gaussian for zCDP, whose closed form is :func:`output_zcdp_covariance`).
     """
     gauss, _ = _gaussian_part(hessian, covariance, n, m, rng)
-    gauss -= noise_law.sample(rng, hessian.shape[0], m)
-    return gauss
+    return _add_noise(gauss, noise_law, rng, subtract=True)
 
 
 def output_zcdp_covariance(hessian, covariance, n, sigma):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .exceptions import RegularisationTooSmall, UnderCoverageWarning, warn
-from .noise import gaussian, spherical_laplace
+from .noise import gaussian, gaussian_blocks, spherical_laplace, spherical_laplace_blocks
 from .sensitivity import objective_gradient_sensitivity, output_sensitivity
 from .solver import minimise_erm
 
@@ -30,6 +30,13 @@ class NoiseLaw:
         if self.kind == "spherical_laplace":
             return spherical_laplace(rng, d, self.scale, size)
         return gaussian(rng, d, self.scale, size)
+
+    def sample_blocks(self, rng, d, size, rows):
+        """``sample(rng, d, size)`` bit for bit, a block of rows at a time: (where, block) pairs that add up
+        to the draws (see :func:`~dpci.noise.spherical_laplace_blocks`)."""
+        if self.kind == "spherical_laplace":
+            return spherical_laplace_blocks(rng, d, self.scale, size, rows)
+        return gaussian_blocks(rng, d, self.scale, size, rows)
 
     def coordinate_variance(self, d: int) -> float:
         """Variance of one coordinate of a d-dimensional draw."""

@@ -74,6 +74,44 @@ def spherical_laplace(rng: np.random.Generator, d: int, gamma: float, size: int 
     return _scaled_directions(rng, d, radius, size)
 
 
+def spherical_laplace_blocks(rng, d: int, gamma: float, size: int, rows: int):
+    """The draws of ``spherical_laplace(rng, d, gamma, size)`` a block of ``rows`` rows at a time, bit for
+    bit: the same stream in the same order (the radii, the normals row after row, then redraws of
+    zero rows). Yields (where, block) pairs, ``where`` a slice or an index array of the rows; the block
+    is overwritten by the next one. A row whose normals are all zero (probability 0) comes as zeros in
+    its block and, redrawn, in a last pair of its own (adding both gives the draw)."""
+    if not (np.isfinite(gamma) and gamma > 0):
+        raise ValueError(f"gamma must be positive and finite, got {gamma!r}.")
+    radius = rng.standard_gamma(d, size=size) / gamma
+    buffer, zero = np.empty((min(rows, size), d)), []
+    for start in range(0, size, rows):
+        z = buffer[: min(rows, size - start)]
+        rng.standard_normal(out=z)
+        norm = np.sqrt(np.einsum("ij,ij->i", z, z))
+        with np.errstate(divide="ignore"):
+            scale = radius[start : start + len(z)] / norm
+        scale[norm == 0.0] = 0.0
+        zero += list(start + np.flatnonzero(norm == 0.0))
+        z *= scale[:, None]
+        yield slice(start, start + len(z)), z
+    if zero:
+        where = np.array(zero)
+        yield where, _scaled_directions(rng, d, radius[where], len(where))
+
+
+def gaussian_blocks(rng, d: int, sigma: float, size: int, rows: int):
+    """The draws of ``gaussian(rng, d, sigma, size)`` a block of ``rows`` rows at a time, bit for bit, as
+    (where, block) pairs like :func:`spherical_laplace_blocks`."""
+    if not (np.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"sigma must be positive and finite, got {sigma!r}.")
+    buffer = np.empty((min(rows, size), d))
+    for start in range(0, size, rows):
+        z = buffer[: min(rows, size - start)]
+        rng.standard_normal(out=z)
+        z *= sigma
+        yield slice(start, start + len(z)), z
+
+
 def gaussian(rng: np.random.Generator, d: int, sigma: float, size: int | None = None) -> np.ndarray:
     """Draw from N(0, sigma^2 I_d) (Proposition 3's Gaussian mechanism)."""
     if not (np.isfinite(sigma) and sigma > 0):

@@ -23,6 +23,14 @@ NORM_TOL = 1e-9
 
 def check_features(X, n_features=None, *, private_errors=False):
     """Return (X as a float ndarray, feature names or None); refuse NaN/inf and wrong shapes."""
+    arr, names, _ = _features_and_squared_norms(X, n_features, private_errors=private_errors)
+    return arr, names
+
+
+def _features_and_squared_norms(X, n_features=None, *, private_errors=False):
+    """:func:`check_features`, and the rows' squared L2 norms, which are read for the finite check: a
+    NaN or infinite entry makes its row's squared norm NaN or infinite, so finite squared norms mean
+    finite entries (and the entries are looked at only when they are not: an overflow of finite ones)."""
     names = None
     if hasattr(X, "tocsr") or hasattr(X, "sparse"):  # scipy.sparse matrices and arrays
         raise DataValidationError("X is a sparse matrix; dpci needs dense rows: pass X.toarray().")
@@ -50,11 +58,12 @@ def check_features(X, n_features=None, *, private_errors=False):
         )
     if n_features is not None and arr.shape[1] != n_features:
         raise DataValidationError(f"X has {arr.shape[1]} features, but the model was fitted with {n_features}.")
-    if not np.isfinite(arr).all():
+    sq = np.einsum("ij,ij->i", arr, arr)
+    if not np.isfinite(sq).all() and not np.isfinite(arr).all():
         bad = np.argwhere(~np.isfinite(arr))[0]
         where = "" if private_errors else f" (first at row {bad[0]}, column {bad[1]})"
         raise DataValidationError(f"X contains NaN or infinite values{where}; drop or impute them.")
-    return arr, names
+    return arr, names, sq
 
 
 def _is_complex(X):
@@ -71,11 +80,12 @@ def _is_complex(X):
     return dtype.kind == "c"
 
 
-def unit_ball_divisors(X, *, private_errors=False):
+def unit_ball_divisors(X, *, private_errors=False, squared_norms=None):
     """Refuse rows with ||x|| > 1 + NORM_TOL; return what brings the rows just outside (rounding) onto
     the sphere: each row's divisor, its norm for those and 1 for the others (dividing by 1 leaves a
-    row exactly as it is), or None when no row is outside."""
-    sq = np.einsum("ij,ij->i", X, X)
+    row exactly as it is), or None when no row is outside. ``squared_norms``: the rows' squared
+    norms if already known (``np.einsum("ij,ij->i", X, X)``)."""
+    sq = np.einsum("ij,ij->i", X, X) if squared_norms is None else squared_norms
     worst = int(np.argmax(sq))
     if sq[worst] > (1.0 + NORM_TOL) ** 2:
         which = "a row has L2 norm" if private_errors else f"row {worst} has L2 norm {np.sqrt(sq[worst]):.6g}"
@@ -241,8 +251,8 @@ def check_signed_parts(X, y, *, private_errors=False):
     """:func:`check_signed_data` without the projection: (X as a float array, y as -1.0/+1.0 floats, the
     :func:`unit_ball_divisors` of X), for a release that projects its rows as it builds the margin
     rows (``dpci.solver.margin_rows(X, y, divisors)``) rather than copy X first."""
-    X, _ = check_features(X, private_errors=private_errors)
-    divisors = unit_ball_divisors(X, private_errors=private_errors)
+    X, _, sq = _features_and_squared_norms(X, private_errors=private_errors)
+    divisors = unit_ball_divisors(X, private_errors=private_errors, squared_norms=sq)
     return X, check_signs(y, X.shape[0], private_errors=private_errors), divisors
 
 
@@ -253,6 +263,6 @@ def check_data(X, y, classes=None, *, private_errors=False):
     float array as given: ``divisors`` (:func:`unit_ball_divisors`) bring its rows just outside the
     unit ball onto the sphere, and the release applies them as it builds its margin rows.
     """
-    X, names = check_features(X, private_errors=private_errors)
+    X, names, sq = _features_and_squared_norms(X, private_errors=private_errors)
     signs, classes = check_labels(y, X.shape[0], classes, private_errors=private_errors)
-    return X, signs, classes, names, unit_ball_divisors(X, private_errors=private_errors)
+    return X, signs, classes, names, unit_ball_divisors(X, private_errors=private_errors, squared_norms=sq)

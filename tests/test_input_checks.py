@@ -99,3 +99,29 @@ def test_the_bootstrap_refuses_empty_runs_and_too_few_monte_carlo_draws(data):
         variability_intervals(X, y, ReleaseSpec(loss=dpci.LogisticLoss()), n_replicates=0)
     with pytest.raises(ValueError, match="n_samples must be an integer of at least 100"):
         coverage(X, y, ReleaseSpec(loss=dpci.LogisticLoss(), n_samples=1, c=0.01), n_replicates=8)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("where", [(0, 0), (399, 2), (123, 1)])
+def test_a_non_finite_entry_is_found_where_it_is_through_the_row_norms(data, value, where):
+    """The finite check reads the rows' squared norms (a NaN or infinite entry makes its row's NaN or
+    infinite); the message still names the first bad entry, and comes before the label checks."""
+    X, y = data[0].copy(), data[1].astype(float)
+    X[where] = value
+    message = rf"NaN or infinite values \(first at row {where[0]}, column {where[1]}\)"
+    with pytest.raises(dpci.DataValidationError, match=message):
+        dpci.private_confidence_intervals(X, y, dpci.LogisticLoss(), c=0.01, random_state=0)
+    y[0] = 3.0  # three labels: refused too, but after the features
+    with pytest.raises(dpci.DataValidationError, match=message):
+        _fit(X, y)
+    with pytest.raises(dpci.DataValidationError, match=message):
+        dpci.private_confidence_intervals(X, y, dpci.LogisticLoss(), c=0.01, random_state=0)
+
+
+def test_finite_rows_whose_squared_norm_overflows_are_outside_the_ball_not_missing(data):
+    X, y = data[0].copy(), data[1]
+    X[7] = 1e200  # each entry finite; its squared norm is infinite
+    with pytest.raises(dpci.DataValidationError, match=r"row 7 has L2 norm inf > 1"):
+        dpci.private_confidence_intervals(X, y, dpci.LogisticLoss(), c=0.01, random_state=0)
+    with pytest.raises(dpci.DataValidationError, match=r"row 7 has L2 norm inf > 1"):
+        _fit(X, y)

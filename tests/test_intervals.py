@@ -173,3 +173,26 @@ def test_column_quantiles_put_nan_last_like_a_sort():
     draws = np.array([[np.nan, 1.0], [2.0, np.nan], [0.0, 3.0], [np.nan, np.nan]])
     probs = [0.0, 0.4, 0.5, 1.0]
     np.testing.assert_array_equal(column_quantiles(draws, probs), _sorted_quantiles(draws, probs))
+
+
+@pytest.mark.parametrize("kind", ["spherical_laplace", "gaussian"])
+@pytest.mark.parametrize("d", [3, 11, 200])
+def test_offsets_are_those_of_the_whole_draws_bit_for_bit(kind, d):
+    """The draws are made, multiplied and added a block at a time: the same numbers as drawing all m x d
+    at once and multiplying (Algorithm 3 and 5, lines 7-11)."""
+    from dpci.intervals import _times, gaussian_factor
+
+    rng = np.random.default_rng(d)
+    a = rng.standard_normal((d, d))
+    hessian, covariance, n, m, law = a @ a.T + d * np.eye(d), np.eye(d) + 0.1, 500, 1_001, NoiseLaw(kind, 2.0)
+
+    def whole(seed, output):
+        rng, h_inv = np.random.default_rng(seed), np.linalg.inv(hessian)
+        gauss = _times(rng.standard_normal((m, d)), (h_inv @ gaussian_factor(covariance) / np.sqrt(n)).T)
+        noise = law.sample(rng, d, m)
+        return gauss - noise if output else gauss + _times(noise, h_inv.T / n)
+
+    got = objective_offsets(hessian, covariance, n, law, m, np.random.default_rng(1))
+    np.testing.assert_array_equal(got, whole(1, False))
+    got = output_offsets(hessian, covariance, n, law, m, np.random.default_rng(2))
+    np.testing.assert_array_equal(got, whole(2, True))

@@ -61,3 +61,52 @@ def test_same_seed_same_draws_and_bad_scales_refused():
         gaussian(np.random.default_rng(0), 3, -1.0)
     with pytest.raises(ValueError, match="random_state"):
         check_random_state("seed")
+
+
+class ZeroRowStream:
+    """A Generator whose normals at stream positions [d r, d (r + 1)) are zero: a zero row (probability 0
+    with a real stream) at the same place however the draws are cut into calls."""
+
+    def __init__(self, seed, d, row):
+        self.rng, self.zero, self.drawn = np.random.default_rng(seed), range(d * row, d * (row + 1)), 0
+
+    def standard_gamma(self, shape, size):
+        return self.rng.standard_gamma(shape, size=size)
+
+    def standard_normal(self, size=None, out=None):
+        z = self.rng.standard_normal(size, out=out)
+        flat = z.reshape(-1)
+        for k in range(flat.size):
+            if self.drawn + k in self.zero:
+                flat[k] = 0.0
+        self.drawn += flat.size
+        return z
+
+
+@pytest.mark.parametrize("kind, scale", [("spherical_laplace", 3.0), ("gaussian", 0.7)])
+@pytest.mark.parametrize("m, d, rows", [(1000, 11, 64), (1003, 200, 6), (7, 3, 100)])
+def test_noise_in_blocks_is_the_whole_draw_bit_for_bit(kind, scale, m, d, rows):
+    from dpci.mechanisms import NoiseLaw
+
+    law = NoiseLaw(kind, scale)
+    before, rng = np.random.default_rng(5), np.random.default_rng(5)
+    whole = law.sample(before, d, m)
+    total = np.zeros((m, d))
+    for where, block in law.sample_blocks(rng, d, m, rows):
+        total[where] += block
+    np.testing.assert_array_equal(total, whole)
+    assert rng.standard_normal() == before.standard_normal()  # the stream is left where it was
+
+
+@pytest.mark.parametrize("row", [0, 70, 999])
+def test_a_zero_row_is_redrawn_last_in_blocks_as_in_the_whole_draw(row):
+    from dpci.noise import spherical_laplace_blocks
+
+    m, d = 1000, 5
+    whole = spherical_laplace(ZeroRowStream(2, d, row), d, 2.0, m)
+    stream = ZeroRowStream(2, d, row)
+    total = np.zeros((m, d))
+    for where, block in spherical_laplace_blocks(stream, d, 2.0, m, 64):
+        total[where] += block
+    np.testing.assert_array_equal(total, whole)
+    assert np.all(np.linalg.norm(total, axis=1) > 0)
