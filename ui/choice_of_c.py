@@ -81,16 +81,7 @@ def advise(s: AppState, n: int, d: int) -> Advice:
     rows = prediction_rows(s)
     if rows is None:
         return Advice(None, None, None, NO_PREDICTION_ON_UPLOADS)
-    facts = (
-        s.spec.method,
-        s.spec.privacy,
-        s.spec.budget,
-        s.spec.loss,
-        tuple(s.spec.split),
-        s.spec.alpha,
-        s.view.estimand,
-    )
-    return _advise(n, d, *facts, dataset_key(s), rows)
+    return _advise(n, d, *_facts(s), dataset_key(s), rows)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
@@ -215,11 +206,9 @@ def _draw_recommendation(sb, s: AppState, shape: tuple[int, int]) -> None:
         )
 
 
-def _at_current(s: AppState, n: int, d: int) -> Prediction | None:
-    rows = prediction_rows(s)
-    if rows is None:
-        return None
-    facts = (
+def _facts(s: AppState) -> tuple:
+    """What a prediction of width depends on besides n, d, c and the data: the cached functions' keys."""
+    return (
         s.spec.method,
         s.spec.privacy,
         s.spec.budget,
@@ -228,7 +217,13 @@ def _at_current(s: AppState, n: int, d: int) -> Prediction | None:
         s.spec.alpha,
         s.view.estimand,
     )
-    return _predict(n, d, s.spec.c, *facts, dataset_key(s), rows)
+
+
+def _at_current(s: AppState, n: int, d: int) -> Prediction | None:
+    rows = prediction_rows(s)
+    if rows is None:
+        return None
+    return _predict(n, d, s.spec.c, *_facts(s), dataset_key(s), rows)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
