@@ -18,6 +18,7 @@ import ui.release_panel
 import ui.settings_file
 import ui.shared
 import ui.sidebar
+import ui.sidebar_ledger
 import ui.state
 import ui.upload
 
@@ -53,7 +54,7 @@ else:
 ui.shared.mark_address(None if shown.preview else shown.release)
 if shared is not None:
     ui.shared.say_shared(shared)
-ui.sidebar.draw_odometer(settings)  # the sidebar's ledger, now that an upload (if any) has been read
+ui.sidebar_ledger.draw_odometer(settings)  # the sidebar's ledger, now that an upload (if any) has been read
 if practice is not None:
     ui.release_panel.practice_notice(settings, practice)  # with the mark of the release now shown
 if shown.preview:

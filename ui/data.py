@@ -23,7 +23,7 @@ from ui.app_state import AppState
 from ui.datasets import dataset_key, load_data
 from ui.release_names import identity
 from ui.settings import C_VALUES, fmt_c
-from ui.sidebar import draw_odometer
+from ui.sidebar_ledger import draw_odometer
 from ui.upload import upload_dataset
 
 

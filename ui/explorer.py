@@ -16,6 +16,7 @@ import ui.privacy
 import ui.release_panel
 import ui.shared
 import ui.sidebar
+import ui.sidebar_ledger
 import ui.state
 from dpci.presentation.figures import forest_plot
 from dpci.presentation.numbers import rounded_table
@@ -54,7 +55,7 @@ def start(first_paint: bool):
     """A new full run: its mark, and the sidebar's slots of the last run forgotten. Returns the
     function that stops the run (a first paint that cannot draw the chart draws the settings first)."""
     st.session_state[RUN] = object()
-    st.session_state.pop(ui.sidebar.ODOMETER_SLOT, None)  # the sidebar of this run makes a new one
+    st.session_state.pop(ui.sidebar_ledger.ODOMETER_SLOT, None)  # the sidebar of this run makes a new one
     st.session_state.pop(ui.choice_of_c.DEFERRED, None)  # so does the recommended c's place (stale now)
     waiting = ui.state.waiting_sidebar() if first_paint else None
 

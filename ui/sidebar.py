@@ -32,6 +32,7 @@ from ui.settings import (
     models,
     offered_methods,
 )
+from ui.sidebar_ledger import ODOMETER_SLOT, draw_odometer, ledger_panel, start_again_button
 from ui.state import (
     CONTROLS_DRAWN,
     UNUSED,
@@ -81,7 +82,7 @@ def sidebar(show_vi=True, unused=(), defer_advice=False):
     _model_section(sb, refused)
     _interval_section(sb, defer_advice)
     _more_section(sb, show_vi)
-    _ledger_panel(sb)
+    ledger_panel(sb)
     ledger_view.write_visitor_cookie()
     settings = current_settings()
     share_settings(settings)  # every page's address holds the settings: a reload or a shared link keeps them
@@ -113,7 +114,7 @@ def _privacy_section(sb) -> dict:
     _teaching_toggle(sb)
     st.session_state[ODOMETER_SLOT] = sb.empty()
     draw_odometer(current_settings())
-    _start_again(sb, current_settings())
+    start_again_button(sb, current_settings())
     return refused
 
 
@@ -355,9 +356,6 @@ def budget_meaning(s: AppState) -> str:
     )
 
 
-ODOMETER_SLOT = "_odometer_slot"  # session_state: this run's sidebar slot of the privacy ledger
-
-
 def _store_teaching():
     settings_store()["randomness"] = "teaching" if st.session_state["w_teaching"] else "fresh"
 
@@ -390,106 +388,6 @@ def _offer_only_what_runs(refused) -> None:
     notions = [n for n in registry.get(s.spec.method).notions if n not in refused]
     if notions and s.spec.privacy not in notions:
         set_setting("privacy", notions[0])
-
-
-def draw_odometer(s: AppState):
-    """The privacy ledger of the settings' dataset in its sidebar slot (redrawn after each release):
-    for practice data the visitor's practice ledger, with its marks and a way to start again."""
-    slot = st.session_state.get(ODOMETER_SLOT)
-    if slot is None:
-        return
-    box = slot.container(border=True)
-    try:
-        status = ledger_view.status(s)
-    except ValueError:  # no upload yet
-        box.markdown("**Privacy ledger** · no dataset yet")
-        return
-    if status.demo:
-        _practice_odometer(box, s)
-        return
-    box.markdown(ledger_view.ledger_caption(s))
-    box.progress(min(status.spent / status.budget.amount, 1.0))
-    if status.not_private:
-        box.caption(
-            f"+ {status.not_private} result{'s' * (status.not_private != 1)} no guarantee covers "
-            "(teaching mode, non-private or bootstrap intervals, sweeps on the real data)."
-        )
-
-
-def _practice_odometer(box, s: AppState) -> None:
-    book = ledger_view.practice(s)
-    box.markdown(ledger_view.practice_caption(s))
-    spent = notion(book.budget.notion).amount(book)
-    box.progress(1.0 if spent is None else min(spent / book.budget.amount, 1.0))
-    mark = ledger_view.practice_mark(s)
-    if mark:
-        box.warning(mark)
-
-
-def _start_again(sb, s: AppState) -> None:
-    """Practice data: a button that starts the visitor's practice ledger again (drawn once a run, under
-    the ledger, which a release redraws)."""
-    try:
-        practice = ledger_view.dataset_ref(s).demo
-    except ValueError:  # no upload yet
-        return
-    if practice:
-        sb.button(
-            "Start again",
-            on_click=ledger_view.start_again,
-            args=(s,),
-            key="start_again",
-            help="Forget your practice releases of this dataset and begin a new practice ledger.",
-        )
-
-
-def _ledger_panel(sb):
-    """The dataset's budget (set by whoever runs the server) and its history, with a download."""
-    panel = sb.expander("Privacy ledger: budget and history", key="odometer_panel", on_change="rerun")
-    if not panel.open:
-        return
-    s = current_settings()
-    try:
-        ref = ledger_view.dataset_ref(s)
-    except ValueError as err:
-        panel.caption(str(err))
-        return
-    status = ledger_view.ledger().status(ref.key)
-    group = (
-        ""
-        if status.group_size == 1
-        else f" One person may contribute up to {status.group_size} rows: every charge is for the group."
-    )
-    history = ledger_view.ledger().history(ref.key)
-    if status.demo:
-        panel.caption(
-            f"Practice budget {status.budget.describe()}. This data is public, so nothing is refused: each browser "
-            "keeps its own practice ledger (in a cookie), and a release past the budget is marked as one a "
-            "curator would refuse. Showing a stored release again costs nothing."
-        )
-        refused = ledger_view.ledger().practice(ref.key).refused  # the private releases, oldest first
-        marks = dict(zip((r["id"] for r in history if r["private"]), refused))
-    else:
-        panel.caption(
-            f"Budget {status.budget.describe()}, fixed by whoever runs the server before the first release; no "
-            f"page can raise it. One budget for this data, shared by everyone on this server.{group} Every "
-            "release is admitted before its noise is drawn; showing a stored release again costs nothing."
-        )
-        marks = {}
-    for row in history[-12:]:
-        cost = f"{status.budget.symbol} = {row['charge']:.3g}" if row["private"] else "not private"
-        if marks.get(row["id"]):
-            cost += "; a curator would refuse it"
-        panel.caption(f"• {escape_markdown(row['what'])} ({cost})")
-    if history:
-        panel.download_button(
-            "History (CSV)",
-            ledger_view.history_csv(history),
-            "privacy-ledger.csv",
-            "text/csv",
-            on_click="ignore",
-            width="stretch",
-        )
 
 
 def chosen_notions():

@@ -1,0 +1,235 @@
+"""The shared machinery of dpci's scikit-learn estimators (:mod:`dpci.estimators`): the parameters
+and their checks, ``fit`` (one private release) and what a fitted estimator reads of its release
+(intervals, a summary, predictions), all post-processing after ``fit``.
+
+``__init__`` only stores its arguments; ``fit`` validates them (one declarative table per class, as
+scikit-learn does), validates the data, runs one private release and stores what it learned in
+attributes ending in ``_``. A concrete estimator adds its loss (``_loss``) and its own parameters.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from . import estimator_params as params
+from . import methods
+from .accounting import PRIVACY_NOTIONS, Split
+from .exceptions import PrivacyLeakWarning, warn
+from .inference import p_values, standard_errors, z_statistics
+from .ledger.hooks import is_public_seed
+from .solver import ConvergenceError
+from .spec import ReleaseSpec, keyword_spec, release_spec
+from .summary import Summary, release_summary
+from .validation import check_data, check_features
+
+LEARNED_CLASSES = (
+    "classes_ were learned from y: which labels occur (and that there are two) is a fact about the data "
+    "that the privacy guarantee does not cover, and one-class data would be refused. Pass "
+    "classes=(negative, positive) to make the label set a public parameter."
+)
+
+
+class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
+    """Shared machinery of the private ERM classifiers (no intercept: X carries its constant column)."""
+
+    _parameter_constraints = {
+        "mechanism": params.one_of(methods.available),
+        "method": params.method_name,
+        "privacy": params.one_of(PRIVACY_NOTIONS),
+        "budget": params.positive_real,
+        "split": params.any_split,
+        "c": params.c_value,
+        "alpha": params.open_unit,
+        "n_samples": params.sample_count,
+        "random_state": params.random_state,
+        "classes": params.label_set,
+        "private_errors": params.flag,
+    }
+
+    def __init__(
+        self,
+        mechanism="objective",
+        privacy="pure",
+        budget=1.0,
+        split=None,
+        c=1e-3,
+        alpha=0.05,
+        n_samples=10_000,
+        random_state=None,
+        method=None,
+        classes=None,
+        private_errors=False,
+    ):
+        """Store the parameters as given (``fit`` checks them): the keywords of
+        :func:`dpci.private_confidence_intervals`, then ``method``, ``classes`` and ``private_errors``."""
+        self.mechanism = mechanism
+        self.privacy = privacy
+        self.budget = budget
+        self.split = split
+        self.c = c
+        self.alpha = alpha
+        self.n_samples = n_samples
+        self.random_state = random_state
+        self.method = method
+        self.classes = classes
+        self.private_errors = private_errors
+
+    def __sklearn_tags__(self):
+        """What scikit-learn's checks may assume: two classes only; a fit is repeatable only with an
+        integer random_state (otherwise each fit is a fresh random release)."""
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.non_deterministic = not is_public_seed(self.random_state)
+        return tags
+
+    def _validate_params(self):
+        for name, check in self._parameter_constraints.items():
+            check(name, getattr(self, name))
+        method = self._method()
+        method.check_notion(self.privacy)
+
+    def _method(self):
+        """The registered method: ``method`` if given, else ``mechanism`` (the paper's name for it)."""
+        default = type(self)().mechanism  # "mechanism" left at its default does not disagree with "method"
+        if self.method is not None and self.mechanism not in (default, self.method):
+            raise ValueError(f"method={self.method!r} and mechanism={self.mechanism!r} disagree; give only method.")
+        return methods.get(self.method if self.method is not None else self.mechanism)
+
+    def _spec(self, n: int = 0, d: int = 0) -> tuple[ReleaseSpec, object]:
+        """The release these parameters ask for (the method resolved, the split coerced once, and
+        c="recommended" resolved from the public facts n and d), and the randomness to draw from
+        (:func:`dpci.spec.keyword_spec`)."""
+        split = None if self.split is None else Split.coerce(self.split, len(self._method().steps))
+        c = self._recommend(n, d, split).c if self.c == params.RECOMMENDED else self.c
+        return keyword_spec(
+            self._loss(),
+            mechanism=self._method().name,
+            privacy=self.privacy,
+            budget=self.budget,
+            split=split,
+            c=c,
+            alpha=self.alpha,
+            n_samples=self.n_samples,
+            random_state=self.random_state,
+        )
+
+    def _recommend(self, n: int, d: int, split):
+        """:func:`dpci.recommend_c` for these settings on n rows and d coefficients (no data read, no
+        privacy spent); kept as ``recommendation_``. A method that takes no c is given the default."""
+        from .recommend import recommend_c
+
+        method = self._method()
+        if not method.uses_c:
+            self.recommendation_ = None
+            return ReleaseSpec()  # the default c: the method takes none
+        self.recommendation_ = recommend_c(
+            n,
+            d,
+            method=method.name,
+            privacy=self.privacy,
+            budget=self.budget,
+            loss=self._loss(),
+            split=split,
+            alpha=self.alpha,
+        )
+        return self.recommendation_
+
+    def _loss(self):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def fit(self, X, y):
+        """Fit privately and compute private (1 - alpha) intervals. Rows of X must have norm <= 1."""
+        self._validate_params()
+        X, signs, classes, names, divisors = check_data(X, y, self.classes, private_errors=self.private_errors)
+        if self.classes is None:
+            warn(LEARNED_CLASSES, PrivacyLeakWarning, stacklevel=2)
+        try:
+            spec, randomness = self._spec(*X.shape)  # c="recommended" reads n and d only (public facts)
+            release = release_spec(X, signs, spec, random_state=randomness, divisors=divisors)  # data checked already
+        except ConvergenceError:
+            if not self.private_errors:
+                raise
+            raise ConvergenceError(  # the solver's message quotes a gradient norm computed from the data
+                "The Newton solver did not reach the exact minimiser objective perturbation needs; try a larger c."
+            ) from None
+        self.classes_ = classes
+        self.n_features_in_ = X.shape[1]
+        if names is not None:
+            self.feature_names_in_ = names
+        self.n_samples_fit_ = X.shape[0]
+        self.release_ = release
+        self.coef_ = release.theta
+        self.intercept_ = 0.0
+        self.conf_int_ = release.conf_int
+        self.hessian_ = release.hessian
+        self.covariance_ = release.covariance
+        self.privacy_spent_ = release.spend
+        self.bse_ = standard_errors(release)  # post-processing of the release (dpci.inference)
+        self.zvalues_ = z_statistics(release)
+        self.pvalues_ = p_values(release)
+        return self
+
+    def _feature_labels(self):
+        if hasattr(self, "feature_names_in_"):
+            return list(self.feature_names_in_)
+        return [f"x{j}" for j in range(self.n_features_in_)]
+
+    def _check_fitted(self):
+        """Raise sklearn's NotFittedError (a ValueError and an AttributeError) before ``fit``."""
+        check_is_fitted(self, "release_", msg="This %(name)s is not fitted yet; call fit(X, y) first.")
+
+    def conf_int(self, alpha=None, estimand=None, theta_bound=None) -> pd.DataFrame:
+        """Estimates and (1 - alpha) private intervals as a DataFrame (post-processing, no extra budget).
+
+        ``estimand``: "regularised" (the default for a method with a c): the interval is for theta_0(c),
+        the coefficients of the model fitted with the penalty c ||theta||^2, which the paper's intervals
+        cover; "unregularised": for theta, the coefficients without penalty: the theta_0(c) interval at
+        a slightly smaller alpha, widened on both sides by :func:`dpci.bias_bound`, proven from
+        ``theta_bound`` (B, a bound on ||theta|| you state as public: required) and the release's private
+        Hessian. The frame's ``attrs["estimand"]`` says which, in words, and ``attrs["bias_bound"]`` holds
+        the bound (None for theta_0(c))."""
+        from .recommend import describe_estimand, estimand_bias, interval_estimand, theta_interval
+
+        self._check_fitted()
+        method = self._method()
+        estimand = interval_estimand(method, estimand)
+        bias = estimand_bias(method, estimand, self.release_, self._loss(), theta_bound, alpha)
+        bounds = theta_interval(self.release_, bias, alpha)
+        table = pd.DataFrame(
+            {"estimate": self.coef_, "lower": bounds[:, 0], "upper": bounds[:, 1]},
+            index=pd.Index(self._feature_labels(), name="feature"),
+        )
+        table.attrs["estimand"] = describe_estimand(estimand)
+        table.attrs["bias_bound"] = bias
+        return table
+
+    def summary(self, delta: float | None = None, alpha: float | None = None) -> Summary:
+        """The release as a publishable :class:`~dpci.summary.Summary`: a header (method, notion and
+        privacy spent, n, d, c, split, estimand, randomness) and estimate, SE, z, p and the (1 - alpha)
+        interval per coefficient; ``str()`` of it is the text, ``.as_html()``, ``.as_latex()`` the others.
+        ``delta`` adds the (epsilon, delta)-DP the spend implies. No extra privacy (post-processing)."""
+        self._check_fitted()
+        title = f"{type(self).__name__} (private coefficients, SE, z, p and intervals)"
+        caveats = (LEARNED_CLASSES,) if self.classes is None else ()
+        return release_summary(
+            self.release_,
+            self._feature_labels(),
+            title=title,
+            random_state=self.random_state,
+            delta=delta,
+            alpha=alpha,
+            caveats=caveats,
+        )
+
+    def decision_function(self, X):
+        """theta . x for each row (post-processing of the private coefficients)."""
+        self._check_fitted()
+        X, _ = check_features(X, self.n_features_in_, private_errors=self.private_errors)
+        return X @ self.coef_
+
+    def predict(self, X):
+        """``classes_[1]`` where theta . x > 0, else ``classes_[0]``."""
+        scores = self.decision_function(X)  # checks first that the model is fitted
+        return self.classes_[(scores > 0).astype(int)]
