@@ -6,6 +6,9 @@ G ~ N(0, H) (a well-specified model: Sigma = H) and beta Algorithm 1's noise at 
 (spherical Laplace, ||beta|| ~ Gamma(d, 2 / epsilon'): the share `chadha` keeps). Its 95% width per
 coefficient is the 2.5% to 97.5% range of that offset, found from DRAWS draws. A private method pays more:
 it must also estimate the width, privately, from the data. The ridge's bias is left out (it only adds).
+Share 1 is also the law of the competitor's estimate at its true privacy ("theirs (composed)": their
+epsilon_param = epsilon / 2 and gradient bound sqrt 2 give the same noise), so an interval of theirs
+narrower than the share-1 width cannot cover at its level.
 
     python bench/theta_oracle.py            # every cell, shares 1 and 1/2 of epsilon on the estimate
 """
