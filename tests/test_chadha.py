@@ -64,10 +64,19 @@ def test_privacy_map_by_hand(notion, budget, split, d, eps1, eps_j, rho):
         assert d * eps_j**2 / 2 == pytest.approx(split[1] * budget, rel=1e-12)
 
 
+def test_default_split_by_hand():
+    """The default shares are 0.6 (estimate) and 0.4 (widths), under both notions: pure eps = 5 gives eps1 = 3 and
+    eps_j = 2 / 5 = 0.4; zCDP rho = 1 gives eps1 = sqrt(1.2) and eps_j = sqrt(0.8 / 5) = 0.4."""
+    pure = coefficient_epsilons(ReleaseSpec("chadha", "pure", 5.0).measure().allocation, 5)
+    assert pure == pytest.approx((3.0, 0.4), rel=1e-12)
+    zcdp = coefficient_epsilons(ReleaseSpec("chadha", "zcdp", 1.0).measure().allocation, 5)
+    assert zcdp == pytest.approx((math.sqrt(1.2), 0.4), rel=1e-12)
+
+
 def test_estimate_noise_law_and_c_by_hand():
     """The estimate is objective perturbation at eps1 with eps' = eps1/2: c = t / (2n(e^{eps1/2} - 1)) and the
     spherical Laplace's gamma = eps'/2 = eps1/4."""
-    measurement = ReleaseSpec("chadha", "pure", 4.0, c=1e-3).measure()  # eps1 = 2
+    measurement = ReleaseSpec("chadha", "pure", 4.0, c=1e-3, split=(0.5, 0.5)).measure()  # eps1 = 2
     n = 4_000
     c = estimate_c(2.0, n, 0.25)
     assert c == pytest.approx(0.25 / (2 * n * math.expm1(1.0)), rel=1e-12)
@@ -78,9 +87,10 @@ def test_estimate_noise_law_and_c_by_hand():
 
 
 def test_subset_count_and_range_by_hand():
-    # ceil(10 log 4000 / 2) = 42 subsets, below n / (20 d) = 40: capped at 40
-    assert subset_count(4_000, 5, 2.0) == 40
-    assert subset_count(40_000, 5, 2.0) == math.ceil(10 * math.log(40_000) / 2.0)  # 53 < 400
+    # ceil(10 log 4000 / 2) = 42 subsets, within n / (10 d) = 80; ceil(10 log 4000 / 0.4) = 208: capped at 80
+    assert subset_count(4_000, 5, 2.0) == 42
+    assert subset_count(4_000, 5, 0.4) == 80
+    assert subset_count(40_000, 5, 2.0) == math.ceil(10 * math.log(40_000) / 2.0)  # 53 < 800
     assert subset_count(300, 5, 100.0) == 3  # at least 3
     lo, hi = width_range(10_000)
     assert lo == pytest.approx(0.02) and hi == pytest.approx(20.0)
@@ -88,8 +98,8 @@ def test_subset_count_and_range_by_hand():
 
 def test_too_few_rows_and_other_losses_are_refused_with_the_reason():
     with pytest.raises(ValueError, match="too few for d = 5"):
-        subset_count(250, 5, 1.0)
-    X, y = make_synthetic_logistic(200, np.array([1.0, -0.5, 0.2, 0.1, 0.3]), random_state=1)
+        subset_count(140, 5, 1.0)  # 140 // 50 = 2 subsets of 10 d rows
+    X, y = make_synthetic_logistic(140, np.array([1.0, -0.5, 0.2, 0.1, 0.3]), random_state=1)
     with pytest.raises(ValueError, match="too few"):
         ReleaseSpec("chadha", "pure", 2.0, seed=1).release(X, y)
     with pytest.raises(ValueError, match="logistic regression only"):
@@ -97,23 +107,24 @@ def test_too_few_rows_and_other_losses_are_refused_with_the_reason():
 
 
 def test_too_few_subsets_for_the_budget_warn_and_stay_with_the_release():
-    """s eps_j below 28 (n = 1,000, d = 5, eps = 8: 10 subsets at 0.8) warns; 40 subsets at 0.8 do not."""
-    with pytest.warns(dpci.exceptions.UnderCoverageWarning, match="10 subsets"):
+    """s eps_j below 20 warns (n = 1,000, d = 5: 20 subsets of 10 d rows at 0.8, 16); 80 subsets at 0.8 do not.
+    The release at eps = 8 spends eps_j = 0.4 x 8 / 5 = 0.64 per coefficient: 20 subsets, 12.8."""
+    with pytest.warns(dpci.exceptions.UnderCoverageWarning, match="20 subsets"):
         assert len(thin_caveats(1_000, 5, 0.8)) == 1
     assert thin_caveats(4_000, 5, 0.8) == ()
     X, y = make_synthetic_logistic(1_000, np.array([1.0, -0.5, 0.2, 0.1, 0.3]), random_state=2)
     with pytest.warns(dpci.exceptions.UnderCoverageWarning):
         release = ReleaseSpec("chadha", "pure", 8.0, seed=3).release(X, y)
-    assert len(release.caveats) == 1 and "10 subsets" in release.caveats[0]
+    assert len(release.caveats) == 1 and "20 subsets" in release.caveats[0]
 
 
 VALUES = np.array([0.8, 0.9, 1.0, 1.05, 1.1, 1.3, 1.6, 2.0, 2.1, 3.0])
 
 
 def test_target_rank_by_hand():
-    # s/2 + min(3 / eps_j, s/4): 20 + 6 at eps_j = 0.5 (s = 40); the cap s/4 = 2.5 at eps_j = 0.1 (s = 10)
-    assert target_rank(40, 0.5) == pytest.approx(26.0)
-    assert target_rank(80, 0.8) == pytest.approx(43.75)
+    # s/2 + min(2 / eps_j, s/4): 20 + 4 at eps_j = 0.5 (s = 40); the cap s/4 = 2.5 at eps_j = 0.1 (s = 10)
+    assert target_rank(40, 0.5) == pytest.approx(24.0)
+    assert target_rank(80, 0.8) == pytest.approx(42.5)
     assert target_rank(10, 0.1) == pytest.approx(7.5)
 
 
