@@ -4,7 +4,7 @@
 #   2. the browser tests and the tests marked serial (wall-clock bounds, process exits), one at a time,
 #      so that no other test shares the cores while they measure.
 # Both parts always run; the script fails if either failed. Extra arguments (-x, -k ...) go to both parts;
-# not -m, which would replace each part's own (the quick subset: python -m pytest -m "not slow and not browser").
+# not -m, which would replace each part's own (the quick subset: python -m pytest -m "not slow and not browser and not serial").
 #
 # From the system the suite needs Debian's Chromium (browser tests) and PostgreSQL (the ledger's tests
 # start a throw-away server in a temporary folder). As root with apt-get, a missing one is installed;
