@@ -9,6 +9,7 @@ attributes ending in ``_``. A concrete estimator adds its loss (``_loss``) and i
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
@@ -22,12 +23,18 @@ from .ledger.hooks import is_public_seed
 from .solver import ConvergenceError
 from .spec import ReleaseSpec, keyword_spec, release_spec
 from .summary import Summary, release_summary
+from .theta import offers_theta, theta_release
 from .validation import check_data, check_features
 
 LEARNED_CLASSES = (
     "classes_ were learned from y: which labels occur (and that there are two) is a fact about the data "
     "that the privacy guarantee does not cover, and one-class data would be refused. Pass "
     "classes=(negative, positive) to make the label set a public parameter."
+)
+
+THETA_REFUSED = (
+    "{method} with the {loss} loss gives no interval for theta (the coefficients without penalty) from its "
+    "release alone: use estimand='regularised' for theta_0(c), or state a public bound theta_bound=B on ||theta||."
 )
 
 
@@ -162,14 +169,39 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         self.release_ = release
         self.coef_ = release.theta
         self.intercept_ = 0.0
-        self.conf_int_ = release.conf_int
         self.hessian_ = release.hessian
         self.covariance_ = release.covariance
         self.privacy_spent_ = release.spend
-        self.bse_ = standard_errors(release)  # post-processing of the release (dpci.inference)
-        self.zvalues_ = z_statistics(release)
-        self.pvalues_ = p_values(release)
+        # The interval for theta (dpci.theta): post-processing of the release, simulated once here so that
+        # every reader of this fit sees the same draws.
+        method, loss = self._method(), self._loss()
+        self.theta_release_ = (
+            theta_release(release, loss, self._simulation_rng()) if offers_theta(method, loss) else None
+        )
+        shown = self.interval_release_ = self._estimand_release(None)
+        self.conf_int_ = shown.conf_int  # for the default estimand, as SE, z and p
+        self.bse_ = standard_errors(shown)  # post-processing of the release (dpci.inference)
+        self.zvalues_ = z_statistics(shown)
+        self.pvalues_ = p_values(shown)
         return self
+
+    def _simulation_rng(self):
+        """The randomness of the simulation behind the interval for theta: a stream of its own from an integer
+        seed (so it never replays the mechanism's noise), the caller's Generator, or fresh."""
+        if is_public_seed(self.random_state):
+            return np.random.default_rng(np.random.SeedSequence(int(self.random_state), spawn_key=(1,)))
+        return self.random_state if isinstance(self.random_state, np.random.Generator) else np.random.default_rng()
+
+    def _estimand_release(self, estimand):
+        """The release whose intervals, SE, z and p are for ``estimand`` (None: the default, theta where the
+        method and loss offer it, else the method's own)."""
+        if estimand is None:
+            estimand = "unregularised" if self.theta_release_ is not None else None
+        if estimand == "unregularised" and self._method().uses_c:
+            if self.theta_release_ is None:
+                raise ValueError(THETA_REFUSED.format(method=self._method().label, loss=self._loss().name))
+            return self.theta_release_
+        return self.release_
 
     def _feature_labels(self):
         if hasattr(self, "feature_names_in_"):
@@ -180,29 +212,45 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         """Raise sklearn's NotFittedError (a ValueError and an AttributeError) before ``fit``."""
         check_is_fitted(self, "release_", msg="This %(name)s is not fitted yet; call fit(X, y) first.")
 
+    def default_estimand(self) -> str:
+        """What :meth:`conf_int` and :meth:`summary` are for by default: "unregularised" (theta, the
+        coefficients without penalty) where the method and loss offer it (:func:`dpci.theta.offers_theta`:
+        logistic regression by the paper's methods, or a method without c), else "regularised" (theta_0(c);
+        the Huberized SVM, whose unpenalised minimiser need not be unique)."""
+        self._check_fitted()
+        return "unregularised" if self.theta_release_ is not None or not self._method().uses_c else "regularised"
+
     def conf_int(self, alpha=None, estimand=None, theta_bound=None) -> pd.DataFrame:
         """Estimates and (1 - alpha) private intervals as a DataFrame (post-processing, no extra budget).
 
-        ``estimand``: "regularised" (the default for a method with a c): the interval is for theta_0(c),
-        the coefficients of the model fitted with the penalty c ||theta||^2, which the paper's intervals
-        cover; "unregularised": for theta, the coefficients without penalty: the theta_0(c) interval at
-        a slightly smaller alpha, widened on both sides by :func:`dpci.bias_bound`, proven from
-        ``theta_bound`` (B, a bound on ||theta|| you state as public: required) and the release's private
-        Hessian. The frame's ``attrs["estimand"]`` says which, in words, and ``attrs["bias_bound"]`` holds
-        the bound (None for theta_0(c))."""
+        ``estimand`` (default :meth:`default_estimand`): "unregularised", the interval is for theta, the
+        coefficients without penalty, from the release alone (:mod:`dpci.theta`: the estimate corrected for
+        the penalty, its law simulated from the release; ``estimate`` is the corrected one); with
+        ``theta_bound`` (B, a bound on ||theta|| you state as public) it is instead the theta_0(c) interval
+        widened by the proven :func:`dpci.bias_bound`. "regularised": for theta_0(c), the coefficients of the
+        model fitted with the penalty c ||theta||^2, which the paper's intervals cover. The frame's
+        ``attrs["estimand"]`` says which in words, ``attrs["valid"]`` whether an interval was given (False:
+        unbounded, ``attrs["caveats"]`` says why) and ``attrs["bias_bound"]`` the proven bound, if used."""
         from .recommend import describe_estimand, estimand_bias, interval_estimand, theta_interval
 
         self._check_fitted()
         method = self._method()
-        estimand = interval_estimand(method, estimand)
-        bias = estimand_bias(method, estimand, self.release_, self._loss(), theta_bound, alpha)
-        bounds = theta_interval(self.release_, bias, alpha)
+        estimand = interval_estimand(method, self.default_estimand() if estimand is None else estimand)
+        bias = None
+        if theta_bound is not None or estimand == "regularised" or not method.uses_c:
+            bias = estimand_bias(method, estimand, self.release_, self._loss(), theta_bound, alpha)
+            shown, bounds = self.release_, theta_interval(self.release_, bias, alpha)
+        else:
+            shown = self._estimand_release(estimand)
+            bounds = shown.interval(alpha)
         table = pd.DataFrame(
-            {"estimate": self.coef_, "lower": bounds[:, 0], "upper": bounds[:, 1]},
+            {"estimate": shown.theta, "lower": bounds[:, 0], "upper": bounds[:, 1]},
             index=pd.Index(self._feature_labels(), name="feature"),
         )
         table.attrs["estimand"] = describe_estimand(estimand)
         table.attrs["bias_bound"] = bias
+        table.attrs["valid"] = bool(getattr(shown, "valid", True))
+        table.attrs["caveats"] = tuple(shown.caveats)
         return table
 
     def summary(self, delta: float | None = None, alpha: float | None = None) -> Summary:
@@ -214,7 +262,7 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         title = f"{type(self).__name__} (private coefficients, SE, z, p and intervals)"
         caveats = (LEARNED_CLASSES,) if self.classes is None else ()
         return release_summary(
-            self.release_,
+            self._estimand_release(None),
             self._feature_labels(),
             title=title,
             random_state=self.random_state,

@@ -76,7 +76,14 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
     coef_ : ndarray of shape (d,)
         The private coefficients theta~.
     conf_int_ : ndarray of shape (d, 2)
-        The private interval bounds.
+        The private interval bounds, for the default estimand (:meth:`default_estimand`): theta, the
+        coefficients without penalty, whose estimate :meth:`conf_int` gives corrected for the penalty.
+    interval_release_ : PrivateRelease
+        The release behind ``conf_int_``, ``bse_``, ``zvalues_`` and ``pvalues_``: ``theta_release_`` where
+        given, else ``release_``.
+    theta_release_ : dpci.theta.ThetaRelease or None
+        The interval for theta from the release alone (:mod:`dpci.theta`), simulated once at ``fit``; None
+        where the method or loss offers none (the Huberized SVM: its intervals are for theta_0(c)).
     privacy_spent_ : PrivacySpend
         What the release spent: ``.epsilon``, ``.rho``, ``.to_approx_dp(delta)``, ``.steps``.
     hessian_, covariance_ : ndarray of shape (d, d)

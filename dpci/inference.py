@@ -35,6 +35,8 @@ COLUMNS = ("estimate", "SE", "z", "p", "lower", "upper")
 def standard_errors(release) -> np.ndarray:
     """The standard deviation of each coefficient's interval law: of the Monte Carlo draws (``ddof=1``),
     or the square root of the closed form's variance."""
+    if not getattr(release, "valid", True):  # no interval given (dpci.theta): nothing is known
+        return np.full(len(release.theta), np.inf)
     if release.offsets is not None:
         return np.std(release.offsets, axis=0, ddof=1)
     return np.sqrt(np.diag(release.normal_cov))
@@ -49,20 +51,29 @@ def z_statistics(release) -> np.ndarray:
 def p_values(release) -> np.ndarray:
     """The p-value of each coefficient being 0, by inverting the release's interval family (module
     docstring): p < alpha exactly when the (1 - alpha) interval excludes 0."""
+    if not getattr(release, "valid", True):
+        return np.ones(len(release.theta))
     if release.offsets is None:
         return np.minimum(2.0 * ndtr(-np.abs(z_statistics(release))), 1.0)
     draws = np.sort(np.asarray(release.offsets, dtype=float), axis=0)
-    return np.array([_draws_p_value(draws[:, j], -float(t)) for j, t in enumerate(release.theta)])
+    # An interval widened by a fixed allowance a on both ends (dpci.theta) has its lower end above 0 when
+    # Q(alpha/2) > a - theta~ and its upper end below 0 when Q(1 - alpha/2) < -theta~ - a.
+    widen = getattr(release, "allowance", None)
+    widen = np.zeros_like(release.theta) if widen is None else widen
+    return np.array(
+        [_draws_p_value(draws[:, j], a - float(t), -float(t) - a) for j, (t, a) in enumerate(zip(release.theta, widen))]
+    )
 
 
-def _draws_p_value(x: np.ndarray, t: float) -> float:
-    """min(2 p_lo, 2 (1 - p_hi), 1) for the sorted draws x and the threshold t = -theta~_j, where Q is
-    column_quantiles' interpolation: Q(p) = (1 - g) x_(k) + g x_(k+1) at p (m - 1) = k + g."""
+def _draws_p_value(x: np.ndarray, t_lo: float, t_hi: float) -> float:
+    """min(2 p_lo, 2 (1 - p_hi), 1) for the sorted draws x and the thresholds t_lo = t_hi = -theta~_j (an
+    interval widened by a: a - theta~_j and -theta~_j - a), where Q is column_quantiles' interpolation:
+    Q(p) = (1 - g) x_(k) + g x_(k+1) at p (m - 1) = k + g."""
     m = len(x)
-    below_or_at = int(np.searchsorted(x, t, side="right"))  # draws <= t
-    below = int(np.searchsorted(x, t, side="left"))  # draws < t
-    p_lo = _crossing(x, t, below_or_at, m)  # largest p with Q(p) <= t
-    p_hi = _crossing(x, t, below, m)  # smallest p with Q(p) >= t
+    below_or_at = int(np.searchsorted(x, t_lo, side="right"))  # draws <= t_lo
+    below = int(np.searchsorted(x, t_hi, side="left"))  # draws < t_hi
+    p_lo = _crossing(x, t_lo, below_or_at, m)  # largest p with Q(p) <= t_lo
+    p_hi = _crossing(x, t_hi, below, m)  # smallest p with Q(p) >= t_hi
     return min(2.0 * p_lo, 2.0 * (1.0 - p_hi), 1.0)
 
 

@@ -49,6 +49,9 @@ class Loss(Protocol):
 
     def covariance_sensitivity(self, n: int, theta) -> float: ...
 
+    # Optional: ``curvature_drift``, a with |f'''| <= a f'' (None or absent: none). A loss that declares it
+    # gets intervals for theta, the coefficients without penalty, by default (dpci.theta).
+
 
 LOSSES: dict[str, type] = {"logistic": LogisticLoss, "huber": HuberLoss}  # name -> class (:func:`register_loss`)
 

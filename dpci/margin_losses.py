@@ -71,6 +71,12 @@ class LogisticLoss:
         return 0.25
 
     @property
+    def curvature_drift(self) -> float:
+        """a with |f'''| <= a f'': f''' = f'' (1 - 2 S(z)), so a = 1 (the loss is self-concordant in Bach's
+        generalised sense). It bounds how far the Hessian moves along the penalty's shift (:mod:`dpci.theta`)."""
+        return 1.0
+
+    @property
     def kinks(self) -> tuple[float, ...]:
         return ()
 
@@ -193,6 +199,12 @@ class HuberLoss:
     @property
     def t(self) -> float:
         return 1.0 / (2.0 * self.h)
+
+    @property
+    def curvature_drift(self) -> None:
+        """None: f'' jumps at the kinks, so no a bounds |f'''| by a f''; without a penalty the minimiser need
+        not be unique (separable data, or f'' = 0 off the band), so the interval stays for theta_0(c)."""
+        return None
 
     @property
     def kinks(self) -> tuple[float, ...]:

@@ -143,13 +143,19 @@ def release_summary(release, names, *, title: str, random_state, delta=None, alp
     table = coefficient_table(release, names, alpha)
     m = None if release.offsets is None else release.offsets.shape[0]
     law = "normal, in closed form" if m is None else f"Monte Carlo, m = {m:,} draws (p resolved to 2/m = {2 / m:.2g})"
+    allowance = getattr(release, "allowance", None)
+    if allowance is not None:  # dpci.theta: the corrected estimate's law, simulated from the release
+        law = (
+            f"the mechanism simulated from the release, m = {m:,} draws, each end widened by {float(allowance[0]):.2g} "
+            "for the penalty correction's error (p resolved to 2/m)"
+        )
     level = 100.0 * (1.0 - table.attrs["alpha"])
     header = (
         ("method", f"{method.label}, {NOTION_WORDS.get(alloc.privacy, alloc.privacy)}"),
         ("data", f"n = {release.n}, d = {len(release.theta)}, c = {release.c:g}"),
         (f"split ({', '.join(method.steps)})", str(tuple(round(s, 4) for s in alloc.shares))),
         ("privacy spent", spend_words(alloc.spend, delta)),
-        ("intervals for", describe_estimand(interval_estimand(method))),
+        ("intervals for", describe_estimand(interval_estimand(method, release.estimand))),
         ("randomness", randomness_words(random_state, covered=not caveats)),
         ("interval law", law),
         (
@@ -157,7 +163,7 @@ def release_summary(release, names, *, title: str, random_state, delta=None, alp
             f"from the interval's law, no extra privacy; p < {1 - level / 100:g} exactly when the {level:g}% interval excludes 0",
         ),
     )
-    notes = list(caveats)
+    notes = list(caveats) + list(release.caveats)
     if not method.accounts_for_privacy_noise:
         notes.append("This interval leaves the privacy noise out: its SE, p-values and bounds are too small.")
     width = float(np.mean(table["upper"] - table["lower"]))

@@ -120,9 +120,10 @@ def fitted():
     )
 
 
-def test_no_stated_bound_means_no_interval_for_theta(fitted):
-    with pytest.raises(ValueError, match="needs theta_bound, a bound B on \\|\\|theta\\|\\| that you state as public"):
-        fitted.conf_int(estimand="unregularised")
+def test_no_stated_bound_means_the_interval_from_the_release_alone(fitted):
+    theta = fitted.conf_int(estimand="unregularised")  # dpci.theta: no bound needed
+    assert theta.attrs["bias_bound"] is None and "without penalty" in theta.attrs["estimand"]
+    np.testing.assert_array_equal(theta["estimate"], fitted.theta_release_.theta)
     with pytest.raises(ValueError, match="estimand='regularised'"):
         bias_bound(fitted.release_, None)
 

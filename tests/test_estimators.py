@@ -56,7 +56,8 @@ def test_same_seed_same_release_and_matches_the_pure_function(frame):
     np.testing.assert_array_equal(a.conf_int_, b.conf_int_)
     signs = np.where(y == ">50K", 1.0, -1.0)
     rel = private_confidence_intervals(X.to_numpy(), signs, LogisticLoss(), mechanism="output", random_state=3)
-    np.testing.assert_array_equal(a.conf_int_, rel.conf_int)
+    np.testing.assert_array_equal(a.release_.conf_int, rel.conf_int)  # the theta_0(c) interval: the function's
+    np.testing.assert_array_equal(a.conf_int(estimand="regularised")[["lower", "upper"]], rel.conf_int)
     c = PrivateLogisticRegression(mechanism="output", random_state=4).fit(X, y)
     assert not np.array_equal(a.coef_, c.coef_)
 
@@ -66,7 +67,9 @@ def test_conf_int_alpha_is_post_processing(frame):
     model = PrivateLogisticRegression(privacy="zcdp", budget=0.5, random_state=2).fit(X, y)
     narrow, wide = model.conf_int(alpha=0.5), model.conf_int(alpha=0.01)
     assert np.all(wide["upper"] - wide["lower"] > narrow["upper"] - narrow["lower"])
-    np.testing.assert_array_equal(model.coef_, narrow["estimate"])
+    np.testing.assert_array_equal(model.theta_release_.theta, narrow["estimate"])  # theta's corrected estimate
+    regular = model.conf_int(alpha=0.5, estimand="regularised")
+    np.testing.assert_array_equal(model.coef_, regular["estimate"])  # theta_0(c)'s is the private fit itself
 
 
 def test_rows_outside_the_unit_ball_are_refused(frame):

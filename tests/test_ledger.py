@@ -458,6 +458,7 @@ def test_every_module_that_draws_from_data_reports_to_the_ledger():
     no_private_data = {
         "noise.py": "defines check_random_state",
         "estimator_params.py": "validates random_state; the estimators fit through release._release",
+        "estimator_base.py": "simulates the interval for theta from the release alone (dpci.theta); reads no data",
         "experiments/repeat.py": "draws fresh samples from a known synthetic truth",
         "experiments/sweeps.py": "sweeps report through the bootstrap, which notes itself",
         "experiments/reproduce/timing.py": "times the paper's runs on data it generates",

@@ -233,14 +233,15 @@ def test_conf_int_names_its_estimand_and_widens_for_the_unregularised():
     model = dpci.PrivateLogisticRegression(
         mechanism="output", privacy="zcdp", budget=0.5, c=0.01, classes=(-1, 1), random_state=0
     ).fit(X, y)
-    regular, free = model.conf_int(), model.conf_int(estimand="unregularised", theta_bound=2.0)
+    regular = model.conf_int(estimand="regularised")
+    free = model.conf_int(estimand="unregularised", theta_bound=2.0)
     bias = free.attrs["bias_bound"]
     assert regular.attrs["bias_bound"] is None and bias == dpci.bias_bound(model.release_, 2.0)
     paid = model.release_.interval(0.05 - bias.delta)  # the bound's failure probability paid from alpha
     np.testing.assert_allclose(free["lower"], paid[:, 0] - bias.value)
     np.testing.assert_allclose(free["upper"], paid[:, 1] + bias.value)
     assert "θ₀(c)" in regular.attrs["estimand"] and "without penalty" in free.attrs["estimand"]
-    assert "intervals for: the coefficients of the model fitted with the penalty" in str(model.summary())
+    assert "intervals for: the coefficients without penalty" in str(model.summary())  # theta by default
 
 
 def test_kulkarni_intervals_are_for_the_unregularised_coefficients():

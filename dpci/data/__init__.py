@@ -33,8 +33,10 @@ from dpci.data.preprocessing import (
 from dpci.data.schema import CATEGORICAL, NUMERIC, Column, Schema
 from dpci.data.standin import PublicFacts, stand_in, stand_in_loader
 from dpci.data.synthetic import (
+    AWAN_WANG_BETA,
     CENSUS_LIKE_THETA,
     check_random_state,
+    make_awan_wang,
     make_census_like,
     make_synthetic_logistic,
     population_theta0,
@@ -45,6 +47,7 @@ from dpci.data.upload import CsvSummary, UploadResult, inspect_uploaded_csv, rea
 __all__ = [
     "ADULT_COLUMNS",
     "ADULT_SCHEMA",
+    "AWAN_WANG_BETA",
     "CATEGORICAL",
     "CENSUS_LIKE_THETA",
     "CONSTANT_NAME",
@@ -71,6 +74,7 @@ __all__ = [
     "load_adult_frame",
     "load_kddcup",
     "load_kddcup_frame",
+    "make_awan_wang",
     "make_census_like",
     "make_dataset",
     "make_synthetic_logistic",

@@ -46,6 +46,8 @@ class PrivateRelease:
     #: What the method found, from the release alone, that its interval's coverage rests on (each also
     #: warned as an UnderCoverageWarning when the release was made); a page shows them beside it.
     caveats: tuple[str, ...] = field(default=(), repr=False)
+    #: The estimand the interval is for: None, the method's own (theta_0(c) for a method with a c).
+    estimand: ClassVar[str | None] = None
 
     @property
     def spend(self) -> PrivacySpend:
@@ -93,6 +95,9 @@ class Method:
     #: True for a method whose release holds a private Hessian of Eq. 4.2 with the public noise law of
     #: :meth:`hessian_noise` (the proven bias bound of an interval for theta is computed from it).
     releases_hessian: ClassVar[bool] = False
+    #: True for a method whose interval for theta is, by default, its release corrected for the penalty
+    #: (:mod:`dpci.theta`: the estimate and the mechanism's law simulated from the private Hessian).
+    corrects_penalty: ClassVar[bool] = False
     #: The losses (models) the method can fit, by name; None: every registered loss.
     losses: ClassVar[tuple[str, ...] | None] = None
     #: True for a method whose coefficients are the trained minimiser plus noise at Algorithm 4's

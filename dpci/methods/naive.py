@@ -17,6 +17,7 @@ from .paper import OutputPerturbation
 class NaiveInterval(OutputPerturbation):
     """Output perturbation's release with an interval that ignores the privacy noise (under-covers by design)."""
 
+    corrects_penalty = False  # a baseline that leaves the privacy noise out, by design
     noise_reducible = False  # its own interval, not the one an accuracy-first search reduces
     name = "naive"
     label = "naive interval (ignores privacy noise)"

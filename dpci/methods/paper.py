@@ -60,6 +60,7 @@ class PaperMethod(Method):
     the interval. A subclass gives the coefficient mechanism and the interval's last step."""
 
     releases_hessian = True
+    corrects_penalty = True  # dpci.theta
 
     def hessian_noise(self, measurement, n):
         """Algorithm 2's noise on the Hessian: phi2 and Lemma 3's (or 5's) sensitivity, as :func:`private_matrices`."""

@@ -73,6 +73,7 @@ class WuOutputPerturbation(OutputPerturbation):
     """Output perturbation at Wu et al.'s sensitivity (Theorem 14) and data-independent c (Section 4.2);
     the interval is WKL's Algorithm 5 with that noise law. Ignores the c it is given."""
 
+    corrects_penalty = False  # its interval is its own: for theta_0(c) at the c it chooses
     noise_reducible = False  # its own interval, not the one an accuracy-first search reduces
     name = "wu"
     label = "Wu et al. output perturbation"

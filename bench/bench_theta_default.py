@@ -1,0 +1,118 @@
+"""Coverage of theta and mean width of dpci's default interval, beside the paper's theta_0(c) interval read
+as one for theta and the non-private Wald interval, on Awan and Wang's design and a well-conditioned one.
+
+    python bench/bench_theta_default.py --reps 500            # the table of docs/theta.md
+    python bench/bench_theta_default.py --reps 100 --quick    # Awan and Wang's eps = 1 cells only
+
+A release that says it has no interval for theta (its interval is the whole line, and so covers) is
+counted in the coverage and left out of the mean width; the table says how many there were.
+
+dpci's default is the call a user makes, nothing tuned: ``PrivateLogisticRegression(privacy="pure",
+budget=eps, classes=(-1, 1)).fit(X, y).conf_int()``, whose interval is for theta (dpci.theta). Coverage is
+of the true unpenalised coefficients; widths are on beta's scale for Awan and Wang's design (the rows are
+divided by sqrt(2), so an interval for theta is sqrt(2) times one for beta). Awan and Wang's own numbers
+(repro samples, pure eps, their Table; the width is beta1's mean width) are printed beside, as published.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+import warnings
+
+import numpy as np
+
+import dpci
+from dpci.data import AWAN_WANG_BETA, make_awan_wang, make_synthetic_logistic
+from dpci.exceptions import RegularisationTooSmall
+
+#: Awan and Wang's repro-samples intervals for beta1 at pure eps = 1 (coverage 0.97-0.996 in every cell).
+PUBLISHED_REPRO_WIDTH = {(1_000, 1.0): 0.969, (2_000, 1.0): 0.615}
+SYNTHETIC_THETA = np.array([1.0, -0.5, 0.5])  # make_synthetic_logistic's last coefficient is the constant's
+
+
+def designs(quick: bool):
+    aw = [("awan-wang", n, eps) for eps in (0.3, 1.0, 3.0) for n in (500, 1_000, 2_000)]
+    if quick:
+        return [cell for cell in aw if cell[2] == 1.0 and cell[1] >= 1_000]
+    return aw + [("synthetic d=3", n, eps) for n in (2_000, 8_000) for eps in (0.3, 1.0)]
+
+
+def draw(design, n, rng):
+    """(X, y, theta on the rows, scale to report widths on)."""
+    if design == "awan-wang":
+        X, y = make_awan_wang(n, random_state=rng)
+        return X, y, math.sqrt(2.0) * AWAN_WANG_BETA, math.sqrt(2.0)
+    X, y = make_synthetic_logistic(n, SYNTHETIC_THETA, random_state=rng)
+    return X, y, SYNTHETIC_THETA, 1.0
+
+
+def cell(design, n, eps, reps, seed):
+    """Coverage per coefficient and mean width of the last coefficient, for each interval."""
+    rng = np.random.default_rng(seed)
+    hits = {k: [] for k in ("dpci", "paper", "wald")}
+    widths = {k: [] for k in hits}
+    refused = invalid = 0
+    start = time.perf_counter()
+    for _ in range(reps):
+        X, y, theta, scale = draw(design, n, rng)
+        wald = dpci.nonprivate_confidence_intervals(X, y, dpci.LogisticLoss(), c=1e-9).conf_int
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                model = dpci.PrivateLogisticRegression(
+                    privacy="pure", budget=eps, classes=(-1, 1), random_state=rng
+                ).fit(X, y)
+            except RegularisationTooSmall:
+                refused += 1
+                continue
+        ours = model.conf_int()
+        invalid += not ours.attrs["valid"]
+        for key, bounds in (
+            ("dpci", ours[["lower", "upper"]].to_numpy()),
+            ("paper", model.conf_int(estimand="regularised")[["lower", "upper"]].to_numpy()),
+            ("wald", wald),
+        ):
+            hits[key].append((bounds[:, 0] <= theta) & (theta <= bounds[:, 1]))
+            if np.all(np.isfinite(bounds)):  # a release that says "no interval" covers, and has no width
+                widths[key].append((bounds[-1, 1] - bounds[-1, 0]) / scale)
+    seconds = (time.perf_counter() - start) / reps
+    out = {k: (np.mean(hits[k], axis=0), float(np.mean(widths[k]))) for k in hits if hits[k]}
+    return out, refused, invalid, seconds
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    se = math.sqrt(0.95 * 0.05 / args.reps)
+    print(f"{args.reps} repetitions per cell; a coverage of 0.95 has Monte Carlo SE {se:.3f}\n")
+    print(
+        "| design | n | ε | dpci θ: coverage (worst) | width | × Wald | repro width (published) "
+        "| paper θ₀(c) as θ: coverage (worst) | width | Wald coverage | Wald width |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for k, (design, n, eps) in enumerate(designs(args.quick)):
+        out, _refused, invalid, seconds = cell(design, n, eps, args.reps, args.seed + k)
+        if "dpci" not in out:
+            print(
+                f"| {design} | {n:,} | {eps:g} | refused: c = 1e-3 below objective perturbation's bound | | | | | | | |"
+            )
+            continue
+        (cov, width), (pcov, pwidth), (wcov, wwidth) = out["dpci"], out["paper"], out["wald"]
+        repro = PUBLISHED_REPRO_WIDTH.get((n, eps)) if design == "awan-wang" else None
+        note = f"; {invalid} of {args.reps} said no interval" if invalid else ""
+        print(
+            f"| {design} | {n:,} | {eps:g} | {cov.mean():.3f} ({cov.min():.3f}{note}) | {width:.3f} | "
+            f"{width / wwidth:.2f} | {'' if repro is None else f'{repro:.3f}'} | {pcov.mean():.3f} ({pcov.min():.3f}) "
+            f"| {pwidth:.3f} | {wcov.mean():.3f} | {wwidth:.3f} |",
+            flush=True,
+        )
+    print(f"\nseconds per repetition (fit, interval for θ, θ₀(c) and Wald) in the last cell: {seconds:.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""The interval for theta, the coefficients without penalty, from a release alone (docs/theta.md).
+
+Every interval of the paper is for theta_0(c), the minimiser of the penalised population objective. The
+penalty moves it: the population first-order conditions grad L(theta_0(c)) + 2c theta_0(c) = 0 and
+grad L(theta) = 0 give theta - theta_0(c) = 2c Hbar^-1 theta_0(c), with Hbar the unpenalised Hessian
+averaged along the segment between them. The released private Hessian H~ holds H_L + 2cI at theta~
+(Eq. 4.2), so the one-step estimate of theta is
+
+    theta^ = theta~ + 2c (H~ - 2cI)^-1 theta~,
+
+post-processing of the release. Its law (sampling noise, the mechanism's noise on theta~, and the noise
+on H~ that the correction itself reads) is simulated from the release: a parametric bootstrap of the
+whole mechanism, with the released (theta~, H~, Sigma~) standing in for the population's. Each of m
+draws makes the pieces the mechanism would release,
+
+    theta~* = theta~ + H~^-1 G / sqrt(n) + M beta   (G ~ N(0, Sigma~); M beta: Eq. 4.1's or Eq. 5.2's noise),
+    H~*     = PrivSPDMat(H~)                         (Algorithm 2's noise and eigenvalue floor),
+
+and corrects them as above; the interval is theta^ minus the alpha/2 and 1 - alpha/2 points of
+theta^* - theta^ (the basic bootstrap).
+
+The one-step correction reads the Hessian at theta_0(c), not along the segment to theta. For a loss
+with |f'''| <= a f'' (``loss.curvature_drift``; a = 1 for the logistic loss) and rows in the unit ball,
+a margin moves by at most s = ||theta - theta_0(c)|| along the segment, so Hbar lies between e^-as and
+e^as times the Hessian at theta_0(c), and the correction's error is at most about (e^as - 1) s. That
+allowance, with s the estimated shift ||theta^ - theta~||, is added to both ends: a c that shrinks the
+coefficients a lot pays for it in width, not in coverage.
+
+Where the released Hessian has an eigenvalue at or below 4c the penalty is at least as strong as the
+curvature it corrects (a Hessian swamped by its noise, or separable data): the release then gives no
+interval for theta (:attr:`ThetaRelease.valid` is False, ``conf_int`` is unbounded), and says why.
+
+No data are read and no privacy is spent: everything here is post-processing of the release.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
+
+import numpy as np
+
+from .intervals import check_alpha, check_count, gaussian_factor, quantile_interval
+from .mechanisms import floor_eigenvalues, matrix_noise_law
+from .methods import PrivateRelease
+from .methods import get as get_method
+
+#: Monte Carlo draws of the simulated mechanism when the caller gives none.
+DEFAULT_DRAWS = 4_000
+
+
+@dataclass(frozen=True)
+class ThetaRelease(PrivateRelease):
+    """A release's interval for theta (module docstring). ``theta`` is the corrected estimate theta^ and
+    ``offsets`` are draws of theta - theta^ (the simulated root, negated), so SE, z and p
+    (:mod:`dpci.inference`) follow it as they follow any release; ``allowance`` widens both ends for the
+    correction's error; ``shift`` is theta^ - theta~. ``valid`` is False, with ``caveats`` saying why,
+    when the release gives no interval for theta (``conf_int`` is then (-inf, inf))."""
+
+    estimand: ClassVar[str] = "unregularised"
+    allowance: np.ndarray | None = field(default=None, repr=False)
+    shift: np.ndarray | None = field(default=None, repr=False)
+    valid: bool = True
+
+    def interval(self, alpha=None) -> np.ndarray:
+        alpha = self.alpha if alpha is None else check_alpha(alpha)
+        if not self.valid:
+            return np.column_stack([np.full_like(self.theta, -np.inf), np.full_like(self.theta, np.inf)])
+        assert self.offsets is not None and self.allowance is not None
+        return quantile_interval(self.theta, self.offsets, alpha) + np.column_stack([-self.allowance, self.allowance])
+
+
+def correct(theta, hessian, c: float) -> np.ndarray:
+    """theta + 2c (H - 2cI)^-1 theta, with H's eigenvalues floored at 4c (a floored direction is at most
+    doubled). ``theta`` (..., d) and ``hessian`` (..., d, d) may be stacks."""
+    w, v = np.linalg.eigh(hessian)
+    w = np.maximum(w, 4.0 * c)
+    coords = np.einsum("...ji,...j->...i", v, theta) * w / (w - 2.0 * c)
+    return np.einsum("...ij,...j->...i", v, coords)
+
+
+def offers_theta(method, loss) -> bool:
+    """Whether :func:`theta_release` gives ``method``'s releases on ``loss`` an interval for theta: a method
+    that declares it (``corrects_penalty``: the paper's two) and a loss whose curvature drift is declared."""
+    return bool(method.corrects_penalty and getattr(loss, "curvature_drift", None) is not None)
+
+
+def theta_release(release: PrivateRelease, loss, rng, n_samples: int | None = None) -> ThetaRelease:
+    """The interval for theta of ``release`` (module docstring), post-processing with ``rng``'s draws.
+
+    Parameters
+    ----------
+    release : PrivateRelease
+        A release of a method with a c that releases a private Hessian (the paper's two).
+    loss : Loss
+        The release's loss; it must declare ``curvature_drift`` (the logistic loss does).
+    rng : numpy.random.Generator
+        The simulation's randomness (draws of public laws at released values: no privacy is spent).
+    n_samples : int, optional
+        The simulation's draws m (default :data:`DEFAULT_DRAWS`).
+
+    Returns
+    -------
+    ThetaRelease
+
+    Raises
+    ------
+    ValueError
+        A method or loss :func:`offers_theta` refuses, saying why.
+    """
+    method = get_method(release.allocation.mechanism)
+    if not offers_theta(method, loss):
+        raise ValueError(
+            f"{method.label} with the {loss.name} loss has no interval for theta from its release alone: it needs "
+            "a method with a c that releases a private Hessian, and a loss whose curvature drift is bounded "
+            "(the logistic loss). Use estimand='regularised', or state theta_bound."
+        )
+    m = DEFAULT_DRAWS if n_samples is None else check_count("n_samples", n_samples, 100)
+    theta, hessian, c = release.theta, release.hessian, release.c
+    assert hessian is not None  # offers_theta: the method releases one
+    centre = correct(theta, hessian, c)
+    shift = centre - theta
+    s = float(np.linalg.norm(shift))
+    allowance = np.full_like(theta, math.expm1(loss.curvature_drift * s) * s)
+    root = _simulated_corrections(release, method, loss, m, rng) - centre
+    valid = bool(np.linalg.eigvalsh(hessian)[0] > 4.0 * c)
+    caveats = tuple(release.caveats)
+    if not valid:
+        caveats += (
+            f"No interval for θ: the private Hessian has a direction whose curvature is at most 4c = {4 * c:.3g}, "
+            "so the penalty is as strong as what it would be corrected by (the Hessian's noise swamped it, or the "
+            "classes are separable). Give the Hessian more budget (φ2) or use more rows; the interval for "
+            "θ₀(c) (estimand='regularised') is still valid.",
+        )
+    made = ThetaRelease(
+        centre,
+        hessian,
+        release.covariance,
+        release.conf_int,
+        release.alpha,
+        release.n,
+        c,
+        release.allocation,
+        release.coef_noise,
+        offsets=-root,
+        caveats=caveats,
+        allowance=allowance,
+        shift=shift,
+        valid=valid,
+    )
+    return replace(made, conf_int=made.interval())
+
+
+def _simulated_corrections(release, method, loss, m, rng) -> np.ndarray:
+    """m draws of the corrected estimate of the release made again from its released pieces (module
+    docstring): the coefficients as Algorithm 3 (Eq. 4.1) or Algorithm 5 (Eq. 5.2) model them, the Hessian
+    through Algorithm 2 with its phi2 and the loss's sensitivity (Lemmas 3 and 5)."""
+    theta, hessian, covariance, n, c = release.theta, release.hessian, release.covariance, release.n, release.c
+    d = theta.size
+    h_inv = np.linalg.inv(hessian)
+    draws = rng.standard_normal((m, d)) @ (h_inv @ gaussian_factor(covariance) / math.sqrt(n)).T
+    noise_matrix = method.noise_transform(hessian, n)  # H~^-1 / n (objective) or I (output)
+    draws += release.coef_noise.sample(rng, d, m) @ noise_matrix.T
+    draws += theta
+    alloc = release.allocation
+    law = matrix_noise_law(loss.hessian_sensitivity(n), alloc.phi[1], alloc.privacy)
+    eta = law.sample(rng, d * d, m).reshape(m, d, d)
+    hessians = floor_eigenvalues(hessian + (eta + np.swapaxes(eta, 1, 2)) / 2.0, c)  # Algorithm 2, lines 1-15
+    return correct(draws, hessians, c)
