@@ -239,7 +239,10 @@ def release_main(args) -> int:
         loss = loss_from_text(args.loss, args.loss_param, h=args.h)
         ledger = Ledger.from_config(url=args.database)
         # the table's people, however the file was saved and whichever ignored columns it carries
-        key = ledger.table_key(upload_table(raw, sep=sep), f"your upload {Path(args.data).name}")
+        match = ledger.match_table(upload_table(raw, sep=sep), f"your upload {Path(args.data).name}")
+        if match.why:
+            print(f"note: {match.why}.", file=sys.stderr)
+        key = match.key
         spec = ReleaseSpec(args.method, privacy, budget, split, loss, args.c, 1.0 - args.level, args.m, args.seed)
         with ledger.watching(dataset=key, session="command line") as watch:
             release = spec.release(data.X, data.y)

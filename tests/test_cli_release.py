@@ -150,3 +150,22 @@ def test_public_labels_that_are_not_the_targets_values_are_refused(people, tmp_p
     assert "\"labels\" in --bounds must list the target's two values, ['no', 'yes']" in err
     book, key = _key(csv)
     assert key not in [d.key for d in book.datasets()]  # refused before the ledger heard of it: nothing drawn
+
+
+def test_a_sweep_on_a_file_is_on_the_ledger_as_not_private_and_names_its_exact_fit(people, tmp_path, capsys):
+    csv, bounds = people
+    out = tmp_path / "sweep.csv"
+    argv = ["sweep", "coverage", "--data", str(csv), "--target", "label", "--bounds", str(bounds)]
+    assert main([*argv, "--replicates", "4", "--samples", "200", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "not private" in err and "theta0_nonprivate" in err
+    import pandas as pd
+
+    columns = pd.read_csv(out).columns
+    assert "theta0_nonprivate" in columns and "theta0" not in columns
+    book, key = _key(csv)
+    status = book.status(key)
+    assert status.spent == 0.0 and status.releases == 0 and status.not_private >= 1  # noted, never charged
+    assert main(["ledger", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert "people.csv" in listed

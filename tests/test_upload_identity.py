@@ -168,6 +168,20 @@ def _extra_column_reordered_semicolons():
     return _csv(frame[["note", "sex", "age", "income", "hours"]], sep=";")
 
 
+def _label_recoded():
+    frame = _table()
+    frame["income"] = (frame["income"] == ">50K").astype(int)  # "<=50K"/">50K" written 0/1
+    return _csv(frame)
+
+
+def _other_people_sharing_one_column():
+    frame = _table()
+    other = _table().assign(hours=np.random.default_rng(8).integers(1, 100, len(frame)).astype(float))
+    other["sex"] = np.random.default_rng(9).choice(["Female", "Male"], len(frame))
+    other["income"] = np.random.default_rng(10).choice(["<=50K", ">50K"], len(frame))
+    return _csv(other)  # only the ages in common
+
+
 SAME_PEOPLE = {
     **SAME_TABLE,
     "an extra ignored column": _extra_column,
@@ -175,12 +189,16 @@ SAME_PEOPLE = {
     "a column renamed": _column_renamed,
     "an extra column, rows shuffled, columns reordered, semicolons": _extra_column_reordered_semicolons,
     "two cells swapped between rows": _cells_swapped_between_rows,  # per column the same values: safe to join
-}
-OTHER_PEOPLE = {
+    "the label recoded 0/1": _label_recoded,  # a two-valued column is fingerprinted by how it splits the rows
+    # the other columns still hold the same values: the same people, and the safe direction is one budget
     "one numeric cell changed": _one_cell_changed,
     "one label changed": _one_label_changed,
+}
+SHARES_COLUMNS = ("one numeric cell changed", "one label changed")  # met by shared columns, not by nesting
+OTHER_PEOPLE = {
     "one row dropped": _one_row_dropped,
     "one row twice": _one_row_twice,
+    "other people who share one column": _other_people_sharing_one_column,
 }
 
 
@@ -192,8 +210,11 @@ def test_every_way_of_saving_the_same_people_meets_one_key_and_a_changed_cell_an
     book = Ledger(budget="epsilon=1", secret=b"test-secret")
     first = _key(book, ORIGINAL, "the original")
     assert first == book.key_of(upload_identity(ORIGINAL))  # a first upload is named by its digest
-    same = {name: _key(book, make(), name) for name, make in SAME_PEOPLE.items()}
-    assert same == dict.fromkeys(SAME_PEOPLE, first)
+    matches = {name: book.match_table(upload_table(make()), name) for name, make in SAME_PEOPLE.items()}
+    assert {name: m.key for name, m in matches.items()} == dict.fromkeys(SAME_PEOPLE, first)
+    for name, match in matches.items():  # a page says why a table that only shares columns met the budget
+        assert (match.why is not None) == (name in SHARES_COLUMNS), name
+        assert name not in SHARES_COLUMNS or "the same people" in match.why
     for name, make in OTHER_PEOPLE.items():
         assert _key(book, make(), name) != first, name
     assert len(book.datasets()) == 1 + len(OTHER_PEOPLE)
@@ -219,28 +240,102 @@ def test_every_form_met_stays_so_a_third_form_of_the_same_people_still_nests():
     assert _key(book, _csv(noted)) == first
 
 
-def test_a_table_that_nests_with_two_separate_budgets_is_refused():
-    """{age, hours, income} and {age, sex, income} are kept apart (neither nests in the other); the
-    whole table shows they are the same people, and neither budget alone may be charged for it."""
+def test_a_table_that_meets_two_separate_budgets_is_refused():
+    """{age, hours} and {age, sex} share one column only, so they are kept apart; the whole table shows
+    they are the same people, and neither budget alone may be charged for it."""
     book = Ledger(secret=b"test-secret")
     frame = _table()
-    a = _key(book, _csv(frame[["age", "hours", "income"]]), "first half")
-    b = _key(book, _csv(frame[["age", "sex", "income"]]), "second half")
+    a = _key(book, _csv(frame[["age", "hours"]]), "first half")
+    b = _key(book, _csv(frame[["age", "sex"]]), "second half")
     assert a != b
-    with pytest.raises(SameRowsTwice, match=r"^This table holds the columns of .*first half, second half"):
+    with pytest.raises(SameRowsTwice, match=r"^This table shares its rows and columns with .*first half, second half"):
         _key(book, ORIGINAL)
     assert len(book.datasets()) == 2  # nothing registered
 
 
 def test_a_table_inside_two_separate_budgets_is_refused_too():
-    """{age, income} nests with {age, hours, income} and with {age, sex, income}: which budget it meets
-    is as unclear."""
+    """{age, note} nests with {age, hours} and with {age, sex} (a column of one value has no fingerprint:
+    it says nothing of the people): which budget it meets is as unclear."""
     book = Ledger(secret=b"test-secret")
     frame = _table()
-    _key(book, _csv(frame[["age", "hours", "income"]]))
-    _key(book, _csv(frame[["age", "sex", "income"]]))
+    _key(book, _csv(frame[["age", "hours"]]))
+    _key(book, _csv(frame[["age", "sex"]]))
     with pytest.raises(SameRowsTwice):
-        _key(book, _csv(frame[["age", "income"]]))
+        _key(book, _csv(frame[["age"]].assign(note="x")))
+
+
+def _audit_table(n: int = 400) -> pd.DataFrame:
+    rng = np.random.default_rng(11)
+    return pd.DataFrame(
+        {
+            "id": np.arange(n),
+            "age": rng.integers(17, 91, n),
+            "hours": rng.integers(1, 100, n),
+            "label": rng.choice(["yes", "no"], n),
+        }
+    )
+
+
+def _audit_variants():
+    """The audit's five uploads of one table: each a fresh budget under nesting alone."""
+    base = _audit_table()
+    noise = np.random.default_rng(12)
+    one = base.drop(columns="id").assign(noise=noise.normal(size=len(base)))
+    two = one.assign(noise2=noise.normal(size=len(base)))
+    grouped = one.assign(age_group=base["age"] // 10)
+    edited = base.copy()
+    edited.loc[7, "id"] = 10_000
+    recoded = base.assign(label=(base["label"] == "yes").astype(int))
+    return {
+        "id dropped, a noise column added": one,
+        "and another noise column": two,
+        "and an age-group column": grouped,
+        "one id cell changed": edited,
+        "the label recoded yes/no as 1/0": recoded,
+    }
+
+
+def test_the_audits_uploads_of_one_table_reach_one_budget():
+    """Every variant meets the first upload's key and its spend: after epsilon = 1 of a budget of 1 on the
+    original, nothing more is admitted on any of them; each says why it met that budget."""
+    from dpci.ledger import BudgetExceeded
+    from dpci.methods import allocate
+
+    book = Ledger(budget="epsilon=1", secret=b"test-secret")
+    first = _key(book, _csv(_audit_table()), "the original")
+    book.admit(first, allocate(1.0, None, "output", "pure").spend, what="the whole budget")
+    for name, frame in _audit_variants().items():
+        match = book.match_table(upload_table(_csv(frame)), name)
+        assert match.key == first, name
+        if name == "id dropped, a noise column added":  # shares three columns, nests with nothing
+            assert "the same people" in match.why
+        with pytest.raises(BudgetExceeded):
+            book.admit(match.key, allocate(5.0, None, "output", "pure").spend, what=name)
+    assert len(book.datasets()) == 1
+
+
+def test_a_table_of_other_people_that_shares_one_column_gets_its_own_budget():
+    book = Ledger(budget="epsilon=1", secret=b"test-secret")
+    first = _key(book, _csv(_audit_table()))
+    other = _audit_table().assign(
+        hours=np.random.default_rng(13).integers(1, 100, 400), label=np.random.default_rng(14).choice(["a", "b"], 400)
+    )
+    assert _key(book, _csv(other.drop(columns="id"))) != first  # the ages alone in common
+
+
+def test_a_two_valued_column_is_fingerprinted_by_how_it_splits_the_rows():
+    from dpci.data.identity import canonical_cells, column_fingerprint, split_cells
+
+    words = pd.Series(["yes", "no", "no", "yes", "no"])
+    digits = pd.Series([1, 0, 0, 1, 0])
+    flipped = pd.Series([0, 1, 1, 0, 1])
+
+    def fingerprint(column):
+        return column_fingerprint(split_cells(canonical_cells(column)))
+
+    assert fingerprint(words) == fingerprint(digits) == fingerprint(flipped)
+    assert fingerprint(words) != fingerprint(pd.Series(["yes", "yes", "yes", "yes", "no"]))  # another split
+    assert split_cells(canonical_cells(pd.Series(["x"] * 5))) is None  # one value says nothing of the people
 
 
 def test_keys_persist_and_concurrent_uploads_of_the_same_people_meet_one_key(database):  # noqa: F811

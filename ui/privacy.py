@@ -133,8 +133,22 @@ def upload_key(book: Ledger, kept) -> str:
     if kept[2] not in keys:
         table = table_columns(kept)
         label = f"your upload {kept[0]}"
-        keys[kept[2]] = book.key_of(table_identity(kept)) if table is None else book.table_key(table, label)
+        if table is None:
+            keys[kept[2]] = book.key_of(table_identity(kept))
+        else:
+            match = book.match_table(table, label)
+            keys[kept[2]] = match.key
+            st.session_state.setdefault(UPLOAD_WHY, {})[kept[2]] = match.why
     return keys[kept[2]]
+
+
+UPLOAD_WHY = "_upload_why"  # session_state: file digest -> why it meets a known budget (None: its own or nested)
+
+
+def upload_why() -> str | None:
+    """Why the kept upload meets the budget of a table uploaded before, when it only shares columns with it."""
+    kept = st.session_state.get("upload_kept")
+    return None if kept is None else st.session_state.get(UPLOAD_WHY, {}).get(kept[2])
 
 
 canonical_upload = canonical_table  # the library's, so the app and the command line name an upload alike

@@ -31,6 +31,8 @@ def draw_odometer(s: AppState):
         return
     box.markdown(ledger_view.ledger_caption(s))
     box.progress(min(status.spent / status.budget.amount, 1.0))
+    if why := ledger_view.upload_why():
+        box.caption(f"One budget: {escape_markdown(why)}.")
     if status.not_private:
         box.caption(
             f"+ {status.not_private} result{'s' * (status.not_private != 1)} no guarantee covers "

@@ -12,9 +12,12 @@ made in the app (another target, fewer features) must never reach a fresh budget
 only changing the table itself does (docs/data.md, "Which data a budget follows").
 
 Beside the table's digest, :func:`table_columns` gives one fingerprint per column (the multiset of its
-canonical cells, without its name): the ledger meets two uploads with as many rows whose column sets
-nest (one's columns among the other's) at one budget, so the same rows with an extra column, one
-column fewer or a column renamed are the same people (:meth:`dpci.ledger.Ledger.table_key`).
+canonical cells, without its name). A column with two values is fingerprinted by how its rows split
+(the rarer value's count), so recoding yes/no as 1/0 changes nothing; a column with one value says
+nothing about the people and has none. The ledger meets two uploads with as many rows at one budget
+when their column sets nest or share two fingerprints, one of a column with more than two values
+(:meth:`dpci.ledger.Ledger.table_key`): the same rows with columns added, dropped, renamed, recoded
+or partly changed are the same people.
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ class TableColumns:
     digest: bytes
     rows: int
     columns: frozenset[bytes]
+    #: The fingerprints of columns with more than two values: two tables of other people with as many rows
+    #: may split a two-valued column alike by chance, but hardly share such a column's every value.
+    strong: frozenset[bytes] = frozenset()
 
 
 def canonical_cells(column: pd.Series) -> pd.Series:
@@ -80,10 +86,33 @@ def column_fingerprint(cells: pd.Series) -> bytes:
     return digest.digest()
 
 
+def split_cells(cells: pd.Series) -> pd.Series | None:
+    """A column's canonical cells with its values replaced by how they split the rows, or None for a column
+    with one value (or none): two values become "1" for the rarer and "0" for the other (on a tie the
+    multiset is the same either way), missing cells stay empty; more values are kept as they are."""
+    present = cells[cells != ""]
+    counts = present.value_counts()
+    if len(counts) <= 1:
+        return None
+    if len(counts) > 2:
+        return cells
+    rarer = counts.index[-1]
+    return cells.where(cells == "", np.where(cells == rarer, "1", "0")).astype(object)
+
+
 def table_columns(frame: pd.DataFrame) -> TableColumns:
     """A parsed table's digest, row count and column fingerprints (see the module)."""
-    columns = frozenset(column_fingerprint(canonical_cells(frame[name])) for name in frame.columns)
-    return TableColumns(table_digest(frame), len(frame), columns)
+    columns, strong = set(), set()
+    for name in frame.columns:
+        cells = canonical_cells(frame[name])
+        split = split_cells(cells)
+        if split is None:
+            continue
+        fingerprint = column_fingerprint(split)
+        columns.add(fingerprint)
+        if split is cells:
+            strong.add(fingerprint)
+    return TableColumns(table_digest(frame), len(frame), frozenset(columns), frozenset(strong))
 
 
 def upload_table(

@@ -9,6 +9,7 @@ and writes what finished, marked ``partial``; ``--scheduler`` sends the work to 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import warnings
 from pathlib import Path
@@ -140,6 +141,11 @@ def build_parser():
     sw.add_argument("--dataset", choices=DATASETS, default="adult")
     sw.add_argument("--data", default=None, help="your own CSV file instead of --dataset (with --target)")
     sw.add_argument("--target", default=None, help="the label column of --data (two values)")
+    sw.add_argument(
+        "--database",
+        default=None,
+        help="the ledger a sweep on --data is noted in, a SQLAlchemy URL (default: the app's)",
+    )
     sw.add_argument("--positive", default=None, help="the label of --target taken as +1")
     sw.add_argument(
         "--bounds",
@@ -304,6 +310,28 @@ def iter_sweep(args, bar=None, load=None):
     bar.close()
 
 
+@contextlib.contextmanager
+def _file_on_the_ledger(args):
+    """For a sweep on the user's own file (``--data``): the ledger (``--database``, else the app's) watches it,
+    the file's table met as a release would meet it, and the sweep itself is noted as not private (it
+    draws its noise from public seeds and writes the file's exact fit)."""
+    if not args.data:
+        yield None
+        return
+    from ..data import guess_separator, upload_table
+    from ..ledger import Ledger
+
+    raw = Path(args.data).read_bytes()
+    ledger = Ledger.from_config(url=args.database)
+    match = ledger.match_table(upload_table(raw, sep=guess_separator(raw)), f"your upload {Path(args.data).name}")
+    if match.why:
+        print(f"note: {match.why}.", file=sys.stderr)
+    spec = dict(function="sweep", sweep=args.name, file=Path(args.data).name, target=args.target, seed=args.seed)
+    ledger.note(match.key, what=f"sweep {args.name} on the file (public seeds, exact fit: not private)", spec=spec)
+    with ledger.watching(dataset=match.key, session="command line") as watch:
+        yield watch
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)  # bad arguments end here (exit 2), before any work
     if args.command == "reproduce":
@@ -329,7 +357,7 @@ def main(argv=None):
         if args.scheduler and args.jobs == 1:
             args.jobs = -1  # one chunk at a time would leave the cluster idle
         frames = iter_sweep(args, load=load)
-        with sigterm_as_interrupt(), scheduler(args.scheduler):
+        with sigterm_as_interrupt(), scheduler(args.scheduler), _file_on_the_ledger(args):
             try:
                 for last in frames:
                     pass
@@ -343,6 +371,13 @@ def main(argv=None):
         print("stopped before any result; nothing written", file=sys.stderr)
         return 130 if partial else 2
     frame = last.assign(partial=partial)
+    if args.data:  # the fit on the user's own rows, exact: name it for what it is
+        frame = frame.rename(columns={"theta0": "theta0_nonprivate"})
+        print(
+            f"not private: the sweep ran on {Path(args.data).name}'s rows with public seeds, and theta0_nonprivate is "
+            "the exact fit of those rows; the ledger records it as not private (dpci ledger list)",
+            file=sys.stderr,
+        )
     write_atomically(frame, out)
     if partial:
         print(f"stopped: wrote the {len(frame)} rows that finished to {out} (marked partial)", file=sys.stderr)

@@ -106,7 +106,12 @@ def file_loader(path: str, target: str, bounds_path: str | None, positive: str |
             ) from None
         if not isinstance(bounds, dict):
             raise ValueError(f'--bounds {bounds_path} must hold one JSON object, {{"age": [17, 90], ...}}.')
-    result = read_uploaded_csv(data, target, positive_class=positive, bounds=bounds, sep=guess_separator(data))
+    categories = None
+    if bounds and {"bounds", "categories", "labels"} & set(bounds):  # dpci release's form of the public facts
+        bounds, categories = bounds.get("bounds"), bounds.get("categories")
+    result = read_uploaded_csv(
+        data, target, positive_class=positive, bounds=bounds, categories=categories, sep=guess_separator(data)
+    )
     width = len(result.schema.feature_names())
 
     def load(d):

@@ -175,6 +175,13 @@ class Ledger(StoredReleases):
 
         return table_key(self, table, label)
 
+    def match_table(self, table, label: str = ""):
+        """:meth:`table_key` with the reason: a :class:`dpci.ledger.tables.TableMatch` whose ``why`` says,
+        for a table that only shares columns with a known dataset, why it meets that dataset's budget."""
+        from .tables import match_table
+
+        return match_table(self, table, label)
+
     def ensure(self, key: str, label: str = "", *, demo: bool = False) -> str:
         """Register ``key`` once per process (no database round trip after the first); returns it."""
         if key not in self._known:
