@@ -24,9 +24,71 @@ from pathlib import Path
 
 EXIT_REFUSED = 3  # the ledger refused the release (its budget cannot pay): nothing was drawn
 
+#: The library's words for what the command line calls by its flags (the messages come from the library).
+FLAG_WORDS = {
+    "(bounds=...)": "(--bounds)",
+    "category lists (categories=...)": 'category lists ("categories" in --bounds)',
+    "or raise max_categories": "or leave it out with --features",
+    "raise max_categories": "leave it out with --features",
+    "positive_class=": "--positive ",
+    "features=": "--features ",
+}
+
+
+def in_flags(message) -> str:
+    """A library message in the command line's words: its parameters named by the flags that set them."""
+    text = str(message)
+    for words, flags in FLAG_WORDS.items():
+        text = text.replace(words, flags)
+    return text
+
+
+def database_help() -> str:
+    """The --database help: where the ledger is when it is not given (created on first use)."""
+    from .ledger.config import database_url
+
+    return f"a SQLAlchemy URL (default: {database_url()}, the app's ledger, made on first use beside its secret.key)"
+
+
+def open_ledger(url: str | None):
+    """The ledger at ``url`` (default: the app's); says on stderr where it was made when this call made it."""
+    from sqlalchemy.engine import make_url
+
+    from .ledger import Ledger
+    from .ledger.config import database_url
+
+    parsed = make_url(url or database_url())
+    path = (
+        Path(str(parsed.database)).expanduser() if parsed.get_backend_name() == "sqlite" and parsed.database else None
+    )
+    new = path is not None and str(parsed.database) != ":memory:" and not path.exists()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ledger = Ledger.from_config(url=url)
+    for warning in caught:  # a ledger file others could read, made private now
+        print(f"warning: {warning.message}", file=sys.stderr)
+    if new:
+        print(
+            f"made the privacy ledger {path} and its key {path.parent / 'secret.key'} (yours alone: 0600); "
+            "every release from your files is charged there",
+            file=sys.stderr,
+        )
+    return ledger
+
+
+def read_data(path) -> bytes:
+    """A data file's bytes, a gzip-compressed one (.csv.gz) uncompressed; ValueError naming --data if unreadable."""
+    import gzip
+
+    try:
+        raw = Path(path).read_bytes()
+        return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
+    except (OSError, EOFError) as err:
+        raise ValueError(f"--data {path}: {getattr(err, 'strerror', None) or err}.") from None
+
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--database", help="a SQLAlchemy URL (default: the app's ledger)")
+    parser.add_argument("--database", help=database_help())
     sub = parser.add_subparsers(dest="action", required=True)
     sub.add_parser("list", help="every dataset: its budget, what it has spent and in how many releases")
     history = sub.add_parser("history", help="every result computed from one dataset, oldest first")
@@ -96,17 +158,15 @@ def _find(ledger, prefix: str) -> str:
 
 
 def main(args) -> int:
-    from .ledger import Ledger
-
     try:
-        ledger = Ledger.from_config(url=args.database)
+        ledger = open_ledger(args.database)
         if args.action == "list":
             statuses = ledger.datasets()
             shown = shown_keys([s.key for s in statuses])
             width = max((len(k) for k in shown.values()), default=0)
             for s in statuses:
                 kind = "demo, one visitor" if s.demo else "shared"
-                print(f"{shown[s.key]:{width}s}  {s.label[:30]:30s}  {kind:17s}  {s.describe()}")
+                print(f"{shown[s.key]:{width}s}  {s.label[:30]:30s}  {kind:17s}  {status_words(s)}")
         elif args.action == "history":
             key = _find(ledger, args.key)
             unit = ledger.status(key).budget.symbol
@@ -159,7 +219,7 @@ def add_release_arguments(parser) -> None:
     rel.add_argument("--m", type=int, default=10_000, help="Monte Carlo samples")
     rel.add_argument("--seed", type=int, help="a PUBLIC seed: reproducible, and recorded as not private")
     out = parser.add_argument_group("where")
-    out.add_argument("--database", help="a SQLAlchemy URL (default: the app's ledger)")
+    out.add_argument("--database", help=database_help())
     out.add_argument("--record", help="write the release record (JSON) here")
 
 
@@ -167,7 +227,12 @@ def _public_facts(path):
     """(bounds, categories, labels) from the --bounds file; None for what it does not give."""
     if not path:
         return None, None, None
-    facts = json.loads(Path(path).read_text())
+    try:
+        facts = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as err:
+        raise ValueError(
+            f'--bounds {path} is not JSON ({err.msg}, line {err.lineno}); write {{"age": [17, 90], ...}}.'
+        ) from None
     if not isinstance(facts, dict):
         raise ValueError(f"{path}: expected a JSON object of bounds, got {type(facts).__name__}.")
     if {"bounds", "categories", "labels"} & set(facts):
@@ -205,17 +270,50 @@ def file_not_private(result, labels_public: bool) -> str | None:
     )
 
 
+def scaled_words(scaling: str, X) -> str:
+    """How to read the coefficients of a release from a file: its features were rescaled to [0, 1] by their
+    bounds and its rows put into the unit ball (``X``: the rows, the constant's column last)."""
+    if scaling == "global":
+        k = 1.0 / float(X[0, -1])  # every row divided by one public K, the constant's column 1/K
+        return (
+            f"The features were rescaled to [0, 1] by their bounds and every row divided by K = {k:.4g}: the change "
+            "in log-odds from a feature's lower bound to its upper (for a category, from not having it to having it) "
+            "is its estimate divided by K."
+        )
+    return (
+        "The features were rescaled to [0, 1] by their bounds and each row divided by its own norm: compare the "
+        "estimates' signs and sizes, not their values, with a model fitted on the raw columns."
+    )
+
+
+def spend_line(ledger, key, private: bool | None = None) -> str:
+    """The last line: what the dataset has spent and in how many charged releases (``private``: whether the
+    one just made is), and the results recorded as not private (public seeds, sweeps), counted apart."""
+    return status_words(ledger.status(key), private)
+
+
+def status_words(status, private: bool | None = None) -> str:
+    """A dataset's spend in the command line's words (:func:`spend_line`)."""
+    spent = f"{status.budget.describe(status.spent)} of {status.budget.describe()} spent"
+    charged = f"{status.releases} charged release{'s' * (status.releases != 1)}"
+    noted = f"{status.not_private} result{'s' * (status.not_private != 1)} recorded as not private"
+    words = f"{spent} in {charged}; {noted}"
+    if private is not None:
+        words += "; this release is " + ("private" if private else "NOT private (see its first line)")
+    return words
+
+
 def release_main(args) -> int:
     """Read the CSV, admit the release on the ledger (refused: exit 3, nothing drawn), release, store
     it, print the intervals and write the record."""
     from .data import guess_separator, read_uploaded_csv, upload_table
-    from .ledger import BudgetExceeded, Ledger, NotCovered
+    from .ledger import BudgetExceeded, NotCovered
     from .ledger.records import not_private_reason, release_payload, release_record
     from .losses import loss_from_text
     from .spec import ReleaseSpec
 
     try:
-        raw = Path(args.data).read_bytes()
+        raw = read_data(args.data)
         bounds, categories, labels = _public_facts(args.bounds)
         sep = args.sep or guess_separator(raw)
         features = args.features.split(",") if args.features else None
@@ -231,13 +329,13 @@ def release_main(args) -> int:
                 sep=sep,
             )
         for warning in caught:
-            print(f"warning: {warning.message}", file=sys.stderr)
+            print(f"warning: {in_flags(warning.message)}", file=sys.stderr)
         not_private = file_not_private(result, _labels_public(labels, result.schema))
         data = result.to_dataset(d=args.d, normalize=args.scaling)
         privacy, budget = ("pure", args.epsilon) if args.epsilon is not None else ("zcdp", args.rho)
         split = None if args.split is None else tuple(float(v) for v in args.split.split(","))
         loss = loss_from_text(args.loss, args.loss_param, h=args.h)
-        ledger = Ledger.from_config(url=args.database)
+        ledger = open_ledger(args.database)
         # the table's people, however the file was saved and whichever ignored columns it carries
         match = ledger.match_table(upload_table(raw, sep=sep), f"your upload {Path(args.data).name}")
         if match.why:
@@ -247,10 +345,10 @@ def release_main(args) -> int:
         with ledger.watching(dataset=key, session="command line") as watch:
             release = spec.release(data.X, data.y)
     except (BudgetExceeded, NotCovered) as err:
-        print(f"refused: {err}", file=sys.stderr)
+        print(f"refused: {in_flags(err)}", file=sys.stderr)
         return EXIT_REFUSED
     except (ValueError, OSError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {in_flags(err)}", file=sys.stderr)
         return 2
     record = dict(
         source="command line",
@@ -273,7 +371,8 @@ def release_main(args) -> int:
     print(f"{'feature':30s} {'estimate':>10s} {'lower':>10s} {'upper':>10s}")
     for name, theta, (low, high) in zip(data.feature_names, release.theta, release.conf_int):
         print(f"{str(name)[:30]:30s} {theta:10.4g} {low:10.4g} {high:10.4g}")
-    print(ledger.status(key).describe())
+    print(scaled_words(args.scaling, data.X))
+    print(spend_line(ledger, key, reason is None))
     if args.record:
         Path(args.record).write_text(release_record(ledger.release(release_id)))
         print(f"wrote the release record to {args.record}", file=sys.stderr)

@@ -20,7 +20,7 @@ from .intervals import (
     sandwich_covariance,
 )
 from .ledger.hooks import note_not_private
-from .losses import loss_to_dict
+from .losses import coerce_loss, loss_to_dict
 from .methods import PrivateRelease
 from .solver import margin_rows, minimise_erm
 from .spec import keyword_spec, release_spec
@@ -190,8 +190,8 @@ def nonprivate_confidence_intervals(X, y, loss, c=1e-3, alpha=0.05, tol=1e-10) -
         Finite rows in the unit L2 ball.
     y : array-like of shape (n,)
         Labels coded -1.0 / +1.0.
-    loss : Loss
-        A :mod:`dpci.losses` loss.
+    loss : Loss or str
+        A :mod:`dpci.losses` loss, or a registered loss's name ("logistic", "huber").
     c : float
         The regularisation coefficient of Eq. 3.1.
     alpha : float
@@ -225,6 +225,7 @@ def nonprivate_confidence_intervals(X, y, loss, c=1e-3, alpha=0.05, tol=1e-10) -
     """
     X, y = check_signed_data(X, y)
     alpha = check_alpha(alpha)
+    loss = coerce_loss(loss)  # a loss object or a registered name ("logistic"), as the private functions take
     A = margin_rows(X, y)
     spec = dict(function="nonprivate_confidence_intervals", loss=loss_to_dict(loss), c=c, alpha=alpha)
     note_not_private(A, spec, "non-private intervals (no privacy)")

@@ -40,3 +40,13 @@ def small_problem():
     X = np.column_stack([Z, np.ones(n)]) / np.sqrt(2.0)
     y = logistic_labels(rng, X, np.array([1.5, -1.0, 0.5, 0.3]))
     return X, y
+
+
+def pytest_unconfigure(config):
+    """However the run ends (Ctrl-C included), the worker processes joblib keeps for reuse end with it: a
+    test that ran a parallel sweep or bootstrap must not leave them behind."""
+    from joblib.externals.loky import reusable_executor
+
+    executor = reusable_executor._executor  # None unless a test started one (asking would start one)
+    if executor is not None:
+        executor.shutdown(wait=False, kill_workers=True)

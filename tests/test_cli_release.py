@@ -169,3 +169,95 @@ def test_a_sweep_on_a_file_is_on_the_ledger_as_not_private_and_names_its_exact_f
     assert main(["ledger", "list"]) == 0
     listed = capsys.readouterr().out
     assert "people.csv" in listed
+
+
+def test_the_first_release_says_where_the_ledger_was_made_and_the_help_says_it_too(people, tmp_path, capsys):
+    csv, bounds = people
+    where = tmp_path / "fresh" / "ledger.sqlite3"
+    argv = ["release", "--data", str(csv), "--target", "label", "--bounds", str(bounds), "--epsilon", "0.5"]
+    assert main([*argv, "--database", f"sqlite:///{where}"]) == 0
+    assert f"made the privacy ledger {where}" in capsys.readouterr().err
+    assert main([*argv, "--database", f"sqlite:///{where}"]) == 0
+    assert "made the privacy ledger" not in capsys.readouterr().err  # said once, when made
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    helped = capsys.readouterr().out
+    from dpci.ledger.config import database_url
+
+    assert database_url().removeprefix("sqlite:///") in helped and "``" not in helped and ":func:" not in helped
+
+
+def test_the_last_line_counts_private_and_not_private_apart_and_the_scaling_is_said(people, tmp_path, capsys):
+    csv, bounds = people
+    argv = ["release", "--data", str(csv), "--target", "label", "--epsilon", "0.5"]
+    assert main(argv) == 0  # bounds read from the data: charged, and not private
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1].endswith(
+        "in 1 charged release; 0 results recorded as not private; this release is NOT private (see its first line)"
+    )
+    assert "divided by K = " in lines[-2] and "is its estimate divided by K" in lines[-2]
+    assert main([*argv, "--bounds", str(bounds), "--seed", "3"]) == 0  # a public seed: noted, not charged
+    assert (
+        capsys.readouterr()
+        .out.splitlines()[-1]
+        .endswith(
+            "in 1 charged release; 1 result recorded as not private; this release is NOT private (see its first line)"
+        )
+    )
+
+
+def test_a_gzipped_csv_is_read_and_messages_name_flags(people, tmp_path, capsys):
+    import gzip
+
+    csv, bounds = people
+    packed = tmp_path / "people.csv.gz"
+    packed.write_bytes(gzip.compress(csv.read_bytes()))
+    argv = ["release", "--data", str(packed), "--target", "label", "--bounds", str(bounds), "--epsilon", "0.5"]
+    assert main(argv) == 0
+    book, key = _key(csv)
+    assert book.status(key).releases == 1  # the same table as the plain file: one budget
+    assert main(["release", "--data", str(csv), "--target", "label", "--epsilon", "0.5"]) == 0
+    err = capsys.readouterr().err
+    assert "(--bounds)" in err and "bounds=" not in err
+    (tmp_path / "broken.json").write_text("{")
+    assert (
+        main(
+            [
+                "release",
+                "--data",
+                str(csv),
+                "--target",
+                "label",
+                "--bounds",
+                str(tmp_path / "broken.json"),
+                "--epsilon",
+                "1",
+            ]
+        )
+        == 2
+    )
+    assert "--bounds" in capsys.readouterr().err
+
+
+def test_a_refusal_names_the_command_that_sets_a_budget(people, capsys):
+    csv, bounds = people
+    argv = ["release", "--data", str(csv), "--target", "label", "--bounds", str(bounds)]
+    assert main([*argv, "--epsilon", "2.5"]) == 0
+    assert main([*argv, "--epsilon", "1"]) == 3
+    assert "dpci ledger set-budget" in capsys.readouterr().err
+
+
+def test_a_ledger_file_others_could_read_is_made_the_owners_alone(people, tmp_path, capsys):
+    import os
+    import stat
+
+    where = tmp_path / "old" / "ledger.sqlite3"
+    url = f"sqlite:///{where}"
+    assert main(["ledger", "--database", url, "list"]) == 0
+    os.chmod(where, 0o644)
+    os.chmod(where.parent / "secret.key", 0o644)
+    capsys.readouterr()
+    assert main(["ledger", "--database", url, "list"]) == 0
+    assert "could be read by other users" in capsys.readouterr().err
+    assert stat.S_IMODE(where.stat().st_mode) == 0o600
+    assert stat.S_IMODE((where.parent / "secret.key").stat().st_mode) == 0o600

@@ -180,3 +180,14 @@ def test_unfitted_model_says_so():
 
     with pytest.raises(NotFittedError, match="fit"):
         PrivateLogisticRegression().conf_int()
+
+
+def test_the_non_private_reference_takes_the_loss_by_name_as_the_private_functions_do():
+    from dpci import nonprivate_confidence_intervals
+    from dpci.data import make_synthetic_logistic
+
+    X, y = make_synthetic_logistic(1_000, [1.0, -0.5], random_state=0)
+    by_name = nonprivate_confidence_intervals(X, y, "logistic")
+    np.testing.assert_array_equal(by_name.conf_int, nonprivate_confidence_intervals(X, y, LogisticLoss()).conf_int)
+    with pytest.raises(ValueError, match="huberr"):
+        nonprivate_confidence_intervals(X, y, "huberr")

@@ -538,7 +538,7 @@ def test_the_command_line_lists_sets_budgets_and_refuses_what_it_must(tmp_path, 
     capsys.readouterr()
     assert main(["ledger", "--database", url, "list"]) == 0
     out = capsys.readouterr().out
-    assert "ε = 0.5 of ε = 1 spent in 1 private release" in out and "demo, one visitor" in out  # 2 rows: 2 x 0.25
+    assert "ε = 0.5 of ε = 1 spent in 1 charged release" in out and "demo, one visitor" in out  # 2 rows: 2 x 0.25
     assert main(["ledger", "--database", url, "history", real[:8]]) == 0
     assert "ε = 0.5" in capsys.readouterr().out
     assert main(["ledger", "--database", url, "set-budget", real[:8], "epsilon=9"]) == 2

@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import methods as registry
+from ..ledger_cli import add_arguments as _ledger_arguments
+from ..ledger_cli import add_release_arguments, database_help, in_flags, open_ledger, read_data
 from ..losses import loss_from_text
 from ..spec import ReleaseSpec
 from .bootstrap import iter_coverage, iter_variability
@@ -129,11 +131,30 @@ def _sweep_fraction(p):
     return (p.settings_done + inner) / max(p.settings_total, 1)
 
 
+HELP = """\
+Differentially private confidence intervals from the command line.
+
+  dpci release --data people.csv --target label --bounds facts.json --epsilon 1
+      one private release from your CSV (or .csv.gz), charged to the privacy ledger
+  dpci sweep coverage --dataset adult --out results.csv
+      an experiment of the paper's Section 7, written as a CSV (--data FILE for your own)
+  dpci ledger list
+      every dataset on the ledger: its budget, what it spent, in how many releases
+
+The ledger is a database the app shares; without --database it is made on first use at
+  {ledger}
+with its secret key beside it, both readable by you alone. Each command has its own --help.
+"""
+
+
 def build_parser():
     # the installed `dpci` command and `python -m dpci` are the same program; usage names the one typed
     prog = "dpci" if Path(sys.argv[0]).name == "dpci" else "python -m dpci"
+    from ..ledger.config import database_url
+
+    help_text = HELP.format(ledger=database_url().removeprefix("sqlite:///"))
     parser = argparse.ArgumentParser(
-        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=prog, description=help_text, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = parser.add_subparsers(dest="command", required=True)
     sw = sub.add_parser("sweep", help="run a named experiment and write a CSV")
@@ -141,11 +162,7 @@ def build_parser():
     sw.add_argument("--dataset", choices=DATASETS, default="adult")
     sw.add_argument("--data", default=None, help="your own CSV file instead of --dataset (with --target)")
     sw.add_argument("--target", default=None, help="the label column of --data (two values)")
-    sw.add_argument(
-        "--database",
-        default=None,
-        help="the ledger a sweep on --data is noted in, a SQLAlchemy URL (default: the app's)",
-    )
+    sw.add_argument("--database", default=None, help="the ledger a sweep on --data is noted in: " + database_help())
     sw.add_argument("--positive", default=None, help="the label of --target taken as +1")
     sw.add_argument(
         "--bounds",
@@ -211,8 +228,6 @@ def build_parser():
     _reproduce_arguments(
         sub.add_parser("reproduce", help="rerun Section 7 and write docs/figures (see dpci.experiments.reproduce)")
     )
-    from ..ledger_cli import add_arguments as _ledger_arguments
-    from ..ledger_cli import add_release_arguments
 
     _ledger_arguments(sub.add_parser("ledger", help="the privacy ledger: list, history, set-budget, reset"))
     add_release_arguments(sub.add_parser("release", help="one private release from a CSV, through the ledger"))
@@ -319,10 +334,9 @@ def _file_on_the_ledger(args):
         yield None
         return
     from ..data import guess_separator, upload_table
-    from ..ledger import Ledger
 
-    raw = Path(args.data).read_bytes()
-    ledger = Ledger.from_config(url=args.database)
+    raw = read_data(args.data)
+    ledger = open_ledger(args.database)
     match = ledger.match_table(upload_table(raw, sep=guess_separator(raw)), f"your upload {Path(args.data).name}")
     if match.why:
         print(f"note: {match.why}.", file=sys.stderr)
@@ -353,7 +367,7 @@ def main(argv=None):
             warnings.simplefilter("always")  # a PrivacyLeakWarning (bounds from the data) is shown every time
             load = _loader(args)
         for warning in caught:
-            print(f"warning: {warning.message}", file=sys.stderr)
+            print(f"warning: {in_flags(warning.message)}", file=sys.stderr)
         if args.scheduler and args.jobs == 1:
             args.jobs = -1  # one chunk at a time would leave the cluster idle
         frames = iter_sweep(args, load=load)
@@ -365,7 +379,7 @@ def main(argv=None):
                 partial = True
                 frames.close()  # stops between chunks and releases the workers
     except (ValueError, FileNotFoundError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {in_flags(err)}", file=sys.stderr)
         return 2
     if last is None or last.empty:
         print("stopped before any result; nothing written", file=sys.stderr)

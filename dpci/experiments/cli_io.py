@@ -89,11 +89,9 @@ def file_loader(path: str, target: str, bounds_path: str | None, positive: str |
     ``{"column": [lower, upper], ...}``); without bounds the data's own range is used and
     dpci warns that the result is not private (PrivacyLeakWarning)."""
     from ..data import guess_separator, read_uploaded_csv
+    from ..ledger_cli import read_data
 
-    try:
-        data = Path(path).read_bytes()
-    except OSError as err:
-        raise ValueError(f"--data {path}: {err.strerror}.") from None
+    data = read_data(path)  # a .csv.gz too
     bounds = None
     if bounds_path:
         try:

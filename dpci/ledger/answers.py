@@ -131,7 +131,8 @@ def refusal(status: Status, charge: float, after: float) -> str:
     b = status.budget
     return (
         f"Refused before it ran: this release costs {b.symbol} = {charge:.3g}, and with the {status.spent:.3g} already "
-        f"spent on this data the total would be {after:.3g}, over the dataset's budget of {b.amount:.3g}. Only "
-        "whoever runs the server can set a budget. Ask for less privacy budget, show a release already made "
+        f"spent on this data the total would be {after:.3g}, over the dataset's budget of {b.amount:.3g}. A budget is "
+        "fixed before a dataset's first release, by whoever runs the server (dpci ledger set-budget KEY "
+        "epsilon=3). Ask for less privacy budget, show a release already made "
         "again (free), or use a public seed (teaching mode: free, and not private)."
     )

@@ -72,6 +72,9 @@ def server_secret(url: str, env: Mapping[str, str] | None = None) -> bytes:
         else:
             with os.fdopen(fd, "w") as handle:
                 handle.write(secrets.token_hex(32))
+    from .schema import owner_only
+
+    owner_only(path)
     return path.read_text().strip().encode()
 
 

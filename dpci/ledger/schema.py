@@ -21,6 +21,7 @@ Five tables and a version:
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -109,16 +110,29 @@ MIGRATIONS: dict[int, object] = {
 }
 
 
+def owner_only(path: Path) -> None:
+    """Take the group's and others' permissions off an existing file of the ledger's (made by older code
+    or another umask), saying so: it holds who released what, or the key that names the datasets."""
+    mode = path.stat().st_mode & 0o777
+    if mode & 0o077:
+        os.chmod(path, mode & 0o700)
+        warnings.warn(
+            f"{path} could be read by other users of this machine (mode {mode:o}); it is now yours alone "
+            f"({mode & 0o700:o}).",
+            stacklevel=3,
+        )
+
+
 def create_private_file(path: Path) -> None:
     """Create ``path`` empty, readable and writable by its owner only (0600), and its folder (0700) if
-    missing; an existing file is left as it is. The ledger's file holds who released what and when, so
+    missing; an existing file keeps its content and loses any group or other permission (:func:`owner_only`). The ledger's file holds who released what and when, so
     no other user of the machine may read it. SQLite gives the files it adds beside a database (``-wal``,
     ``-shm``, ``-journal``) the database file's own permissions."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except FileExistsError:
-        pass
+        owner_only(path)
 
 
 def make_engine(url: str) -> sa.Engine:
