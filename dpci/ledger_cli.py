@@ -67,7 +67,7 @@ def open_ledger(url: str | None):
         ledger = Ledger.from_config(url=url)
     for warning in caught:  # a ledger file others could read, made private now
         print(f"warning: {warning.message}", file=sys.stderr)
-    if new:
+    if new and path is not None:
         print(
             f"made the privacy ledger {path} and its key {path.parent / 'secret.key'} (yours alone: 0600); "
             "every release from your files is charged there",
