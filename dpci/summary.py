@@ -144,7 +144,9 @@ def release_summary(release, names, *, title: str, random_state, delta=None, alp
     m = None if release.offsets is None else release.offsets.shape[0]
     law = "normal, in closed form" if m is None else f"Monte Carlo, m = {m:,} draws (p resolved to 2/m = {2 / m:.2g})"
     allowance = getattr(release, "allowance", None)
-    if allowance is not None:  # dpci.theta: the corrected estimate's law, simulated from the release
+    if not getattr(release, "valid", True):  # dpci.theta: no interval for theta (the notes say why)
+        law = "none: this release gives no interval for θ (see below)"
+    elif allowance is not None:  # dpci.theta: the corrected estimate's law, simulated from the release
         law = (
             f"the mechanism simulated from the release, m = {m:,} draws, each end widened by {float(allowance[0]):.2g} "
             "for the penalty correction's error (p resolved to 2/m)"

@@ -42,7 +42,7 @@ from typing import ClassVar
 import numpy as np
 
 from .intervals import check_alpha, check_count, gaussian_factor, quantile_interval
-from .mechanisms import floor_eigenvalues, matrix_noise_law
+from .mechanisms import matrix_noise_law
 from .methods import PrivateRelease
 from .methods import get as get_method
 
@@ -56,7 +56,7 @@ class ThetaRelease(PrivateRelease):
     ``offsets`` are draws of theta - theta^ (the simulated root, negated), so SE, z and p
     (:mod:`dpci.inference`) follow it as they follow any release; ``allowance`` widens both ends for the
     correction's error; ``shift`` is theta^ - theta~. ``valid`` is False, with ``caveats`` saying why,
-    when the release gives no interval for theta (``conf_int`` is then (-inf, inf))."""
+    when the release gives no interval for theta (``conf_int`` is then (-inf, inf), ``offsets`` None)."""
 
     estimand: ClassVar[str] = "unregularised"
     allowance: np.ndarray | None = field(default=None, repr=False)
@@ -74,7 +74,12 @@ class ThetaRelease(PrivateRelease):
 def correct(theta, hessian, c: float) -> np.ndarray:
     """theta + 2c (H - 2cI)^-1 theta, with H's eigenvalues floored at 4c (a floored direction is at most
     doubled). ``theta`` (..., d) and ``hessian`` (..., d, d) may be stacks."""
-    w, v = np.linalg.eigh(hessian)
+    return _correct_in(np.linalg.eigh(hessian), theta, c)
+
+
+def _correct_in(eigen, theta, c: float) -> np.ndarray:
+    """:func:`correct` from H's eigen-decomposition (w, v)."""
+    w, v = eigen
     w = np.maximum(w, 4.0 * c)
     coords = np.einsum("...ji,...j->...i", v, theta) * w / (w - 2.0 * c)
     return np.einsum("...ij,...j->...i", v, coords)
@@ -123,8 +128,8 @@ def theta_release(release: PrivateRelease, loss, rng, n_samples: int | None = No
     shift = centre - theta
     s = float(np.linalg.norm(shift))
     allowance = np.full_like(theta, math.expm1(loss.curvature_drift * s) * s)
-    root = _simulated_corrections(release, method, loss, m, rng) - centre
     valid = bool(np.linalg.eigvalsh(hessian)[0] > 4.0 * c)
+    root = _simulated_corrections(release, method, loss, m, rng) - centre if valid else None  # nothing to give
     caveats = tuple(release.caveats)
     if not valid:
         caveats += (
@@ -143,7 +148,7 @@ def theta_release(release: PrivateRelease, loss, rng, n_samples: int | None = No
         c,
         release.allocation,
         release.coef_noise,
-        offsets=-root,
+        offsets=None if root is None else -root,
         caveats=caveats,
         allowance=allowance,
         shift=shift,
@@ -166,5 +171,24 @@ def _simulated_corrections(release, method, loss, m, rng) -> np.ndarray:
     alloc = release.allocation
     law = matrix_noise_law(loss.hessian_sensitivity(n), alloc.phi[1], alloc.privacy)
     eta = law.sample(rng, d * d, m).reshape(m, d, d)
-    hessians = floor_eigenvalues(hessian + (eta + np.swapaxes(eta, 1, 2)) / 2.0, c)  # Algorithm 2, lines 1-15
-    return correct(draws, hessians, c)
+    return _correct_noisy(draws, hessian + (eta + np.swapaxes(eta, 1, 2)) / 2.0, c)
+
+
+def _correct_noisy(theta, noisy, c: float) -> np.ndarray:
+    """:func:`correct` of each draw at Algorithm 2's output from ``noisy`` (lines 10-15: eigenvalues floored at
+    2c; the correction's own floor, 4c, is above it). Where every eigenvalue exceeds 4c neither floor acts and
+    a solve is exact (a Cholesky factor of H - 4cI proves it); only the other draws are decomposed."""
+    d = theta.shape[-1]
+    shifted = noisy - 2.0 * c * np.eye(d)
+    try:
+        np.linalg.cholesky(shifted - 2.0 * c * np.eye(d))
+        floored = np.zeros(len(theta), dtype=bool)
+    except np.linalg.LinAlgError:
+        floored = np.linalg.eigvalsh(noisy)[:, 0] <= 4.0 * c
+    out = np.empty_like(theta)
+    keep = ~floored
+    out[keep] = theta[keep] + 2.0 * c * np.linalg.solve(shifted[keep], theta[keep][..., None])[..., 0]
+    if floored.any():
+        w, v = np.linalg.eigh(noisy[floored])
+        out[floored] = _correct_in((np.maximum(w, 2.0 * c), v), theta[floored], c)
+    return out

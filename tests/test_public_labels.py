@@ -50,7 +50,7 @@ def test_classes_are_kept_and_their_order_picks_the_positive_class(data, cls, cl
     assert model.classes_.tolist() == list(classes)
     signs = np.where(y == classes[1], 1.0, -1.0)
     release = private_confidence_intervals(X, signs, _loss(cls), mechanism="output", random_state=3)
-    np.testing.assert_array_equal(model.conf_int_, release.conf_int)
+    np.testing.assert_array_equal(model.release_.conf_int, release.conf_int)
     positive = model.decision_function(X) > 0
     np.testing.assert_array_equal(model.predict(X), np.where(positive, classes[1], classes[0]))
 
@@ -63,7 +63,12 @@ def test_one_class_y_still_releases_when_the_classes_are_public(data, cls, mecha
     y = np.full(N, only)
     model = cls(classes=("no", "yes"), mechanism=mechanism, privacy=privacy, c=0.01, random_state=5).fit(X, y)
     assert model.classes_.tolist() == ["no", "yes"]
-    assert np.isfinite(model.conf_int_).all() and np.all(model.conf_int_[:, 0] < model.conf_int_[:, 1])
+    theta0 = model.release_.conf_int  # theta_0(c) exists whatever the labels
+    assert np.isfinite(theta0).all() and np.all(theta0[:, 0] < theta0[:, 1])
+    if model.theta_release_ is not None:  # one class is separable: theta does not exist, and the release says so
+        table = model.conf_int()
+        assert not table.attrs["valid"] and np.isinf(model.conf_int_).all()
+        assert any("separable" in caveat for caveat in table.attrs["caveats"])
     spent = model.privacy_spent_.epsilon if privacy == "pure" else model.privacy_spent_.rho
     assert spent == pytest.approx(1.0)  # the whole budget (epsilon = 1, or rho = 1), as on two-class data
     # the same mechanism as on any other labels: the release of the coded signs with the same seed
@@ -71,7 +76,7 @@ def test_one_class_y_still_releases_when_the_classes_are_public(data, cls, mecha
     release = private_confidence_intervals(
         X, signs, _loss(cls), mechanism=mechanism, privacy=privacy, c=0.01, random_state=5
     )
-    np.testing.assert_array_equal(model.conf_int_, release.conf_int)
+    np.testing.assert_array_equal(model.release_.conf_int, release.conf_int)
 
 
 def test_without_classes_one_class_y_is_still_refused(data):

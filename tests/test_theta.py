@@ -142,3 +142,18 @@ def test_the_default_covers_theta_on_a_design_it_was_not_tuned_on(mechanism, pri
         lambda rng: make_synthetic_logistic(2_000, truth, random_state=rng), truth, 1.0, budget, privacy, mechanism
     )
     assert cover.min() >= 0.92, cover
+
+
+def test_the_fast_correction_is_the_decomposition_where_the_floors_act_and_where_they_do_not():
+    from dpci.theta import _correct_noisy
+
+    rng = np.random.default_rng(2)
+    c, d = 0.01, 4
+    base = np.diag([0.5, 0.2, 0.1, 0.05])
+    for scale in (0.001, 0.05):  # no eigenvalue near 4c; many floored
+        noise = rng.standard_normal((500, d, d)) * scale
+        noisy = base + (noise + np.swapaxes(noise, 1, 2)) / 2
+        theta = rng.standard_normal((500, d))
+        w, v = np.linalg.eigh(noisy)
+        slow = correct(theta, (v * np.maximum(w, 2 * c)[:, None, :]) @ np.swapaxes(v, 1, 2), c)
+        np.testing.assert_allclose(_correct_noisy(theta, noisy, c), slow, rtol=1e-9, atol=1e-12)
