@@ -155,7 +155,7 @@ sentences = plain_summary(
     not_private=not_private,
     accounts_for_privacy_noise=dpci.methods.get(settings.spec.method).accounts_for_privacy_noise,
 )
-sentences.insert(0, ui.choice_of_c.estimand_sentence(settings, release.c, bias))
+sentences.insert(0, ui.choice_of_c.estimand_sentence(settings, release, bias))
 sentences += ui.privacy.release_sentences(stored.id if stored is not None else None)
 if internal:
     sentences.insert(0, "Internal: this page shows non-private comparisons; do not publish it.")

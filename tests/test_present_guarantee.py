@@ -160,3 +160,31 @@ def test_present_states_one_true_guarantee_fresh_and_reloaded_on_page_report_and
     history = pd.read_csv(io.StringIO(history_csv(book.history(key))))  # the sidebar's History (CSV)
     made = history[history["release"] == release_id]
     assert made["private"].tolist() == [public] and made["counted"].tolist() == [True]
+
+
+@pytest.mark.parametrize("curvature, kept", [(0.02, 50), (2.0, 99)])
+def test_what_present_says_of_the_penalty_is_measured_on_the_release(curvature, kept):
+    """theta~ = H_L (H_L + 2cI)^-1 theta for a quadratic loss: with c = 0.01 and curvature 0.02 the penalty
+    halves the coefficients, with curvature 2 it moves them by 1%; the sentence says which."""
+    from types import SimpleNamespace
+
+    from ui.choice_of_c import shrinkage_words
+
+    c, theta = 0.01, np.array([1.0, -2.0, 0.5])
+    hessian = np.eye(3) * (curvature + 2 * c)
+    release = SimpleNamespace(theta=theta * curvature / (curvature + 2 * c), hessian=hessian, c=c)
+    words = shrinkage_words(release)
+    if kept < 95:
+        assert f"about {kept}% of the coefficients without penalty" in words
+    else:
+        assert words.endswith("by about 1%: little")
+
+
+def test_a_capped_correction_says_the_shrinkage_may_be_larger():
+    from types import SimpleNamespace
+
+    from ui.choice_of_c import shrinkage_words
+
+    c = 0.01
+    release = SimpleNamespace(theta=np.array([1.0, 1.0]), hessian=np.diag([1.0, 2 * c]), c=c)  # one direction floored
+    assert shrinkage_words(release).endswith("too noisy in some directions to tell how much less")

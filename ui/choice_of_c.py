@@ -307,14 +307,41 @@ def estimand_caption(s: AppState, bias: BiasBound | None) -> str:
     )
 
 
-def estimand_sentence(s: AppState, c: float, bias: BiasBound | None) -> str:
-    """What the intervals are for, in a stakeholder's words (Present, its report and CSV)."""
+def shrinkage_words(release) -> str:
+    """How far the penalty pulls this release's coefficients towards 0, measured from the release itself:
+    the median over the coefficients of |theta~_j| / |theta^_j|, theta^ the estimate corrected for the
+    penalty (dpci.theta.correct, post-processing of the private Hessian)."""
+    from dpci.theta import correct
+
+    if release.hessian is None:
+        return "which pulls them towards 0"
+    corrected = correct(release.theta, release.hessian, release.c)
+    big = np.abs(corrected) > 1e-12
+    if not big.any():
+        return "which pulls them towards 0"
+    kept = float(np.median(np.abs(release.theta[big]) / np.abs(corrected[big])))
+    # where the private Hessian's curvature is at most 4c the correction is capped (a doubling): the shrinkage
+    # there is at least what is measured, and may be much more
+    capped = bool(np.linalg.eigvalsh(release.hessian)[0] <= 4.0 * release.c)
+    if kept >= 0.95 and not capped:
+        return f"which pulls them towards 0 by about {100 * (1 - kept):.0f}%: little"
+    return (
+        f"which shrinks them: measured from this release, they are about {100 * kept:.0f}% of the coefficients "
+        "without penalty (the median over the coefficients)"
+        + (", or less: the private Hessian is too noisy in some directions to tell how much less" if capped else "")
+    )
+
+
+def estimand_sentence(s: AppState, release, bias: BiasBound | None) -> str:
+    """What the intervals are for, in a stakeholder's words (Present, its report and CSV); what it says of the
+    penalty is measured on ``release``, so it holds at every c."""
+    c = release.c
     if not registry.get(s.spec.method).uses_c:
         return "The intervals are for the coefficients without penalty (the method uses none)."
     if bias is None:
         return (
-            f"The intervals are for the coefficients of the model fitted with a small penalty (c = {c:.3g}), "
-            "which pulls them slightly towards 0."
+            f"The intervals are for the coefficients of the model fitted with a penalty (c = {c:.3g}), "
+            f"{shrinkage_words(release)}."
         )
     return (
         f"The intervals are for the coefficients without penalty, penalty bias included: each is widened by "
