@@ -26,7 +26,13 @@ st.set_page_config(page_title="dpci: present", page_icon="🔒", layout="wide")
 current = ui.sidebar.sidebar(show_vi=False)
 asked = st.query_params.get("release")  # a link to a stored release: exactly its numbers, never new noise
 shared = ui.shared.active(current)  # a release opened from the Explorer's link, while its settings stay
-release_id = asked or (shared.id if shared is not None else None) or ui.privacy.chosen(current)
+# a link's release, else the one chosen, else the one the Explorer made with the sidebar's settings
+release_id = (
+    asked
+    or (shared.id if shared is not None else None)
+    or ui.privacy.chosen(current)
+    or ui.data.current_release_id(current)
+)
 stored = ui.privacy.ledger().release(release_id) if release_id else None
 if asked and stored is None:
     st.title("Present a release")
@@ -39,7 +45,8 @@ if stored is None and not current.teaching:
     st.title("Present a release")
     real = ui.privacy.needs_explicit_release(current)  # an upload: released on the Explorer only, its cost said first
     st.info(
-        f"Nothing has been released from {escape_markdown(ui.privacy.dataset_label(current))} yet. Present "
+        f"Nothing has been released from {escape_markdown(ui.privacy.dataset_label(current))} with the sidebar's "
+        "settings yet. Present "
         "shows the one release you make: press *Release* on the Explorer once the settings are "
         "chosen (ideally on the stand-in of the sweep pages, which costs no privacy)"
         + ("." if real else ", or release the sidebar's settings here.")

@@ -115,6 +115,21 @@ def test_present_shows_the_one_release_made_and_says_how_it_was_drawn():
     assert "There is no release" in missing.error[0].value
 
 
+def test_present_shows_the_release_the_explorer_made_and_charges_nothing_new():
+    """A visitor sees the Explorer draw a release of Adult, then opens Present: the same release, by its id,
+    and no second charge (nothing says "nothing released", no button makes another)."""
+    at = _page(d=2, n=2000)
+    assert not at.exception and _status(at).releases == 1
+    at.query_params.pop("release", None)  # the navigation link carries the settings, not always the release
+    at.switch_page("pages/5_Present.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not any("Nothing has been released" in i.value for i in at.info)
+    assert not at.button or all(b.label != "Release the sidebar's settings" for b in at.button)
+    shown = at.query_params["release"]
+    release_id = shown[0] if isinstance(shown, list) else shown
+    assert any(release_id in c.value for c in at.caption) and _status(at).releases == 1
+
+
 def test_teaching_mode_is_labelled_and_not_counted_as_private():
     at = _page(d=2, n=2000, randomness="teaching")
     assert _status(at).releases == 0 and _status(at).not_private >= 1

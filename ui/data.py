@@ -95,6 +95,18 @@ def cached_release(key: str, s: AppState, where: str = "Explorer"):
     return StoredIntervals.from_payload(payload, release_id)
 
 
+def current_release_id(s: AppState) -> str | None:
+    """The id of the stored release of these settings (the one the Explorer shows for them), or None:
+    none made yet, teaching mode (nothing is stored), or no data chosen."""
+    if s.teaching:
+        return None
+    try:
+        found = privacy.stored(s, dataset_key(s))
+    except ValueError:  # no upload yet
+        return None
+    return None if found is None else found.release_id
+
+
 def fit_key(s: AppState) -> str:
     """What a non-private fit depends on: the loss with its parameters, c and alpha."""
     return json.dumps([loss_to_dict(s.spec.loss), s.spec.c, s.spec.alpha])
