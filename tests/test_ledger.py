@@ -296,7 +296,7 @@ def test_practice_data_counts_every_release_and_real_data_refuses(practice, budg
     assert book.refused == expected and book.releases == 3 and book.over == sum(expected)
     assert book.rho == pytest.approx(math.fsum(r for _, r in requests), rel=1e-12)
     assert book.epsilon is None  # a zCDP release: no ε describes the total
-    assert "a curator would refuse this release" in book.mark() and "ρ = 1.82" in book.describe()
+    assert "a curator would refuse this release" in book.mark() and "ρ = 1.82" in book.conversion()
     preview = ledger.preview(key, spend(5.0))  # practice data: admitted, and said to be over
     assert preview.admitted and "a curator would refuse this release" in preview.reason
 
@@ -670,3 +670,19 @@ def test_two_concurrent_openers_rename_once(database):
         thread.join(120)
     assert sorted(results, key=str) == [1, None, None, None] and len(ran) == 1
     assert ledger.find_release(key, "new name") is not None
+
+
+def test_the_practice_ledger_says_one_total_in_its_budgets_unit_and_the_conversion_apart():
+    """One pure release of eps = 1 split (0.65, 0.175, 0.175): rho = 0.242, which a zCDP practice budget
+    states as eps = 3.48 at delta = 1e-6 (Proposition 2); a pure budget adds the eps up."""
+    from dpci.ledger import Budget, Practice, tight_epsilon
+
+    rho = (0.65**2 + 0.175**2 + 0.175**2) / 2
+    stated = Practice(Budget.parse("epsilon=10,delta=1e-6"), 1.0, rho, 1, (False,))
+    assert tight_epsilon(rho, 1e-6) == pytest.approx(3.478, abs=1e-3)
+    assert stated.describe() == "1 release: ε = 3.48 at δ = 1e-06 of ε = 10 at δ = 1e-06"
+    assert "ρ = 0.242 (their ε's add up to 1)" in stated.conversion() and "larger than its ε" in stated.conversion()
+    pure = Practice(Budget.parse("epsilon=10"), 2.5, 1.0, 2, (False, False))
+    assert pure.describe() == "2 releases: ε = 2.5 of ε = 10" and "added up" in pure.conversion()
+    zcdp_only = Practice(Budget.parse("epsilon=10"), None, 0.5, 1, (False,))
+    assert zcdp_only.describe() == "1 release: beyond pure ε of ε = 10"

@@ -346,11 +346,17 @@ def practice_mark(s: AppState) -> str:
 
 
 def practice_caption(s: AppState) -> str:
-    """The visitor's practice ledger: what was spent, in ε and ρ, and the last release's mark."""
+    """The visitor's practice ledger: what was spent, as its budget counts it (the conversion behind
+    :func:`practice_help`)."""
     book = practice(s)
     text = f"**Practice ledger** · {escape_markdown(dataset_label(s))}, your browser  \n{book.describe()}."
     over = f"; {book.over} {'is' if book.over == 1 else 'are'} over the practice budget" if book.over else ""
     return f"{text}  \nPublic data, so nothing is refused{over}."
+
+
+def practice_help(s: AppState) -> str:
+    """The help tip beside the practice ledger's total: how it was counted (dpci.ledger.Practice.conversion)."""
+    return practice(s).conversion()
 
 
 def ledger_caption(s: AppState) -> str:

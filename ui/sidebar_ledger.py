@@ -42,7 +42,7 @@ def draw_odometer(s: AppState):
 
 def _practice_odometer(box, s: AppState) -> None:
     book = ledger_view.practice(s)
-    box.markdown(ledger_view.practice_caption(s))
+    box.markdown(ledger_view.practice_caption(s), help=ledger_view.practice_help(s))
     spent = notion(book.budget.notion).amount(book)
     box.progress(1.0 if spent is None else min(spent / book.budget.amount, 1.0))
     mark = ledger_view.practice_mark(s)

@@ -102,14 +102,38 @@ class Practice:
         """How many releases a curator would have refused."""
         return sum(self.refused)
 
+    def total(self) -> float | None:
+        """The one total the practice budget counts, in its own unit: ε added up for a pure budget (None when
+        a release was ρ-zCDP only), else the ρ added up turned into ε at the budget's δ (Proposition 2)."""
+        if self.budget.notion == "pure":
+            return self.epsilon
+        return tight_epsilon(self.rho, self.budget.delta or DEFAULT_DELTA)
+
     def describe(self) -> str:
-        """The spend in both units: "13 releases: ε = 78.8 added up, ρ = 213 (ε = 320 at δ = 1e-06)"."""
+        """The spend as the budget counts it: "13 releases: ε = 320 at δ = 1e-06 of ε = 10 at δ = 1e-06"."""
         if not self.releases:
             return "no releases yet"
-        delta = self.budget.delta or DEFAULT_DELTA
-        eps = f"ε = {self.epsilon:.3g} added up, " if self.epsilon is not None else ""
-        rho = f"ρ = {self.rho:.3g} (ε = {tight_epsilon(self.rho, delta):.3g} at δ = {delta:.0e})"
-        return f"{self.releases} release{'s' * (self.releases != 1)}: {eps}{rho}"
+        total = self.total()
+        said = "beyond pure ε" if total is None else self._said(total)
+        return f"{self.releases} release{'s' * (self.releases != 1)}: {said} of {self.budget_said().split(' (')[0]}"
+
+    def _said(self, epsilon: float) -> str:
+        b = self.budget
+        return f"ε = {epsilon:.3g}" if b.notion == "pure" else f"ε = {epsilon:.3g} at δ = {b.delta:.0e}"
+
+    def conversion(self) -> str:
+        """One sentence for a help tip: how the total was counted, and why it is not the ε's added up."""
+        if self.budget.notion == "pure" and self.epsilon is None:
+            return f"A ρ-zCDP release has no pure ε, so this pure budget cannot count it: ρ = {self.rho:.3g} so far."
+        if self.budget.notion == "pure" or not self.releases:
+            return "The ε of each release, added up (basic composition)."
+        added = f" (their ε's add up to {self.epsilon:.3g})" if self.epsilon is not None else ""
+        return (
+            f"The practice budget is counted in zCDP: each release's ρ is added up (ρ = {self.rho:.3g}{added}) and "
+            f"the sum is stated as ε at δ = {self.budget.delta:.0e}. For one release that is larger than its ε, "
+            "because the conversion pays for δ; for many it is smaller, because the sum of ρ grows with each ε "
+            "squared and the conversion only with its square root."
+        )
 
     def budget_said(self) -> str:
         """The practice budget as a teacher reads it: "ε = 10 at δ = 1e-06 (ρ = 1.54)", or "ε = 10"."""

@@ -41,7 +41,7 @@ def _ledger_text(page):
 def test_a_practice_release_link_shows_the_same_numbers_in_a_second_browser(app_url, browser, page):
     page.goto(f"{app_url}/?d=3&n=2000")
     page.wait_for_selector(".js-plotly-plot")
-    page.get_by_text(re.compile(r"\b1 release: ε = 1 added up")).first.wait_for(timeout=60_000)
+    page.get_by_text(re.compile(r"\b1 release: ε = \S+ at δ = 1e-06 of ε = 10")).first.wait_for(timeout=60_000)
     wait_for_app(page)
     release_id = _release_in_address(page)
     shown = _private(page)
