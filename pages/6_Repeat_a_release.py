@@ -152,6 +152,9 @@ def results():
             f"private intervals and {100 * shares['nonprivate'][0] / shares['nonprivate'][1]:.0f}% of the "
             "non-private ones contain θ₀ (no interval: the coefficients of one repetition share its sample, so "
             "they are not independent trials). "
+            "The range after each share says how sure that count can be after so few repetitions: the long-run "
+            f"share lies in it with {goal} confidence (a Wilson interval, which stays inside 0–100% even at 20 of "
+            "20). "
             + (
                 ""
                 if ui.data.chosen_method(settings).accounts_for_privacy_noise

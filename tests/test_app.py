@@ -870,7 +870,7 @@ def test_a_sweep_shows_what_dpci_warned_of_on_its_page():
     said = [w.value for w in at.warning if "c = 0.001 leaves objective perturbation" in _shown(w.value)]
     assert len(said) == 1 and "ε₁ = 0.13 (n = 1000)" in _shown(said[0])  # once, at ε = 0.2 only
     assert "\\(n" in said[0]  # escaped Markdown
-    assert job.warnings == [_shown(said[0]).removeprefix("**dpci warns:** ")]
+    assert job.warnings == [_shown(said[0]).removeprefix("**About these results:** ")]
     assert any("How length scales" in h.value for h in at.subheader)  # the fits drew
 
 
@@ -887,7 +887,7 @@ def test_several_warnings_of_a_job_are_said_in_one_box_each_once_and_escaped():
     _no_errors(at)
     assert len(at.warning) == 1
     lines = at.warning[0].value.split("\n")
-    assert lines[0] == "**dpci warns:**" and [_shown(v) for v in lines[1:]] == [
+    assert lines[0] == "**About these results:**" and [_shown(v) for v in lines[1:]] == [
         "- c = 1e-3 is *small*",
         "- see [here](http://example.com)",
     ]

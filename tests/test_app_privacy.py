@@ -288,6 +288,9 @@ def test_an_upload_is_explored_on_a_free_preview_and_charged_only_on_release():
     assert not at.exception, [e.value for e in at.exception]
     assert "Preview: not your data" in shown() and book.status(key).releases == 0
     assert at.metric[0].label == "ε if released"  # a preview spends nothing, and says so
+    # the bounds were read from the data (no public ones given): no (ε, δ) is shown as if it held
+    assert at.metric[1].label == "Guarantee" and at.metric[1].value == "none"
+    assert all("(ε, δ)-DP" not in m.label for m in at.metric)
     assert "Release at ε = 1 costs ε = 1: the budget of this dataset goes from 0 to 1 of 3" in shown()
     at.sidebar.select_slider(key="w_epsilon").set_value(0.5).run()  # moving sliders costs nothing
     assert "Preview: not your data" in shown() and book.status(key).releases == 0

@@ -165,8 +165,12 @@ def test_encode_labels():
 def test_schema_validation():
     with pytest.raises(DataValidationError, match="needs public bounds"):
         Column("x", "numeric")
-    with pytest.raises(DataValidationError, match="lower < upper"):
+    with pytest.raises(DataValidationError, match="The bounds of 'x' are both 1: give a range"):
         Column("x", "numeric", lower=1, upper=1)
+    with pytest.raises(
+        DataValidationError, match=r"The lower bound of 'x' \(18\) is above its upper bound \(12\): swap"
+    ):
+        Column("x", "numeric", lower=18, upper=12)
     with pytest.raises(DataValidationError, match="public list of categories"):
         Column("c", "categorical")
     x = Column("x", "numeric", lower=0, upper=1)

@@ -148,7 +148,7 @@ def test_target_feature_and_bounds_choices():
     _refused(data, "Unknown column(s) in features: ['height']", features=["age", "height"])
     _refused(data, "cannot also be a feature", features=["age", "label"])
     _refused(data, "positive_class 'maybe' is not a value of the target", positive_class="maybe")
-    _refused(data, "lower < upper", bounds={"age": (50, 10)})
+    _refused(data, "lower bound of 'age' (50) is above its upper bound (10): swap them", bounds={"age": (50, 10)})
     _refused(data, "pair (lower, upper)", bounds={"age": "wide"})
     _refused(data, "which is categorical", bounds={"color": (0, 1)})
     _refused(data, "not in the categories you gave", categories={"color": ["red"]})

@@ -347,9 +347,9 @@ def show_warnings(job):
     concerns: before, these reached only the server's log."""
     said = [escape_markdown(message) for message in getattr(job, "warnings", ())]
     if len(said) == 1:
-        st.warning(f"**dpci warns:** {said[0]}")
+        st.warning(f"**About these results:** {said[0]}")
     elif said:
-        st.warning("**dpci warns:**\n" + "\n".join(f"- {message}" for message in said))
+        st.warning("**About these results:**\n" + "\n".join(f"- {message}" for message in said))
 
 
 def sweep_progress(job):

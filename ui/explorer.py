@@ -18,6 +18,7 @@ import ui.shared
 import ui.sidebar
 import ui.sidebar_ledger
 import ui.state
+import ui.upload
 from dpci.presentation.figures import forest_plot
 from dpci.presentation.numbers import rounded_table
 from dpci.presentation.tables import (
@@ -269,7 +270,14 @@ def spend_metrics(s: AppState, shown: Shown) -> None:
         n = s.notion
         help_ = f"The privacy spent: {n.label}, composed over the method's steps."
         cols[0].metric(f"{n.symbol} {spent}", f"{n.amount(spend):.3g}", help=help_)
-        if n.needs_delta:
+        if ui.upload.upload_not_private(s):  # values read from the data: charged, yet no guarantee holds
+            cols[1].metric(
+                "Guarantee",
+                "none",
+                help="Bounds, categories or labels were read from the data (see the Not private box): the noise "
+                "was drawn, but no (ε, δ) guarantee holds for these numbers.",
+            )
+        elif n.needs_delta:
             cols[1].metric(
                 f"ε for δ = {s.view.delta:.0e}",
                 f"{spend.to_approx_dp(s.view.delta).epsilon:.3g}",

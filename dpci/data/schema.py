@@ -34,6 +34,18 @@ CATEGORICAL = "categorical"
 _KINDS = (NUMERIC, CATEGORICAL)
 
 
+def bounds_problem(name: str, lower: float, upper: float) -> str:
+    """What is wrong with a numeric column's public bounds, and how to fix it, in a reader's words."""
+    if not (math.isfinite(lower) and math.isfinite(upper)):
+        return f"The bounds of {name!r} must be numbers, got lower {lower:g} and upper {upper:g}."
+    if lower == upper:
+        return f"The bounds of {name!r} are both {lower:g}: give a range, its lowest and highest possible values."
+    return (
+        f"The lower bound of {name!r} ({lower:g}) is above its upper bound ({upper:g}): swap them, so the range "
+        f"is {upper:g} to {lower:g}."
+    )
+
+
 @dataclass(frozen=True)
 class Column:
     """One feature column of a dataset.
@@ -93,10 +105,7 @@ class Column:
                 )
             lo, hi = float(self.lower), float(self.upper)
             if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
-                raise DataValidationError(
-                    f"Numeric column {self.name!r}: bounds must be finite with lower < upper, "
-                    f"got ({self.lower}, {self.upper})."
-                )
+                raise DataValidationError(bounds_problem(self.name, lo, hi))
             if self.log1p and lo <= -1:
                 raise DataValidationError(f"Numeric column {self.name!r}: log1p scaling needs lower > -1, got {lo}.")
             if self.categories:

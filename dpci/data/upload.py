@@ -37,7 +37,7 @@ from dpci.data.column_kinds import (
 from dpci.data.csv_text import DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, _parse, quote, quote_list
 from dpci.data.dataset import Dataset, make_dataset
 from dpci.data.preprocessing import count_out_of_bounds
-from dpci.data.schema import CATEGORICAL, NUMERIC, Column, Schema
+from dpci.data.schema import CATEGORICAL, NUMERIC, Column, Schema, bounds_problem
 from dpci.exceptions import DataValidationError, PrivacyLeakWarning, warn
 
 #: Minimum number of usable rows (after dropping incomplete rows).
@@ -438,7 +438,7 @@ def _check_bounds(col: str, b) -> tuple[float, float]:
             f"Bounds for {quote(col)} must be a pair (lower, upper) of numbers, got {b!r}."
         ) from None
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise DataValidationError(f"Bounds for {quote(col)} must be finite with lower < upper, got {b!r}.")
+        raise DataValidationError(bounds_problem(str(col), lo, hi))
     return lo, hi
 
 
