@@ -135,7 +135,10 @@ audience = ui.state.kept_widget(
 internal = audience == INTERNAL and has_data
 if audience == INTERNAL and not has_data:
     st.caption("The non-private comparisons need the data, which is not in this session: the public view is shown.")
-bias = ui.choice_of_c.estimand_bias(settings, release)  # the unregularised estimand: widened (post-processing)
+# theta from the release alone, or theta_0(c) widened by a stated bound, or theta_0(c) (post-processing)
+release, bias, _, theta_said = ui.choice_of_c.shown_for_table(settings, release)
+if theta_said:
+    st.info(escape_markdown(theta_said))
 if internal:
     vi_job = ui.background.existing_variability_job(settings)
     vi = ui.background.shown_variability(vi_job.latest, settings.spec.alpha) if vi_job is not None else None

@@ -1045,16 +1045,20 @@ def test_the_recommended_c_comes_after_the_chart(monkeypatch):
 
 
 def test_intervals_for_theta_are_widened_by_the_bias_bound_and_say_so():
-    """θ is offered only with a stated public bound B on ‖θ‖; then the chart's intervals contain θ₀(c)'s,
-    wider on each side by at least the bound the caption states."""
+    """With a stated public bound B on ‖θ‖ the chart's intervals contain θ₀(c)'s, wider on each side by at
+    least the bound the caption states; the Huberized SVM offers θ only so."""
     query = {"dataset": "synthetic", "mechanism": "output", "d": "3", "n": "2000", "c": "0.01"}
     regular = _explorer(query)
-    unstated = _explorer({**query, "estimand": "unregularised"})
+    huber = {**query, "model": "huber"}
+    unstated = _explorer({**huber, "estimand": "unregularised"})
     free = _explorer({**query, "estimand": "unregularised", "theta_bound": "3"})
     _no_errors(unstated)
     _no_errors(free)
     a = _charted_private_bounds(regular.get("plotly_chart")[0])
-    np.testing.assert_allclose(_charted_private_bounds(unstated.get("plotly_chart")[0]), a)  # no silent fallback
+    np.testing.assert_allclose(
+        _charted_private_bounds(unstated.get("plotly_chart")[0]),
+        _charted_private_bounds(_explorer(huber).get("plotly_chart")[0]),
+    )  # no silent fallback
     assert any("need a bound B on ‖θ‖ that you state as public" in c.value for c in unstated.caption)
     assert "intervals for θ:" not in _chart_text(unstated.get("plotly_chart")[0])  # titled for θ₀(c)
     b = _charted_private_bounds(free.get("plotly_chart")[0])
@@ -1064,6 +1068,40 @@ def test_intervals_for_theta_are_widened_by_the_bias_bound_and_say_so():
     assert np.all(a[:, 0] - b[:, 0] >= bias * (1 - 1e-3)) and np.all(b[:, 1] - a[:, 1] >= bias * (1 - 1e-3))
     assert any("θ₀(c)" in c.value and "paper's intervals cover" in c.value for c in regular.caption)
     assert _chart_text(free.get("plotly_chart")[0]).count("intervals for θ:") == 1
+
+
+@pytest.mark.parametrize(
+    "query, given",
+    [
+        ({"dataset": "synthetic", "d": "3", "n": "2000", "epsilon": "3"}, True),  # a curvature the noise keeps
+        ({"dataset": "adult", "d": "10", "n": "2000"}, False),  # near-flat directions under the Hessian's noise
+    ],
+)
+def test_theta_without_a_bound_comes_from_the_release_or_says_why_not(query, given):
+    """θ asked with no bound stated, by objective perturbation on the logistic model: the interval for θ from
+    the release alone (dpci.theta), titled and captioned so; or, where this release gives none, θ₀(c)'s,
+    titled so, with the reason. Present says the same."""
+    at = _explorer({**query, "estimand": "unregularised"})
+    _no_errors(at)
+    title = _chart_text(at.get("plotly_chart")[0])
+    captions = " ".join(c.value for c in at.caption)
+    regular = _charted_private_bounds(_explorer(query).get("plotly_chart")[0])
+    shown = _charted_private_bounds(at.get("plotly_chart")[0])
+    if given:
+        assert "intervals for θ:" in title and "corrected for the penalty" in captions
+        assert np.all(shown[:, 1] - shown[:, 0] >= regular[:, 1] - regular[:, 0])  # the correction's law is wider
+    else:
+        assert "intervals for θ₀(c):" in title and "No interval for θ" in captions
+        np.testing.assert_allclose(shown, regular)
+    present = _app("pages/5_Present.py")
+    present.query_params.update({**query, "estimand": "unregularised"})
+    present.run()
+    _no_errors(present)
+    said = " ".join(m.value for m in present.markdown) + " ".join(i.value for i in present.info)
+    if given:
+        assert "corrected for the penalty" in said.replace("\\", "")
+    else:
+        assert "No interval for θ" in said
 
 
 def test_present_states_the_estimand_in_words():

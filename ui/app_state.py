@@ -20,6 +20,7 @@ from dpci.losses import get_loss, loss_parameters, loss_params
 from dpci.notions import NOTIONS, Notion, notion
 from dpci.recommend import theta_refusal
 from dpci.spec import ReleaseSpec
+from dpci.theta import offers_theta
 
 __all__ = ["AppState", "DataChoice", "View", "declared_defaults", "fractions_of", "shares_of"]
 
@@ -223,16 +224,30 @@ class AppState:
         return fractions_of(self.spec.split)
 
     @property
-    def theta_refusal(self) -> str | None:
-        """Why the intervals are not for theta though theta was asked (None: not asked, or offered): an
-        interval for theta needs a stated public bound B on ||theta|| (dpci.recommend.theta_refusal)."""
+    def theta_from_release(self) -> bool:
+        """Theta asked with no public bound B stated, of a method and loss whose release gives an interval for
+        theta alone (dpci.theta: the estimate corrected for the penalty, its law simulated from the release)."""
         method = registry.get(self.spec.method)
-        if self.view.estimand != "unregularised" or not method.uses_c:
+        return (
+            self.view.estimand == "unregularised"
+            and method.uses_c
+            and not self.view.theta_bound > 0
+            and offers_theta(method, self.spec.loss)
+        )
+
+    @property
+    def theta_refusal(self) -> str | None:
+        """Why the intervals are not for theta though theta was asked (None: not asked, or offered): from the
+        release alone (dpci.theta) for the paper's methods on the logistic loss, else it needs a stated public
+        bound B on ||theta|| (dpci.recommend.theta_refusal)."""
+        method = registry.get(self.spec.method)
+        if self.view.estimand != "unregularised" or not method.uses_c or self.theta_from_release:
             return None
         if not self.view.theta_bound > 0:
             return (
-                "Intervals for θ need a bound B on ‖θ‖ that you state as public (from knowledge of the field, "
-                "never from these data): enter it under *Intervals for*. Without it the intervals are for θ₀(c)."
+                f"Intervals for θ by {method.label} with this model need a bound B on ‖θ‖ that you state as public "
+                "(from knowledge of the field, never from these data): enter it under *Intervals for*. Without it "
+                "the intervals are for θ₀(c)."
             )
         return theta_refusal(method, self.view.theta_bound)
 

@@ -255,11 +255,59 @@ def recommended_slider_c(s: AppState, n: int, d: int) -> float | None:
     return advise(s, n, d).slider_c
 
 
+THETA_CACHE = "_theta_releases"  # session_state: (release, level) -> its interval for theta (dpci.theta)
+
+
+def theta_shown(s: AppState, release):
+    """The release's interval for theta (a dpci.theta.ThetaRelease) when theta is asked with no bound stated
+    (AppState.theta_from_release), else None. Post-processing of the release: its simulation's seed is the
+    release's own numbers, so a reload, another tab or Present show the same interval."""
+    if not s.theta_from_release or release.hessian is None:
+        return None
+    import hashlib
+
+    from dpci.methods import PrivateRelease
+    from dpci.theta import theta_release
+
+    digest = hashlib.sha256(np.ascontiguousarray(np.concatenate([release.theta, release.hessian.ravel()])).tobytes())
+    key = (digest.hexdigest(), round(float(s.spec.alpha), 12))
+    cache = st.session_state.setdefault(THETA_CACHE, {})
+    if key not in cache:
+        measurement = s.spec.measure()
+        method = registry.get(s.spec.method)
+        full = PrivateRelease(
+            release.theta,
+            release.hessian,
+            release.covariance,
+            release.conf_int,
+            s.spec.alpha,
+            release.n,
+            release.c,
+            measurement.allocation,
+            method.coefficient_noise_law(measurement, release.n),
+            caveats=tuple(getattr(release, "caveats", ())),
+        )
+        seed = int.from_bytes(digest.digest()[:8], "little")
+        cache[key] = theta_release(full, s.spec.loss, np.random.default_rng(seed))
+    return cache[key]
+
+
+def shown_for_table(s: AppState, release):
+    """(the release whose intervals a page draws, the bias bound to widen them by, the estimand's symbol, and
+    a sentence when theta was asked but this release gives no interval for it)."""
+    theta = theta_shown(s, release)
+    if theta is not None:
+        if theta.valid:
+            return theta, None, "θ", None
+        return release, None, "θ₀(c)", theta.caveats[-1] + " Shown: the interval for θ₀(c)."
+    return release, estimand_bias(s, release), estimand_symbol(s), None
+
+
 def estimand_bias(s: AppState, release) -> BiasBound | None:
     """The proven bias bound the private interval is widened by (dpci.bias_bound: the stated public B and
-    the release's private Hessian, post-processing); None when the intervals are for theta_0(c), or for
-    theta already (a method without c)."""
-    if s.shown_estimand == "regularised" or not registry.get(s.spec.method).uses_c:
+    the release's private Hessian, post-processing); None when the intervals are for theta_0(c), for theta
+    already (a method without c), or for theta from the release alone (:func:`theta_shown`)."""
+    if s.shown_estimand == "regularised" or not registry.get(s.spec.method).uses_c or s.theta_from_release:
         return None
     return dpci_estimand_bias(
         registry.get(s.spec.method), "unregularised", release, s.spec.loss, s.view.theta_bound, s.spec.alpha
@@ -284,9 +332,18 @@ def _bias_words(bias: BiasBound) -> str:
     )
 
 
-def estimand_caption(s: AppState, bias: BiasBound | None) -> str:
-    """Under a chart of intervals: which estimand they are for, in words (and why not theta, if asked)."""
+def estimand_caption(s: AppState, bias: BiasBound | None, theta_said: str | None = None) -> str:
+    """Under a chart of intervals: which estimand they are for, in words (and why not theta, if asked);
+    ``theta_said``: why this release gives no interval for theta (:func:`shown_for_table`)."""
     method = registry.get(s.spec.method)
+    if theta_said:
+        return theta_said
+    if s.theta_from_release:
+        return (
+            f"The private interval is for {describe_estimand('unregularised')}: the private estimate corrected for "
+            f"the penalty c = {fmt_c(s.spec.c)}, its law simulated from the release (the interval for θ in the "
+            "documentation). The variability and non-private intervals are still for θ₀(c)."
+        )
     if not method.uses_c:
         return f"The intervals are for {describe_estimand('unregularised')}: {method.label} has no penalty c."
     if bias is None:
@@ -338,6 +395,15 @@ def estimand_sentence(s: AppState, release, bias: BiasBound | None) -> str:
     c = release.c
     if not registry.get(s.spec.method).uses_c:
         return "The intervals are for the coefficients without penalty (the method uses none)."
+    if getattr(release, "estimand", None) == "unregularised":  # dpci.theta: corrected for the penalty
+        private = release.theta - release.shift
+        big = np.abs(release.theta) > 1e-12
+        kept = float(np.median(np.abs(private[big]) / np.abs(release.theta[big]))) if big.any() else 1.0
+        return (
+            f"The intervals are for the coefficients without penalty: the private estimates corrected for the "
+            f"penalty (c = {c:.3g}), which had shrunk them to about {100 * kept:.0f}% (the median over the "
+            "coefficients), with that correction's uncertainty included."
+        )
     if bias is None:
         return (
             f"The intervals are for the coefficients of the model fitted with a penalty (c = {c:.3g}), "

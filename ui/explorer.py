@@ -147,11 +147,8 @@ def shared(s: AppState, found, data=None) -> Shown:
     return Shown(X, y, names, truth, release, ui.data.cached_nonprivate(ui.data.dataset_key(s), s), False)
 
 
-def _chart(s: AppState, shown: Shown, table, stale: bool):
-    title = (
-        f"{100 * s.level:g}% intervals for {ui.choice_of_c.estimand_symbol(s)}: "
-        f"{ui.data.chosen_method(s).label}, {label(s, 'privacy')}"
-    )
+def _chart(s: AppState, shown: Shown, table, stale: bool, symbol: str):
+    title = f"{100 * s.level:g}% intervals for {symbol}: {ui.data.chosen_method(s).label}, {label(s, 'privacy')}"
     if shown.preview:
         title = "Preview on a stand-in, not your data: " + title
     row_height, font_size = ui.layout.CHART[s.view.layout]
@@ -161,7 +158,7 @@ def _chart(s: AppState, shown: Shown, table, stale: bool):
         title=title,
         level=s.level,
         stale=("variability",) if stale else (),
-        truth_name="truth θ (no penalty)" if s.shown_estimand == "unregularised" else "truth θ₀(c)",
+        truth_name="truth θ (no penalty)" if symbol == "θ" else "truth θ₀(c)",
         row_height=row_height,
         font_size=font_size,
     )
@@ -209,11 +206,12 @@ def _numbers(table) -> None:
 
 def _draw(s: AppState, shown: Shown, vi, stale: bool):
     """The chart of the release (with the comparisons given), its caption and its warnings; returns the table."""
-    bias = ui.choice_of_c.estimand_bias(s, shown.release)
-    table = interval_table(shown.names, shown.release, shown.nonprivate, vi, shown.truth, s.spec.alpha, bias=bias)
-    chart = st.session_state[LAST_FOREST] = _chart(s, shown, table, stale)
+    release, bias, symbol, theta_said = ui.choice_of_c.shown_for_table(s, shown.release)
+    truth = None if theta_said else shown.truth  # the synthetic truth is theta's, and theta is not shown
+    table = interval_table(shown.names, release, shown.nonprivate, vi, truth, s.spec.alpha, bias=bias)
+    chart = st.session_state[LAST_FOREST] = _chart(s, shown, table, stale, symbol)
     st.plotly_chart(chart, width="stretch", key="forest", config={"displaylogo": False})
-    st.caption(ui.choice_of_c.estimand_caption(s, bias))
+    st.caption(ui.choice_of_c.estimand_caption(s, bias, theta_said))
     for caveat in getattr(shown.release, "caveats", ()):  # the method's own word on this release's coverage
         st.warning(escape_markdown(caveat))
     if wide := release_too_wide(table):
