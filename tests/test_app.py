@@ -1226,3 +1226,16 @@ def test_intervals_too_wide_to_be_useful_are_called_so_on_the_explorer_and_prese
     assert not at.exception, [e.value for e in at.exception]
     said = [w.value for w in at.warning if "Too wide to be useful" in w.value]
     assert bool(said) == wide, [w.value for w in at.warning]
+
+
+def test_a_link_asking_for_a_method_the_model_cannot_use_says_what_is_shown_instead():
+    """Kulkarni et al. fits logistic regression only and releases zCDP only: an address asking for it with
+    the Huberized SVM, or with pure DP, is shown with what can run, and the sidebar says which."""
+    huber = _explorer({"dataset": "synthetic", "d": "2", "n": "2000", "model": "huber", "mechanism": "kulkarni"})
+    _no_errors(huber)
+    said = " ".join(w.value for w in huber.sidebar.warning)
+    assert "fits logistic regression only" in said and "shown with objective perturbation instead" in said, said
+    pure = _explorer({"dataset": "synthetic", "d": "2", "n": "2000", "mechanism": "kulkarni", "privacy": "pure"})
+    _no_errors(pure)
+    said = " ".join(w.value for w in pure.sidebar.warning)
+    assert "releases" in said and "only" in said and "instead" in said, said

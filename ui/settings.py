@@ -52,14 +52,14 @@ def methods_left_out(model: str, refused=()) -> list[str]:
     for name, label in mechanisms().items():
         method = registry.get(name)
         if not method.fits(model):
-            reasons.append(f"{label} is not offered: it fits {_models_said(method.losses)} only.")
+            reasons.append(f"{label} is not offered: it fits {models_said(method.losses)} only.")
         elif not set(method.notions) - set(refused):
             said = " and ".join(PRIVACY[n] for n in method.notions)
             reasons.append(f"{label} is not offered: it releases {said} only, which this data's budget cannot count.")
     return reasons
 
 
-def _models_said(losses) -> str:
+def models_said(losses) -> str:
     """The models of these losses in words: "logistic regression"."""
     names = models()
     return " and ".join(names.get(loss, loss).lower() for loss in losses)

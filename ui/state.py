@@ -11,7 +11,7 @@ import streamlit as st
 from dpci import methods as registry
 from dpci.methods import default_split
 from ui.app_state import FIELDS, AppState
-from ui.settings import OLD_KEYS, changed_settings, settings_values, translated
+from ui.settings import OLD_KEYS, PRIVACY, changed_settings, models_said, settings_values, translated
 
 STORE = "dpci_settings"  # session_state key of the settings dict; it outlives the widgets
 WIDGET = "w_"  # session_state prefix of the settings widgets (Streamlit drops a widget's state when a
@@ -52,15 +52,27 @@ def current_settings() -> AppState:
     regression only) gives way to the first that can, and a privacy notion the method does not support
     (Kulkarni et al. is zCDP only) to one it does, so no page is asked for an impossible release."""
     store = settings_store()
-    if not registry.get(store["mechanism"]).fits(store["model"]):
+    asked = registry.get(store["mechanism"])
+    if not asked.fits(store["model"]):
         store["mechanism"] = next(m for m in registry.available() if registry.get(m).fits(store["model"]))
         st.session_state.pop(WIDGET + "mechanism", None)
+        gave_way(f"{asked.label} fits {models_said(asked.losses or ())} only", registry.get(store["mechanism"]).label)
     notions = registry.get(store["mechanism"]).notions
     if store["privacy"] not in notions:
+        method = registry.get(store["mechanism"])
+        gave_way(f"{method.label} releases {' and '.join(PRIVACY[n] for n in notions)} only", PRIVACY[notions[0]])
         store["privacy"] = notions[0]
         if WIDGET + "privacy" in st.session_state:
             st.session_state.pop(WIDGET + "privacy")  # redrawn from the store (settings_widget) at its next draw
     return AppState.from_values(store)
+
+
+def gave_way(why: str, instead: str) -> None:
+    """Say, until the user changes a setting, that a setting asked for (by an address or a settings file)
+    could not be used with the others, and what is shown instead."""
+    said = f"{why}: shown with {instead} instead."
+    earlier = st.session_state.get("_url_warning")
+    st.session_state["_url_warning"] = said if not earlier else f"{earlier} {said}"
 
 
 def share_settings(settings: AppState):
