@@ -9,6 +9,7 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from playwright.sync_api import expect
 
 from dpci.data import upload_identity
 from dpci.ledger import Ledger
@@ -48,7 +49,8 @@ def _release_once(page, csv, public):
         page.get_by_text(re.compile("the categories of region are")).first.wait_for()
     assert "spent in 0 private releases" in _ledger_text(page)
     buttons = page.get_by_role("button", name="Release", exact=True)
-    assert buttons.count() == 1  # one button named Release
+    # one button named Release, once the page has settled (a rerun may show the old and the new one a moment)
+    expect(buttons).to_have_count(1, timeout=30_000)
     for _ in range(3):  # a click that lands while a rerun redraws the button is lost, and spends nothing
         buttons.click()
         try:
