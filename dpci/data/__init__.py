@@ -18,6 +18,7 @@ Sections 3 and 6): rows of ``X`` in the unit L2 ball, labels in {-1, +1}.
 """
 
 from dpci.data.adult import ADULT_COLUMNS, ADULT_SCHEMA, load_adult, load_adult_frame, read_adult_raw
+from dpci.data.awan_wang import AWAN_WANG_BETA, make_awan_wang
 from dpci.data.csv_text import guess_separator
 from dpci.data.dataset import Dataset, make_dataset
 from dpci.data.identity import TableColumns, upload_identity, upload_table
@@ -33,10 +34,8 @@ from dpci.data.preprocessing import (
 from dpci.data.schema import CATEGORICAL, NUMERIC, Column, Schema
 from dpci.data.standin import PublicFacts, stand_in, stand_in_loader
 from dpci.data.synthetic import (
-    AWAN_WANG_BETA,
     CENSUS_LIKE_THETA,
     check_random_state,
-    make_awan_wang,
     make_census_like,
     make_synthetic_logistic,
     population_theta0,
