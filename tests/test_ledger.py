@@ -463,6 +463,7 @@ def test_every_module_that_draws_from_data_reports_to_the_ledger():
         "experiments/sweeps.py": "sweeps report through the bootstrap, which notes itself",
         "experiments/reproduce/timing.py": "times the paper's runs on data it generates",
         "data/synthetic.py": "generates synthetic data",
+        "data/awan_wang.py": "generates Awan and Wang's synthetic design",
         "recommend/widths.py": "draws public Monte Carlo (a fixed seed) to predict widths; reads no data",
         "recommend/search.py": "draws the interval matrices' public noise (a fixed seed) to predict widths; reads no data",
         "accuracy_first/baselines.py": "called by accuracy_first, which admits the search first",
