@@ -30,6 +30,7 @@ import contextlib
 import math
 import sys
 import time
+import warnings
 import zlib
 from pathlib import Path
 
@@ -39,8 +40,10 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dpci import LogisticLoss, ReleaseSpec, methods
+from dpci.exceptions import ReferenceWarning
 from dpci.methods.chadha import ChadhaBootstrap
 from dpci.recommend import estimand_bias, recommend_c, theta_interval
+from dpci.theta import theta_release
 
 THETA = np.array([1.5, 3.0, 2.0, -0.8, -2.5])  # age, schooling, hours, sex, constant (units of x)
 THETA_BOUND = 10.0  # B >= ||sqrt(2) THETA|| = 6.6, stated as public
@@ -146,11 +149,14 @@ def theirs(Z, y, eps, composed, rng):
 
 
 # --- dpci -----------------------------------------------------------------------------------------------
-def dpci_interval(method, Z, y, eps, c, rng):
+def dpci_interval(kind, Z, y, eps, c, rng):
     X = Z / math.sqrt(2.0)
+    method = kind.removesuffix(THETA_SUFFIX)
     spec = ReleaseSpec(method, "pure", eps, c=c if c is not None else 1e-3, alpha=ALPHA, n_samples=2_000)
     release = spec.release(X, y, random_state=rng)
-    if method == "chadha":
+    if kind.endswith(THETA_SUFFIX):  # the default: the interval for theta from the release alone
+        bounds = theta_release(release, LOSS, rng).conf_int
+    elif method == "chadha":
         bounds = release.conf_int
     else:
         bias = estimand_bias(methods.get(method), "unregularised", release, LOSS, THETA_BOUND, ALPHA)
@@ -160,12 +166,16 @@ def dpci_interval(method, Z, y, eps, c, rng):
 
 def cell(n, eps, reps, seed, kinds, log):
     cs = {}
-    for m in ("objective", "output"):
-        if m in kinds:
-            rec = recommend_c(
-                n, 5, method=m, privacy="pure", budget=eps, estimand="unregularised", theta_bound=THETA_BOUND
-            )
-            cs[m] = rec.c
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReferenceWarning)  # the default reference, as a user's first call
+        for m in ("objective", "output"):
+            if m in kinds:
+                rec = recommend_c(
+                    n, 5, method=m, privacy="pure", budget=eps, estimand="unregularised", theta_bound=THETA_BOUND
+                )
+                cs[m] = rec.c
+            if m + THETA_SUFFIX in kinds:
+                cs[m + THETA_SUFFIX] = recommend_c(n, 5, method=m, privacy="pure", budget=eps).c
     hits = {k: [] for k in kinds}
     widths = {k: [] for k in kinds}
     seconds = dict.fromkeys(kinds, 0.0)
@@ -201,7 +211,16 @@ def cell(n, eps, reps, seed, kinds, log):
     return rows
 
 
-KINDS = ("theirs (script)", "theirs (composed)", "chadha", "objective", "output")
+THETA_SUFFIX = ", θ default"  # dpci's default interval for theta (dpci.theta) at recommend_c's c for it
+KINDS = (
+    "theirs (script)",
+    "theirs (composed)",
+    "chadha",
+    "objective",
+    "output",
+    "objective" + THETA_SUFFIX,
+    "output" + THETA_SUFFIX,
+)
 
 
 def main(argv=None):

@@ -9,6 +9,7 @@ from .accounting import PrivacySpend, Split
 from .exceptions import (
     DataValidationError,
     PrivacyLeakWarning,
+    ReferenceWarning,
     RegularisationTooSmall,
     UnderCoverageWarning,
     WideIntervalWarning,
@@ -37,6 +38,7 @@ __all__ = [
     "PrivateERMClassifier",
     "PrivateHuberSVM",
     "PrivateLogisticRegression",
+    "ReferenceWarning",
     "RegularisationTooSmall",
     "ReleaseSpec",
     "Split",

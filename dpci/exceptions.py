@@ -135,7 +135,32 @@ class WideIntervalWarning(UserWarning):
     ...     warnings.simplefilter("always")
     ...     rec = dpci.recommend_c(200, 11, method="output", privacy="pure", budget=0.1)
     >>> rec.useful, [w.category.__name__ for w in caught]
-    (False, ['WideIntervalWarning'])
+    (False, ['ReferenceWarning', 'WideIntervalWarning'])
+    """
+
+
+class ReferenceWarning(UserWarning):
+    """A prediction made on the default public reference, a design that knows nothing of the user's data
+    (:func:`dpci.recommend_c` without ``stand_in``). Data whose rows concentrate in a few directions get much
+    wider intervals than it predicts; the message says which public fact would make it a prediction of
+    the data: a public stand-in with the same columns and scaling.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import dpci
+    >>> from dpci.data import make_synthetic_logistic
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     rec = dpci.recommend_c(5_000, 3, method="objective", privacy="pure", budget=1.0)
+    >>> [w.category.__name__ for w in caught]
+    ['ReferenceWarning']
+    >>> X, y = make_synthetic_logistic(2_000, [1.0, -0.5, 0.2], random_state=0)  # public rows like yours
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     rec = dpci.recommend_c(5_000, 3, method="objective", privacy="pure", budget=1.0, stand_in=(X, y))
+    >>> caught
+    []
     """
 
 

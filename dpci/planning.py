@@ -16,6 +16,10 @@ from .recommend import predict, recommend_c
 
 #: The verdict's second half, when the interval would be too wide to use.
 TOO_WIDE = "too wide to tell a typical coefficient from 0: raise the budget or n"
+#: The verdict where most releases would give no interval for theta (dpci.theta).
+NO_THETA = (
+    "no interval for θ expected: the private Hessian would be too noisy to undo the penalty; raise the budget or n"
+)
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,8 @@ class Feasibility:
 
     @property
     def verdict(self) -> str:
+        if self.private_width == float("inf"):
+            return NO_THETA
         wider = f"about {float(f'{self.ratio:.2g}'):g}x wider than a non-private interval"  # two digits: 1.3x, 350x
         return f"{wider}: useful" if self.useful else f"{wider}, {TOO_WIDE}"
 
@@ -58,7 +64,9 @@ class Feasibility:
         )
 
 
-def feasibility(n, d, *, method, privacy, budget, c=None, loss="logistic", split=None, alpha=0.05) -> Feasibility:
+def feasibility(
+    n, d, *, method, privacy, budget, c=None, loss="logistic", split=None, alpha=0.05, estimand=None
+) -> Feasibility:
     """How much wider a private interval is expected to be than a non-private one, from public facts only.
 
     Parameters
@@ -81,6 +89,9 @@ def feasibility(n, d, *, method, privacy, budget, c=None, loss="logistic", split
         One share per step of the method (default: the method's, the paper's Table 2).
     alpha : float, default 0.05
         1 - the confidence level.
+    estimand : {"unregularised", "regularised"}, optional
+        The interval's estimand, as :func:`dpci.recommend_c`'s (default: theta where the method and loss
+        give an interval for it from the release, else theta_0(c)).
 
     Returns
     -------
@@ -99,13 +110,15 @@ def feasibility(n, d, *, method, privacy, budget, c=None, loss="logistic", split
     Examples
     --------
     >>> import dpci
-    >>> adult = dpci.feasibility(30_162, 11, method="output", privacy="zcdp", budget=0.5, c=1e-3)
-    >>> adult.useful, adult.ratio < 3
+    >>> shape = dpci.feasibility(30_162, 11, method="objective", privacy="zcdp", budget=0.5)  # Adult's n and d
+    >>> shape.useful, shape.ratio < 2  # at the recommended c, for theta, on the public reference
     (True, True)
-    >>> dpci.feasibility(300, 11, method="output", privacy="pure", budget=0.1, c=1e-3).verdict
+    >>> dpci.feasibility(300, 11, method="output", privacy="pure", budget=0.1, c=1e-3, estimand="regularised").verdict
     'about 350x wider than a non-private interval, too wide to tell a typical coefficient from 0: raise the budget or n'
+    >>> dpci.feasibility(300, 11, method="output", privacy="pure", budget=0.1, c=1e-3).verdict
+    'no interval for θ expected: the private Hessian would be too noisy to undo the penalty; raise the budget or n'
     """
-    facts = dict(method=method, privacy=privacy, budget=budget, loss=loss, split=split, alpha=alpha)
+    facts = dict(method=method, privacy=privacy, budget=budget, loss=loss, split=split, alpha=alpha, estimand=estimand)
     if c is None:
         c = recommend_c(n, d, **facts).c
     seen = predict(n, d, c, **facts)

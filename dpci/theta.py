@@ -127,17 +127,11 @@ def theta_release(release: PrivateRelease, loss, rng, n_samples: int | None = No
     centre = correct(theta, hessian, c)
     shift = centre - theta
     s = float(np.linalg.norm(shift))
-    allowance = np.full_like(theta, math.expm1(loss.curvature_drift * s) * s)
-    valid = bool(np.linalg.eigvalsh(hessian)[0] > 4.0 * c)
+    reason = _no_interval(float(np.linalg.eigvalsh(hessian)[0]), c, loss.curvature_drift * s)
+    allowance = np.full_like(theta, math.inf if reason else math.expm1(loss.curvature_drift * s) * s)
+    valid = reason is None
     root = _simulated_corrections(release, method, loss, m, rng) - centre if valid else None  # nothing to give
-    caveats = tuple(release.caveats)
-    if not valid:
-        caveats += (
-            f"No interval for θ: the private Hessian has a direction whose curvature is at most 4c = {4 * c:.3g}, "
-            "so the penalty is as strong as what it would be corrected by (the Hessian's noise swamped it, or the "
-            "classes are separable). Give the Hessian more budget (φ2) or use more rows; the interval for "
-            "θ₀(c) (estimand='regularised') is still valid.",
-        )
+    caveats = tuple(release.caveats) + ((reason,) if reason else ())
     made = ThetaRelease(
         centre,
         hessian,
@@ -155,6 +149,29 @@ def theta_release(release: PrivateRelease, loss, rng, n_samples: int | None = No
         valid=valid,
     )
     return replace(made, conf_int=made.interval())
+
+
+MAX_DRIFT = 5.0  # a*s beyond which the correction's allowance (e^(a s) - 1) s is over 148 s: no interval
+
+
+def _no_interval(smallest: float, c: float, drift: float) -> str | None:
+    """Why the release gives no interval for theta (None: it gives one): a released curvature at or below 4c,
+    or a correction so large that its own allowance swamps it."""
+    if smallest <= 4.0 * c:
+        return (
+            f"No interval for θ: the private Hessian has a direction whose curvature ({smallest:.2g}) is at most "
+            f"4c = {4 * c:.3g}, so the penalty is as strong as what it would be corrected by: the data say too "
+            "little along it at this budget (the Hessian's noise swamped it, or the classes are separable). More "
+            "budget for the Hessian (φ2), more rows or fewer coefficients give one; the interval for θ₀(c), "
+            "the coefficients with the penalty, is still valid."
+        )
+    if drift > MAX_DRIFT:
+        return (
+            f"No interval for θ: undoing the penalty moves the estimate so far (a·‖shift‖ = {drift:.3g}) that the "
+            "correction's own error bound is unbounded in practice. A smaller c, more rows or more budget give "
+            "one; the interval for θ₀(c), the coefficients with the penalty, is still valid."
+        )
+    return None
 
 
 def _simulated_corrections(release, method, loss, m, rng) -> np.ndarray:

@@ -264,9 +264,12 @@ def test_feasibility_verdicts(n, d, method, privacy, budget, c, useful):
         seen = dpci.feasibility(n, d, method=method, privacy=privacy, budget=budget, c=c)
     assert seen.useful is useful
     assert seen.ratio >= 1.0
+    assert seen.verdict.endswith(": useful" if useful else "raise the budget or n")
+    if seen.private_width == float("inf"):  # most releases would give no interval for theta
+        assert not useful and seen.verdict.startswith("no interval for θ expected")
+        return
     shown = float(seen.verdict.removeprefix("about ").split("x wider than a non-private interval")[0])
     assert shown == pytest.approx(seen.ratio, rel=0.05)  # two significant digits
-    assert seen.verdict.endswith(": useful" if useful else "raise the budget or n")
     assert (seen.private_width / 2 < seen.typical) is useful
 
 

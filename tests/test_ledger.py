@@ -466,6 +466,7 @@ def test_every_module_that_draws_from_data_reports_to_the_ledger():
         "data/awan_wang.py": "generates Awan and Wang's synthetic design",
         "recommend/widths.py": "draws public Monte Carlo (a fixed seed) to predict widths; reads no data",
         "recommend/search.py": "draws the interval matrices' public noise (a fixed seed) to predict widths; reads no data",
+        "recommend/theta_width.py": "draws released Hessians of a public reference (a fixed seed); reads no data",
         "accuracy_first/baselines.py": "called by accuracy_first, which admits the search first",
     }
     root = Path(dpci.__file__).parent

@@ -11,21 +11,31 @@ import numpy as np
 
 from .. import methods
 from ..accounting import Allocation
-from ..exceptions import RegularisationTooSmall, UnderCoverageWarning, WideIntervalWarning, warn
+from ..exceptions import ReferenceWarning, RegularisationTooSmall, UnderCoverageWarning, WideIntervalWarning, warn
 from ..intervals import hessian_and_covariance, too_wide
 from ..losses import coerce_loss
 from ..spec import ReleaseSpec
+from ..theta import offers_theta
 from .estimands import check_estimand, describe_estimand
 from .reference import PUBLIC_SEED, Reference, min_curvature, positive, predicted_bias, reference, theta_bound_of
+from .theta_width import theta_widths
 from .widths import coverage, half_widths
 
 C_RANGE = (1e-6, 1.0)  # the c searched (the app's slider ends at 1)
 GRID_PER_DECADE = 3
 COVERAGE_SLACK = 0.01  # predicted coverage may fall this far below the level (the prediction's own error)
+MAX_MOVE = 0.25  # theta_0(c): no coefficient of the reference may be moved by more than this share of itself
 NEAR_BEST = 0.1  # theta_0(c): scores within 10% of the best count as equally good; the least penalty wins
 BISECTION_STEPS = 6  # between grid points (ratio 10^(1/3)): c to within ~1%, then two digits
 GOLDEN_STEPS = 7  # of the search between grid points (their ratio 10^(1/3) shrinks to ~1.06; c keeps 2 digits)
 MATRIX_DRAWS = 24  # draws of the interval's private matrices (Algorithm 2) averaged over
+DEFAULT_REFERENCE_WORDS = (
+    "This prediction is made on the default public reference, rows spread evenly over the unit ball (the smallest "
+    "eigenvalue of E[xx'] is {:.3g}); it knows nothing of your data. Rows that concentrate in a few directions "
+    "(a column mostly at one of its bounds, as Adult's capital-loss) get intervals many times wider. For a "
+    "prediction of your data pass stand_in=(X, y): public rows with the same columns and scaling (an earlier "
+    "public release of the same survey, or a synthetic sample from its documentation), never the private rows."
+)
 NO_PRIVACY_COST = "none: computed from public facts only (n, d, the method, the budget and split, the loss, alpha)"
 
 
@@ -51,6 +61,10 @@ class Prediction:
     typical: float = math.nan  # the median |coefficient| of the estimand on the reference
     #: The non-private (sandwich) interval's width at the same c: 2 z_{1-alpha/2} times the sampling sd.
     nonprivate_widths: np.ndarray | None = field(default=None, repr=False)
+    #: The interval for theta from the release (dpci.theta): ``bias`` is then its correction's allowance.
+    from_release: bool = False
+    #: The largest share of itself by which the penalty moves a coefficient of the reference (:func:`moved`).
+    moved: float = 0.0
 
     @property
     def width(self) -> float:
@@ -119,6 +133,12 @@ class _Problem:
         return self.measurement.allocation
 
     @property
+    def from_release(self) -> bool:
+        """Theta with no bound stated, of a method and loss whose release gives an interval for it alone
+        (dpci.theta): the prediction is that interval's, on the reference."""
+        return self.estimand == "unregularised" and self.theta_bound is None and offers_theta(self.method, self.loss)
+
+    @property
     def flat_bias(self) -> bool:
         """No curvature on the ball ||theta|| <= B (a Huber loss flat there): the bias bound is B at every c,
         so it cannot choose c; the regularised score (width plus the expected shrinkage) does."""
@@ -147,10 +167,13 @@ class _Problem:
         halves = half_widths(method.interval_law(method.offset_law(at_c, drawn[0], drawn[1], n)), self.alpha)
         shift = theta_c - self.ref.theta
         shrinkage = float(np.max(np.abs(shift)))
+        if self.from_release:
+            return self._predict_from_release(at_c, hessian, covariance, theta_c, error, shrinkage), theta_c
         bias = None if self.estimand == "regularised" else predicted_bias(c, loss, self.ref, self.theta_bound)
         widened = halves + (bias or 0.0)
         target = theta_c if bias is None else self.ref.theta
         cover = coverage(error, widened, np.zeros_like(shift) if bias is None else shift)
+        share = moved(theta_c, self.ref.theta)
         honest = half_widths(error, self.alpha) if not method.accounts_for_privacy_noise else None
         flat = bias is not None and self.flat_bias
         prediction = Prediction(
@@ -165,19 +188,43 @@ class _Problem:
             flat,
             float(np.median(np.abs(target))),
             2.0 * NormalDist().inv_cdf(1.0 - self.alpha / 2.0) * error.sampling_sd,
+            moved=share,
         )
         return prediction, theta_c
+
+    def _predict_from_release(self, at_c, hessian, covariance, theta_c, error, shrinkage) -> Prediction:
+        """dpci.theta's interval predicted on the reference (:mod:`.theta_width`). Its coverage is the level
+        (a calibrated simulation with its allowance); where too few releases give it, its width is infinite."""
+        made = theta_widths(at_c, self.loss, hessian, covariance, theta_c, self.n, self.alpha)
+        return Prediction(
+            at_c.spec.c,
+            self.estimand,
+            made.widths,
+            np.full(theta_c.shape, 1.0 - self.alpha),
+            shrinkage,
+            made.allowance,
+            error.noise_share,
+            typical=float(np.median(np.abs(self.ref.theta))),
+            nonprivate_widths=2.0 * NormalDist().inv_cdf(1.0 - self.alpha / 2.0) * error.sampling_sd,
+            from_release=True,
+        )
 
     def covers(self, prediction: Prediction) -> bool:
         """Whether the predicted coverage keeps to the level (within COVERAGE_SLACK, the tables' error)."""
         return prediction.coverage >= 1.0 - self.alpha - COVERAGE_SLACK
 
+    def admits(self, prediction: Prediction) -> bool:
+        """Whether a c may be recommended: its interval keeps its level, and for theta_0(c) the penalty moves
+        no coefficient of the reference by more than MAX_MOVE of itself (a narrow interval is not bought by
+        shrinking what it estimates)."""
+        return self.covers(prediction) and (self.estimand != "regularised" or prediction.moved <= MAX_MOVE)
+
     def score(self, c: float) -> float:
-        """What the search minimises at c: the prediction's score, or infinity where it would under-cover."""
+        """What the search minimises at c: the prediction's score, or infinity where it is not admitted."""
         if not self.valid(c):
             return math.inf
         prediction = self.predict(c)[0]
-        return prediction.score if self.covers(prediction) else math.inf
+        return prediction.score if self.admits(prediction) else math.inf
 
 
 def _problem(
@@ -190,7 +237,7 @@ def _problem(
     loss="logistic",
     split=None,
     alpha=0.05,
-    estimand="regularised",
+    estimand=None,
     theta_bound=None,
     guess=None,
     stand_in=None,
@@ -209,6 +256,8 @@ def _problem(
     if ref.d != d:
         raise ValueError(f"the stand-in has {ref.d} columns; d = {d} coefficients were asked for.")
     theta_bound = None if theta_bound is None else positive("theta_bound", theta_bound)
+    if estimand is None:  # the interval the estimators give by default (estimator_base.default_estimand)
+        estimand = "unregularised" if theta_bound is not None or offers_theta(method, loss) else "regularised"
     return _Problem(measurement, n, loss, measurement.alpha, check_estimand(estimand), ref, theta_bound)
 
 
@@ -232,7 +281,7 @@ def recommend_c(
     loss="logistic",
     split=None,
     alpha=0.05,
-    estimand="regularised",
+    estimand=None,
     theta_bound=None,
     guess=None,
     stand_in=None,
@@ -257,11 +306,14 @@ def recommend_c(
         One share per step of the method (default: the method's, the paper's Table 2).
     alpha : float, default 0.05
         1 - the confidence level.
-    estimand : {"regularised", "unregularised"}
-        What the interval is for: theta_0(c), the coefficients fitted with the penalty (the paper's), or
-        theta, the coefficients without penalty, with the penalty's bias bound added to the interval.
+    estimand : {"unregularised", "regularised"}, optional
+        What the interval is for, as the estimators' ``conf_int`` by default: "unregularised", theta, the
+        coefficients without penalty (:mod:`dpci.theta`'s interval from the release alone, for logistic
+        regression by the paper's methods; with ``theta_bound``, the theta_0(c) interval widened by the
+        penalty's bias bound); "regularised", theta_0(c), the coefficients fitted with the penalty (the
+        paper's; the default where theta is not offered, as for the Huberized SVM).
     theta_bound : float, optional
-        A public bound on ||theta|| for the bias bound (default: the reference's, the stand-in's guess).
+        A public bound on ||theta|| for the bias bound (for the Huberized SVM, default: the reference's).
     guess : sequence of float, optional
         The public guess of the coefficients behind the default reference (d values, the constant last).
     stand_in : (X, y), optional
@@ -289,15 +341,16 @@ def recommend_c(
     Examples
     --------
     >>> import dpci
-    >>> rec = dpci.recommend_c(30_162, 11, method="output", privacy="zcdp", budget=0.5, loss="logistic")
-    >>> f"c = {rec.c:.2g}", rec.useful, rec.bias is None  # Adult's shape: n rows, 10 features and a constant
-    ('c = 0.0013', True, True)
-    >>> free = dpci.recommend_c(30_162, 11, method="output", privacy="zcdp", budget=0.5, estimand="unregularised")
-    >>> free.c < rec.c and free.bias > 0  # for theta: less penalty, and its bias bound added to the interval
-    True
+    >>> from dpci.data import make_synthetic_logistic
+    >>> X, y = make_synthetic_logistic(4_000, [1.5, -1.0, 0.5, 0.3], random_state=0)  # public rows like yours
+    >>> rec = dpci.recommend_c(30_000, 4, method="objective", privacy="pure", budget=1, stand_in=(X, y))
+    >>> rec.estimand, rec.useful, 0.1 < rec.width < 0.5  # theta's interval from the release, by default
+    ('unregularised', True, True)
     """
     facts = dict(method=method, privacy=privacy, budget=budget, loss=loss, split=split, alpha=alpha)
     problem = _problem(n, d, **facts, estimand=estimand, theta_bound=theta_bound, guess=guess, stand_in=stand_in)
+    if stand_in is None:
+        warn(DEFAULT_REFERENCE_WORDS.format(problem.ref.design_min_eigenvalue), ReferenceWarning, stacklevel=2)
     own = problem.method.own_c(problem.measurement, problem.n, d)
     if own is not None:
         best = problem.predict(own)[0]
@@ -314,8 +367,13 @@ def recommend_c(
     for c in valid:
         prediction, start = problem.predict(c, start)
         predictions.append(prediction)
-    scores = np.array([p.score if problem.covers(p) else math.inf for p in predictions])
+    scores = np.array([p.score if problem.admits(p) else math.inf for p in predictions])
     curve = (np.array(valid), np.array([p.width for p in predictions]), scores)
+    if problem.from_release and not np.isfinite(scores).any():
+        return _no_theta(problem, predictions[0], curve)
+    covering = [p for p in predictions if problem.covers(p)]
+    if not np.isfinite(scores).any() and covering:
+        return _all_shrink(problem, min(covering, key=lambda p: p.moved), curve)
     if not np.isfinite(scores).any():  # e.g. the naive interval where privacy noise dominates at every c
         best = max(predictions, key=lambda p: p.coverage)
         note = (
@@ -372,6 +430,42 @@ def _refine(problem: _Problem, grid, scores, i) -> float:
             fb = score(b)
     rounded = float(f"{math.exp(a if fa <= fb else b):.2g}")
     return rounded if score(math.log(rounded)) <= scores[i] else float(grid[i])
+
+
+def _no_theta(problem: _Problem, least: Prediction, curve) -> Recommendation:
+    """No c gives an interval for theta from the release on the reference: say so, and return the least
+    penalty the method runs at (the c whose theta_0(c) is nearest theta), marked not useful."""
+    advice = (
+        f"No c in [{C_RANGE[0]:g}, {C_RANGE[1]:g}] gives an interval for θ from {problem.method.label}'s release on "
+        f"{problem.ref.description} (n = {problem.n:,}, d = {problem.ref.d}): at every c most releases' private "
+        "Hessians have a direction whose curvature is at most 4c, where the data say too little to undo the "
+        "penalty at this budget. More rows or budget, fewer coefficients, or the interval for θ₀(c) "
+        f"(estimand='regularised'). Returned: the least penalty the method runs at, c = {least.c:.2g}."
+    )
+    warn(advice, WideIntervalWarning, stacklevel=3)
+    fields = {k: getattr(least, k) for k in Prediction.__dataclass_fields__}
+    return Recommendation(**fields, useful=False, advice=advice, curve=curve, method=problem.method.name)
+
+
+def _all_shrink(problem: _Problem, least: Prediction, curve) -> Recommendation:
+    """Every c whose interval keeps its level moves a coefficient of theta_0(c) by more than MAX_MOVE of
+    itself: say so, and return the one that moves them least, marked not useful."""
+    advice = (
+        f"Every c at which {problem.method.label}'s interval keeps its level moves a coefficient of θ₀(c) by more "
+        f"than {MAX_MOVE:.0%} of itself on {problem.ref.description} (by {least.moved:.0%} at the least, "
+        f"c = {least.c:.2g}): no interval here is for coefficients near those without penalty. More rows or "
+        "budget let a smaller c run."
+    )
+    warn(advice, WideIntervalWarning, stacklevel=3)
+    fields = {k: getattr(least, k) for k in Prediction.__dataclass_fields__}
+    return Recommendation(**fields, useful=False, advice=advice, curve=curve, method=problem.method.name)
+
+
+def moved(theta_c, theta) -> float:
+    """max_j |theta_0(c)_j - theta_j| / |theta_j|: the largest share of itself by which the penalty moves a
+    coefficient (a coefficient below 5% of the largest is measured against that 5%)."""
+    scale = np.maximum(np.abs(theta), 0.05 * float(np.max(np.abs(theta))))
+    return float(np.max(np.abs(theta_c - theta) / scale))
 
 
 def _finish(problem: _Problem, best: Prediction, note: str, curve) -> Recommendation:
