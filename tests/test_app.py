@@ -186,7 +186,8 @@ def test_too_small_c_is_explained_and_fixable():
     assert not at.exception
     assert "too small for objective perturbation" in at.error[0].value
     assert at.get("plotly_chart") and any("last settings drawn" in c.value for c in at.caption)  # the picture stays
-    fix = [b for b in at.main.button if b.label.startswith("Use the recommended c")]
+    # the recommended c; or, where no c gives an interval for θ (Adult), the paper's c
+    fix = [b for b in at.main.button if b.label.startswith(("Use the recommended c", "Use c = "))]
     assert fix, [b.label for b in at.button]
     fix[0].click().run()
     _no_errors(at)
@@ -986,7 +987,8 @@ def ui_settings(at):
 
 
 def test_titles_say_labels_not_the_names_the_settings_hold():
-    at = _explorer({"mechanism": "output", "privacy": "zcdp", "dataset": "synthetic", "d": "2", "rho": "0.2"})
+    query = {"mechanism": "output", "privacy": "zcdp", "dataset": "synthetic", "d": "2", "rho": "0.2"}
+    at = _explorer({**query, "estimand": "regularised"})
     _no_errors(at)
     specs = " ".join(_chart_text(chart) for chart in at.get("plotly_chart"))
     assert "intervals for θ₀(c): output perturbation, ρ-zCDP" in specs
@@ -1002,20 +1004,29 @@ def test_settings_a_method_cannot_take_are_not_offered_and_the_sidebar_says_why(
     assert any("Kulkarni et al. noise-aware Bayesian is not offered" in c.value for c in at.sidebar.caption)
 
 
-def test_the_c_control_recommends_a_c_from_public_facts_and_uses_it():
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"mechanism": "output", "epsilon": "0.3", "estimand": "regularised"},
+        {"mechanism": "objective", "epsilon": "1"},  # the default: θ
+    ],
+)
+def test_the_c_control_recommends_a_c_from_public_facts_and_uses_it(query):
     """Under the sidebar's c: the recommended c (the library's, snapped to the slider), what it predicts,
     and a button; the button sets c and the recommendation is then the current c."""
     from dpci.recommend import recommend_c
 
-    query = {"dataset": "synthetic", "mechanism": "output", "epsilon": "0.3", "d": "5", "n": "5000"}
+    query = {"dataset": "synthetic", "d": "5", "n": "5000", **query}
     at = _explorer(query)
     _no_errors(at)
     said = [c.value for c in at.sidebar.caption if "Recommended: c =" in c.value]
     assert said and "no privacy cost" in said[0] and "At c = 1e-3: width" in said[0]
     from ui.choice_of_c import prediction_rows
 
-    rows = prediction_rows(AppState.of(dataset="synthetic", mechanism="output", epsilon=0.3, d=5, n=5000))
-    rec = recommend_c(5_000, 6, method="output", privacy="pure", budget=0.3, stand_in=rows)
+    state = AppState.of(**{**query, "d": 5, "n": 5000, "epsilon": float(query["epsilon"])})
+    rows = prediction_rows(state)
+    facts = dict(method=query["mechanism"], privacy="pure", budget=float(query["epsilon"]))
+    rec = recommend_c(5_000, 6, **facts, estimand=state.view.estimand, stand_in=rows)
     use = [b for b in at.sidebar.button if b.label.startswith("Use the recommended c")]
     assert use
     use[0].click().run()
@@ -1048,8 +1059,8 @@ def test_intervals_for_theta_are_widened_by_the_bias_bound_and_say_so():
     """With a stated public bound B on ‖θ‖ the chart's intervals contain θ₀(c)'s, wider on each side by at
     least the bound the caption states; the Huberized SVM offers θ only so."""
     query = {"dataset": "synthetic", "mechanism": "output", "d": "3", "n": "2000", "c": "0.01"}
-    regular = _explorer(query)
-    huber = {**query, "model": "huber"}
+    regular = _explorer({**query, "estimand": "regularised"})
+    huber = {**query, "model": "huber", "estimand": "regularised"}
     unstated = _explorer({**huber, "estimand": "unregularised"})
     free = _explorer({**query, "estimand": "unregularised", "theta_bound": "3"})
     _no_errors(unstated)
@@ -1059,7 +1070,7 @@ def test_intervals_for_theta_are_widened_by_the_bias_bound_and_say_so():
         _charted_private_bounds(unstated.get("plotly_chart")[0]),
         _charted_private_bounds(_explorer(huber).get("plotly_chart")[0]),
     )  # no silent fallback
-    assert any("need a bound B on ‖θ‖ that you state as public" in c.value for c in unstated.caption)
+    assert any("For θ, state a public bound B on ‖θ‖" in c.value for c in unstated.caption)
     assert "intervals for θ:" not in _chart_text(unstated.get("plotly_chart")[0])  # titled for θ₀(c)
     b = _charted_private_bounds(free.get("plotly_chart")[0])
     caption = next(c.value for c in free.caption if "widened by" in c.value)
@@ -1078,14 +1089,14 @@ def test_intervals_for_theta_are_widened_by_the_bias_bound_and_say_so():
     ],
 )
 def test_theta_without_a_bound_comes_from_the_release_or_says_why_not(query, given):
-    """θ asked with no bound stated, by objective perturbation on the logistic model: the interval for θ from
-    the release alone (dpci.theta), titled and captioned so; or, where this release gives none, θ₀(c)'s,
+    """θ by default, with no bound stated, by objective perturbation on the logistic model: the interval for θ
+    from the release alone (dpci.theta), titled and captioned so; or, where this release gives none, θ₀(c)'s,
     titled so, with the reason. Present says the same."""
-    at = _explorer({**query, "estimand": "unregularised"})
+    at = _explorer(query)  # the default: theta
     _no_errors(at)
     title = _chart_text(at.get("plotly_chart")[0])
     captions = " ".join(c.value for c in at.caption)
-    regular = _charted_private_bounds(_explorer(query).get("plotly_chart")[0])
+    regular = _charted_private_bounds(_explorer({**query, "estimand": "regularised"}).get("plotly_chart")[0])
     shown = _charted_private_bounds(at.get("plotly_chart")[0])
     if given:
         assert "intervals for θ:" in title and "corrected for the penalty" in captions
@@ -1094,7 +1105,7 @@ def test_theta_without_a_bound_comes_from_the_release_or_says_why_not(query, giv
         assert "intervals for θ₀(c):" in title and "No interval for θ" in captions
         np.testing.assert_allclose(shown, regular)
     present = _app("pages/5_Present.py")
-    present.query_params.update({**query, "estimand": "unregularised"})
+    present.query_params.update(query)
     present.run()
     _no_errors(present)
     said = " ".join(m.value for m in present.markdown) + " ".join(i.value for i in present.info)
@@ -1214,7 +1225,17 @@ def test_the_explorer_shows_a_methods_caveat_about_its_release():
     "query, wide",
     [
         ({"dataset": "synthetic", "mechanism": "output", "epsilon": "0.05", "d": "3", "n": "2000"}, True),
-        ({"dataset": "synthetic", "mechanism": "output", "epsilon": "3", "d": "3", "c": "0.01"}, False),
+        (
+            {
+                "dataset": "synthetic",
+                "mechanism": "output",
+                "epsilon": "3",
+                "d": "3",
+                "c": "0.01",
+                "estimand": "regularised",
+            },
+            False,
+        ),
     ],
 )
 @pytest.mark.parametrize("page", ["Explorer", "Present"])

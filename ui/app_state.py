@@ -49,7 +49,7 @@ class DataChoice:
 class View:
     """How a release is shown: none of these change its noise, so no cache is keyed by them."""
 
-    estimand: str = "regularised"  # a key of ui.settings.ESTIMANDS (post-processing)
+    estimand: str = "unregularised"  # a key of ui.settings.ESTIMANDS (post-processing)
     theta_bound: float = 0.0  # B, a public bound on ||theta|| the user states (0: none stated)
     delta: float = 1e-6  # the delta of a zCDP release's (epsilon, delta) equivalent, for display
     vi_replicates: int = 10_000  # the variability interval's bootstrap replicates
@@ -244,10 +244,14 @@ class AppState:
         if self.view.estimand != "unregularised" or not method.uses_c or self.theta_from_release:
             return None
         if not self.view.theta_bound > 0:
+            why = (
+                f"{method.label} releases nothing that undoes the penalty"
+                if getattr(self.spec.loss, "curvature_drift", None) is not None
+                else "this model's loss is flat off a band, so without a penalty its minimiser need not be unique"
+            )
             return (
-                f"Intervals for θ by {method.label} with this model need a bound B on ‖θ‖ that you state as public "
-                "(from knowledge of the field, never from these data): enter it under *Intervals for*. Without it "
-                "the intervals are for θ₀(c)."
+                f"The intervals are for θ₀(c): {why}. For θ, state a public bound B on ‖θ‖ (from knowledge of "
+                "the field, never from these data) under *Intervals for*."
             )
         return theta_refusal(method, self.view.theta_bound)
 

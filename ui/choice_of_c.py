@@ -19,6 +19,7 @@ from dpci.exceptions import DataValidationError
 from dpci.recommend import BiasBound, Prediction, Recommendation, describe_estimand, predict, recommend_c
 from dpci.recommend import estimand_bias as dpci_estimand_bias
 from dpci.recommend.reference import PUBLIC_SEED
+from dpci.recommend.search import MAX_MOVE
 from dpci.spec import ReleaseSpec
 from ui.app_state import AppState
 from ui.datasets import dataset_key, load_data
@@ -68,6 +69,14 @@ def prediction_rows(s: AppState):
     return X, y
 
 
+NO_THETA_AT_ANY_C = (
+    "No c gives an interval for θ here (budget {budget:g}, n = {n:,}, d = {d}): on this dataset's public rows "
+    "most releases' private Hessians would have a direction the data say too little about to undo the penalty. "
+    "More budget or rows, or fewer features (d), give one; or choose θ₀(c) under *Intervals for* for its "
+    "recommended c. No privacy cost."
+)
+
+
 def advise(s: AppState, n: int, d: int) -> Advice:
     """The recommendation for these settings on n rows and d coefficients (cached: the same public facts
     and rows give the same answer)."""
@@ -85,11 +94,11 @@ def advise(s: AppState, n: int, d: int) -> Advice:
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def _advise(n, d, method, privacy, budget, loss, split, alpha, estimand, rows_key, _rows) -> Advice:
+def _advise(n, d, method, privacy, budget, loss, split, alpha, estimand, bound, rows_key, _rows) -> Advice:
     """``rows_key`` names ``_rows`` (the rows are not hashed: the key says which they are)."""
     chosen = registry.get(method)
-    facts = dict(method=method, privacy=privacy, budget=budget, loss=loss, split=split, alpha=alpha, estimand=estimand)
-    facts["stand_in"] = _rows
+    facts = dict(method=method, privacy=privacy, budget=budget, loss=loss, split=split, alpha=alpha)
+    facts.update(estimand=estimand, theta_bound=bound, stand_in=_rows)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # what they warn is in the recommendation's advice
         try:
@@ -98,6 +107,10 @@ def _advise(n, d, method, privacy, budget, loss, split, alpha, estimand, rows_ke
             return Advice(None, None, None, str(err))
         if chosen.own_c(_measurement(facts), n, d) is not None:
             return Advice(rec, None, rec, rec.advice)
+        if not math.isfinite(rec.width):  # no c gives an interval for theta: nothing to press
+            return Advice(None, None, None, NO_THETA_AT_ANY_C.format(budget=budget, n=n, d=d))
+        if rec.moved > MAX_MOVE and rec.estimand == "regularised":  # every c shrinks what it estimates
+            return Advice(None, None, None, f"{rec.advice} No privacy cost.")
         slider_c, at_slider = _on_slider(rec, n, d, facts)
     return Advice(rec, slider_c, at_slider, rec.advice)
 
@@ -136,6 +149,8 @@ def _capital(text: str) -> str:
 
 def describe_prediction(at: Prediction) -> str:
     """The predicted width and, for θ₀(c), the size of what it estimates (the score it was chosen by)."""
+    if at.from_release:
+        return f"width ≈ {at.width:.2g} for θ, the correction's allowance ±{at.bias:.2g} included"
     if at.bias is not None:
         return f"width ≈ {at.width:.2g}, predicted bias ±{at.bias:.2g} included"
     return f"width ≈ {at.width:.2g}, a typical coefficient of θ₀(c) ≈ {at.typical:.2g}"
@@ -215,8 +230,19 @@ def _facts(s: AppState) -> tuple:
         s.spec.loss,
         tuple(s.spec.split),
         s.spec.alpha,
-        s.view.estimand,
+        *_estimand(s),
     )
+
+
+def _estimand(s: AppState) -> tuple[str | None, float | None]:
+    """(estimand, theta_bound) of :func:`dpci.recommend_c` for the interval the pages show: theta_0(c)'s when
+    chosen; theta's with the stated bound B; else the estimators' default (None: theta from the release
+    where the method and model give it, theta_0(c) where they do not)."""
+    if s.view.estimand == "regularised":
+        return "regularised", None
+    if s.view.theta_bound > 0:
+        return "unregularised", float(s.view.theta_bound)
+    return None, None
 
 
 def _at_current(s: AppState, n: int, d: int) -> Prediction | None:
@@ -227,7 +253,9 @@ def _at_current(s: AppState, n: int, d: int) -> Prediction | None:
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def _predict(n, d, c, method, privacy, budget, loss, split, alpha, estimand, rows_key, _rows) -> Prediction | None:
+def _predict(
+    n, d, c, method, privacy, budget, loss, split, alpha, estimand, bound, rows_key, _rows
+) -> Prediction | None:
     if not registry.get(method).uses_c:
         return None
     with warnings.catch_warnings():
@@ -244,6 +272,7 @@ def _predict(n, d, c, method, privacy, budget, loss, split, alpha, estimand, row
                 split=split,
                 alpha=alpha,
                 estimand=estimand,
+                theta_bound=bound,
                 stand_in=_rows,
             )
         except ValueError:
@@ -424,7 +453,7 @@ def recommended_cs(s: AppState, pairs, ns, d: int, epsilon: float, delta=None) -
     for method, notion in pairs:
         budget = budget_for(notion, epsilon, delta)
         for n in ns:
-            facts = (method, notion, budget, s.spec.loss, None, s.spec.alpha, s.view.estimand)
+            facts = (method, notion, budget, s.spec.loss, None, s.spec.alpha, *_estimand(s))
             rec = _advise(int(n), int(d), *facts, "reference", None).recommendation  # the sweeps' stand-in
             if rec is not None:
                 marks[(method, notion, n)] = rec.c

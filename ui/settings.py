@@ -72,10 +72,11 @@ VI_REPLICATES = (500, 1_000, 2_000, 5_000, 10_000)
 DELTAS = tuple(10.0**-k for k in range(3, 13))
 # "auto": fresh OS randomness for real data (Adult, an upload), a fixed seed for the synthetic data
 RANDOMNESS = ("auto", "fresh", "teaching")
-# What an interval is for (dpci.recommend): theta_0(c), the paper's; or theta, with the penalty's bias bound added.
+# What an interval is for: theta, the coefficients without penalty (dpci.theta, or the bias bound of
+# dpci.recommend with a stated B), the default; or theta_0(c), the paper's, of the model fitted with the penalty.
 ESTIMANDS = {
-    "regularised": "θ₀(c): the fitted model's, with its penalty",
-    "unregularised": "θ: without penalty (bias included)",
+    "unregularised": "θ: the coefficients without penalty",
+    "regularised": "θ₀(c): the model fitted with its penalty",
 }
 # How the Explorer is laid out: everything, or large and uncluttered for a projector
 VIEWS = {"standard": "Standard", "presentation": "Presentation (large, for a projector)"}

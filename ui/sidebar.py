@@ -207,10 +207,11 @@ def _interval_section(sb, defer_advice: bool) -> None:
         "estimand",
         list(ESTIMANDS),
         format_func=ESTIMANDS.get,
-        help="θ₀(c): the coefficients of the model fitted with the penalty, what the paper's intervals cover. "
-        "θ: the coefficients without penalty (what odds ratios mean); the interval is widened by a bound on the "
-        "penalty's bias, proven from a bound B on ‖θ‖ you state as public and the private Hessian. Changing this "
-        "draws nothing new: it is post-processing.",
+        help="θ: the coefficients without penalty, what odds ratios mean. For logistic regression the private "
+        "estimate is corrected for the penalty with the private Hessian, and the interval's law is simulated "
+        "from the release; where the release says too little to undo the penalty, the page says so and shows "
+        "θ₀(c). θ₀(c): the coefficients of the model fitted with the penalty, what the paper's intervals cover. "
+        "Changing this draws nothing new: it is post-processing.",
     )
     theta_bound_control(sb, current_settings())
     c_recommendation(sb, current_settings(), defer=defer_advice)
@@ -290,14 +291,15 @@ def theta_bound_control(sb, s: AppState) -> None:
         return
     settings_widget(
         sb.number_input,
-        "Public bound B on ‖θ‖ (0: none stated)",
+        "Public bound B on ‖θ‖ (optional; 0: none)",
         "theta_bound",
         *RANGES["theta_bound"],
         step=1.0,
-        help="A bound on the length of the coefficient vector without penalty that you can state publicly, "
-        "from knowledge of the field (never from these data). The interval for θ is proven only for it: a "
-        "larger B is safer and wider. Odds ratios of at most e^k per unit of each scaled feature give "
-        "B = k √d.",
+        help="With none, the interval for θ of logistic regression comes from the release alone: the estimate "
+        "corrected for the penalty, its law simulated. With a bound on the length of the coefficients without "
+        "penalty that you can state publicly (from knowledge of the field, never from these data), it is instead "
+        "θ₀(c)'s interval widened by a bias bound proven for that B: safer for a larger B, and wider. Odds "
+        "ratios of at most e^k per unit of each scaled feature give B = k √d.",
     )
     if s.theta_refusal:
         sb.caption(s.theta_refusal)
