@@ -35,7 +35,7 @@ NO_SIDEBAR = (
     "[data-testid='stExpandSidebarButton']{display:none!important}</style>"
 )
 #: The forest plot's size per view: (pixels per coefficient, font size or None for the shared look).
-CHART = {"standard": (36, None), "presentation": (44, 17)}
+CHART = {"standard": (36, None), "presentation": (40, 17)}  # 11 coefficients and the legend within 720 px
 
 
 def explorer_header(s: AppState) -> None:
