@@ -249,17 +249,24 @@ def shown_variability(state, alpha):
     return column_bounds(state.estimates[:reached], alpha)
 
 
-def variability_or_last(state, alpha, names):
-    """(bounds, stale): the job's variability bounds to draw; while it has none yet, the last ones drawn
-    for the same coefficients, marked stale (drawn faded), so a slider move never blanks the bars."""
+def variability_or_last(state, alpha, names, where):
+    """(bounds, stale): the job's variability bounds to draw; while it has none yet, the last ones drawn for
+    the same coefficients of the same estimand (``where``: the data, the loss and c, which place the bars),
+    marked stale (drawn faded), so a budget slider's move never blanks the bars. After a move that places
+    them elsewhere (another c), none: bars of another estimand are never drawn beside these."""
     bounds = shown_variability(state, alpha)
     if bounds is not None:
-        st.session_state["_last_variability"] = (tuple(names), bounds)
+        st.session_state["_last_variability"] = (tuple(names), where, bounds)
         return bounds, False
     last = st.session_state.get("_last_variability")
-    if last is not None and last[0] == tuple(names):
-        return last[1], True
+    if last is not None and last[:2] == (tuple(names), where):
+        return last[2], True
     return None, False
+
+
+def estimand_place(s: AppState, source: str = "data") -> tuple:
+    """What places the variability bars: the rows, the loss and c (their estimand, theta_0(c))."""
+    return (source, dataset_key(s), repr(s.spec.loss), s.spec.c)
 
 
 def variability_progress(job, state) -> str:

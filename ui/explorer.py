@@ -240,7 +240,8 @@ def results(s: AppState, shown: Shown, first_paint: bool) -> None:
         job = _variability_job(s, shown)
         ui.state.controls_follow()  # after a first paint, the tick that started the job brings the whole page
         state = ui.background.tick_state(job)
-        vi, stale = ui.background.variability_or_last(state, s.spec.alpha, shown.names)
+        where = ui.background.estimand_place(s, shown.source)
+        vi, stale = ui.background.variability_or_last(state, s.spec.alpha, shown.names, where)
         table = _draw(s, shown, vi, stale)
         _progress(job, state, table)
         _numbers(table)
