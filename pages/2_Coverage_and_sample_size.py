@@ -22,11 +22,7 @@ axis_setting = {VIEWS[0]: ("d",), VIEWS[1]: ("epsilon", "rho"), VIEWS[2]: ("c",)
 )
 settings = ui.sidebar.page(
     "Coverage and sample size",
-    "A 95% interval should contain the true coefficient at least 95% of the time (**coverage**) while staying "
-    "short (**length**). With few rows, privacy noise dominates and intervals can miss. These heatmaps repeat "
-    "each method on resampled subsets of the data (Figures 9 to 12 of the paper); the last view asks how many "
-    "rows a private interval needs to be as short as a non-private one (Figure 13). The budget axis is ε; zCDP "
-    "methods run at equal (ε, δ), or at the paper's ρ = ε²/2, a weaker guarantee.",
+    tuning.COVERAGE_INTRO,
     unused=("mechanism", "n", "split", "m", *axis_setting),
 )
 view = ui.state.kept_widget(st.radio, "View", VIEWS, "grid_view", horizontal=True)
@@ -80,17 +76,8 @@ else:
         st.select_slider, "Private n grows in steps of", [500, 1000, 2500, 5000], "size_step", default=2500
     )
     key = ("size", tuple(targets), step, settings.data.d, epsilon, *shared_key)
-    make = partial(
-        iter_sample_size_match,
-        load,
-        spec,
-        sorted(targets),
-        d=settings.data.d,
-        epsilon=epsilon,
-        methods=methods,
-        step=step,
-        **common,
-    )
+    matched = dict(d=settings.data.d, epsilon=epsilon, methods=methods, step=step)
+    make = partial(iter_sample_size_match, load, spec, sorted(targets), **matched, **common)
     ready = bool(targets and methods)
 job = ui.background.sweep_job(
     "grid",

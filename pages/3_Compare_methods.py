@@ -22,10 +22,7 @@ varied = {"d": ("d",), "epsilon": ("epsilon", "rho"), "c": ("c",)}.get(
 )
 settings = ui.sidebar.page(
     "Compare methods",
-    "Objective or output perturbation, pure ε-DP or ρ-zCDP: which gives the shortest honest intervals? Solid "
-    "lines are the private intervals' mean length; dashed lines the **variability intervals**, the true spread "
-    "of each method's estimate, a lower bound no private interval can beat (Figures 14 to 16). The gap is the "
-    "cost of estimating the interval privately.",
+    tuning.COMPARE_INTRO,
     unused=("mechanism", "n", "split", "m", *varied),
 )
 chosen = ui.state.method_chooser("cmp_methods")

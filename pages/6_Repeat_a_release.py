@@ -11,50 +11,16 @@ import ui.settings
 import ui.sidebar
 import ui.state
 from dpci import ReleaseSpec
-from dpci.experiments.repeat import SEEDS, fresh_seed, iter_repeated_releases
+from dpci.experiments.repeat import SEEDS, iter_repeated_releases
 from dpci.presentation.figures import repeat_plot
 from dpci.presentation.figures.repeat import coverage_count_text
 from dpci.presentation.tables import too_wide_sentence
+from ui import repeat_page
 from ui.datasets import SYNTHETIC_THETA
-
-SEED = "repeat_seed"  # the seed box; Streamlit drops a widget's state on another page, so it is also kept:
-KEPT_SEED = "_repeat_seed"
-CHOICE = "repeat_seed_choice"
-NEW, SAME = "new", "same"
-SEED_CHOICES = {NEW: "a new seed at each press", SAME: "the seed in the box (repeats a run exactly)"}
-
-
-def _seed_for_the_press():
-    """The Repeat button's callback, before the page reruns: a new public seed, unless the seed in the
-    box is asked for (and there is one)."""
-    if st.session_state.get(CHOICE) != SAME or st.session_state.get(SEED) is None:
-        st.session_state[SEED] = fresh_seed()
-    st.session_state[KEPT_SEED] = st.session_state[SEED]
-
-
-def _seed_typed():
-    """A seed typed in the box is the one the next press uses."""
-    st.session_state[KEPT_SEED] = st.session_state[SEED]
-    st.session_state["kept_" + CHOICE] = SAME
-
-
-def _seed_from_address():
-    try:
-        seed = int(st.query_params.get(SEED, ""))
-    except ValueError:
-        return None
-    return seed if 0 <= seed < SEEDS else None
-
 
 settings = ui.sidebar.page(
     "Coverage, seen: repeat a release",
-    "A 95% confidence interval is a *procedure*: repeated on new data, it catches the truth about 95% of the "
-    "time. Here the truth is known (synthetic data from a logistic model). Each press of **Repeat** draws a "
-    "new public seed (shown with the result), and from it, for every repetition, **a new sample and new "
-    "privacy noise**; each repetition then checks whether the private interval (left) and the non-private "
-    "interval (right) contain the truth. Watch the misses (black) pile up, and press again: a new seed, a new "
-    "picture. To repeat a run exactly, type its seed in the box (or choose the seed in the box). Change ε in "
-    "the sidebar and run again: the earlier run stays in grey for comparison.",
+    repeat_page.INTRO,
     tab="repeat a release",
     unused=("dataset", "n", "m", "seed"),
 )
@@ -71,28 +37,28 @@ s1, s2 = st.columns([2, 1])
 ui.state.kept_widget(
     s1.radio,
     "Seed of each run",
-    list(SEED_CHOICES),
-    CHOICE,
-    default=NEW,
-    format_func=SEED_CHOICES.get,
+    list(repeat_page.SEED_CHOICES),
+    repeat_page.CHOICE,
+    default=repeat_page.NEW,
+    format_func=repeat_page.SEED_CHOICES.get,
     horizontal=True,
     help="The seed is public: the data are synthetic and nothing on this page is a private release.",
 )
-if KEPT_SEED not in st.session_state:
-    st.session_state[KEPT_SEED] = _seed_from_address()
-st.session_state[SEED] = st.session_state[KEPT_SEED]
+if repeat_page.KEPT_SEED not in st.session_state:
+    st.session_state[repeat_page.KEPT_SEED] = repeat_page.seed_from_address()
+st.session_state[repeat_page.SEED] = st.session_state[repeat_page.KEPT_SEED]
 seed = s2.number_input(
     "Seed (public)",
     min_value=0,
     max_value=SEEDS - 1,
     step=1,
-    key=SEED,
-    on_change=_seed_typed,
+    key=repeat_page.SEED,
+    on_change=repeat_page.seed_typed,
     placeholder="none yet",
     help="The seed of the run shown. Type one to repeat that run exactly: the same seed, the same picture.",
 )
 if seed is not None:
-    st.query_params[SEED] = str(seed)
+    st.query_params[repeat_page.SEED] = str(seed)
 st.caption(
     f"The sidebar's method, budget, split, c and level apply; the data are always synthetic ({d} features and a "
     "constant, drawn from the seed above, with the privacy noise). Two truths: the model's coefficients without "
@@ -123,7 +89,12 @@ make = partial(
     seed,
 )
 job = ui.background.sweep_job(
-    "repeat", key, make, f"Repeat {k} times", "Press the button to start the repetitions.", on_click=_seed_for_the_press
+    "repeat",
+    key,
+    make,
+    f"Repeat {k} times",
+    "Press the button to start the repetitions.",
+    on_click=repeat_page.seed_for_the_press,
 )
 
 

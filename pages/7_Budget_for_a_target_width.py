@@ -11,32 +11,18 @@ import ui.data
 import ui.privacy
 import ui.sidebar
 import ui.state
-from dpci import ReleaseSpec
-from dpci.accuracy_first import STRATEGIES, accuracy_first, search_charge, searchable_methods
-from dpci.accuracy_first.baselines import summed_spend
+from dpci.accuracy_first import STRATEGIES, accuracy_first
 from dpci.presentation.figures import target_path_plot
-from dpci.presentation.tables import escape_markdown, markdown_table
-from ui import tuning
+from dpci.presentation.tables import markdown_table
+from ui import target_width, tuning
 
 settings = ui.sidebar.page(
     "Budget for a target width",
-    "Start from the accuracy you need: *the interval for this coefficient must be no wider than 0.3*. The "
-    "search releases at a tiny budget, checks the interval's width, and if it is too wide **reduces the noise "
-    "of the same release** and checks again, up to the largest budget you allow. Each noisier release is a "
-    "randomised copy of the next, less noisy one, so the privacy spent is that of the **last step reached** "
-    "(ex-post privacy), not the sum of all the looks; and the width is computed from private quantities only, "
-    "so checking it costs nothing. On the real data the privacy ledger admits a search before it runs, at the "
-    "most it can spend (an ex-post loss does not simply add up with other releases). Doubling (fresh releases at ε, 2ε, 4ε, …) pays the sum; a fixed budget "
-    "chosen from the stand-in pays once but may miss the target. The intervals are for θ₀(c), the coefficients "
-    "of the model fitted with the sidebar's penalty c.",
+    target_width.INTRO,
     tab="budget for a target width",
     unused=("mechanism", "m"),
 )
-st.caption(
-    "Accuracy first runs output perturbation whatever the sidebar's method: its noise is added to a fixed "
-    "quantity, which noise reduction needs (objective perturbation's is not; see Accuracy first in the documentation). "
-    "The sidebar's privacy notion, split, c and level apply."
-)
+st.caption(target_width.RUNS_OUTPUT_PERTURBATION)
 try:
     where = tuning.source(settings, releases=True)
     X, y, names = tuning.sweep_arrays(settings, where)
@@ -68,40 +54,10 @@ strategies = ui.state.kept_widget(
     help="Noise reduction is the method; doubling and a fixed budget are baselines to compare it with. On the "
     "real data each one is a private release, paid for before it runs.",
 )
-try:  # a noise-reducible method's search (output perturbation's), its most as the budget
-    search_spec = ReleaseSpec(
-        searchable_methods()[0],
-        settings.spec.privacy,
-        most,
-        settings.spec.split,
-        settings.spec.loss,
-        settings.spec.c,
-        settings.spec.alpha,
-        2_000,
-    )
-except ValueError as err:
-    st.error(str(err))
-    st.stop()
+search_spec = target_width.search_spec(settings, most)  # stops the page with the reason if none
 blocked = not coefs or not strategies
 if where == "real" and not blocked and not settings.teaching:
-    # Admitted at the most each search can spend, before it runs (docs/privacy-ledger.md): say it first.
-    try:
-        charges = [search_charge(X, y, search_spec, target, coefs, strategy=v) for v in strategies]
-        preview = ui.privacy.ledger().preview(ui.privacy.dataset_ref(settings).key, summed_spend(charges))
-    except ValueError as err:
-        ui.data.explain_error(err)
-        st.stop()
-    parts = ", ".join(
-        f"{v.replace('_', ' ')} {symbol} = {settings.notion.amount(c):.3g}" for v, c in zip(strategies, charges)
-    )
-    text = f"On the real data each search is paid for before it runs, at the most it can spend ({parts}). " + (
-        preview.describe("Pressing the button") if preview.admitted else preview.reason
-    )
-    if preview.admitted:
-        st.info(text)
-    else:
-        st.error(escape_markdown(text))
-        blocked = True
+    blocked = not target_width.admitted(settings, X, y, search_spec, target, coefs, strategies)
 key = ui.data.results_key(settings, "accuracy", where, tuple(coefs), target, most, tuple(strategies), settings.teaching)
 fresh = where == "real" and not settings.teaching
 ledger_key = ui.privacy.dataset_ref(settings).key if where == "real" else None

@@ -24,6 +24,21 @@ EQUAL = "equal (ε, δ), δ from the sidebar"
 
 REAL_RELEASES = "The real data (private releases, on the privacy ledger)"
 
+#: The sweep pages' introductions, under their titles.
+COVERAGE_INTRO = (
+    "A 95% interval should contain the true coefficient at least 95% of the time (**coverage**) while staying "
+    "short (**length**). With few rows, privacy noise dominates and intervals can miss. These heatmaps repeat "
+    "each method on resampled subsets of the data (Figures 9 to 12 of the paper); the last view asks how many "
+    "rows a private interval needs to be as short as a non-private one (Figure 13). The budget axis is ε; zCDP "
+    "methods run at equal (ε, δ), or at the paper's ρ = ε²/2, a weaker guarantee."
+)
+COMPARE_INTRO = (
+    "Objective or output perturbation, pure ε-DP or ρ-zCDP: which gives the shortest honest intervals? Solid "
+    "lines are the private intervals' mean length; dashed lines the **variability intervals**, the true spread "
+    "of each method's estimate, a lower bound no private interval can beat (Figures 14 to 16). The gap is the "
+    "cost of estimating the interval privately."
+)
+
 
 def source(s: AppState, releases: bool = False) -> str:
     """The data a sweep runs on: the synthetic data as they are (public), else the user's choice.

@@ -1,0 +1,138 @@
+"""The release desk: which release a page presents, and everything about it the page draws (its settings,
+numbers, rows, names and what is not private about it), found in one place. A link's release, else the
+one the Explorer's link opened, else the one chosen, else the one the Explorer made with the sidebar's
+settings; in teaching mode with none, a preview drawn from the public seed. Where there is nothing to
+present, the desk says why (and offers the one press that makes a release) and stops the page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+import ui.data
+import ui.privacy
+import ui.shared
+import ui.upload
+from dpci.ledger.records import StoredIntervals, not_private_reason
+from dpci.presentation.tables import escape_markdown
+from ui.app_state import AppState
+from ui.settings import settings_from_spec
+
+
+@dataclass(frozen=True)
+class OnDesk:
+    """A release as a page presents it. ``stored`` is its ledger record (None: a teaching-mode preview);
+    ``key`` names the rows in this session (None: the data are not here, so nothing is compared with them);
+    ``upload`` is what the release says of its file; ``not_private`` why no guarantee holds (None: private)."""
+
+    settings: AppState
+    release: Any
+    stored: Any
+    names: list[str]
+    truth: Any
+    n: int
+    d: int
+    key: str | None
+    upload: dict | None
+    not_private: str | None
+
+    @property
+    def has_data(self) -> bool:
+        return self.key is not None
+
+
+def release_id_for(current: AppState) -> str | None:
+    """The id of the release a page presents with the sidebar's settings ``current`` (module docstring)."""
+    shared = ui.shared.active(current)  # a release opened from the Explorer's link, while its settings stay
+    return (
+        st.query_params.get("release")
+        or (shared.id if shared is not None else None)
+        or ui.privacy.chosen(current)
+        or ui.data.current_release_id(current)
+    )
+
+
+def for_present(current: AppState) -> OnDesk:
+    """The release Present shows, loaded; or the reason there is none, drawn, and the page stopped."""
+    asked = st.query_params.get("release")  # a link to a stored release: exactly its numbers, never new noise
+    release_id = release_id_for(current)
+    stored = ui.privacy.ledger().release(release_id) if release_id else None
+    if asked and stored is None:
+        _stop_unknown(asked)
+    if stored is None and not current.teaching:
+        _stop_nothing_released(current)
+    if stored is None:  # teaching mode without a release: the sidebar's settings, drawn from the public seed
+        return _preview(current)
+    st.query_params["release"] = stored.id  # a reload or a copied address shows the same release
+    return _stored(stored)
+
+
+def _stored(stored) -> OnDesk:
+    try:
+        settings = settings_from_spec(stored.spec)
+    except (ValueError, TypeError, KeyError) as err:  # e.g. a loss or method this server has not registered
+        st.error(
+            f"Release `{stored.id}` cannot be shown here: {escape_markdown(str(err))} It was made with a "
+            "method or loss this server does not have; open it where it was made, or read its record."
+        )
+        st.stop()
+    release = StoredIntervals.from_payload(stored.payload, stored.id)
+    try:
+        _, _, names, truth = ui.data.load_data(settings)
+        key = ui.data.dataset_key(settings)
+    except ValueError:  # data not in this session (an upload, the command line): the record says enough
+        names, truth, key = None, None, None
+    d = len(release.theta)  # the stored release says its own size and names: nothing read from the data
+    names = stored.payload.get("feature_names") or names or [f"x{j + 1}" for j in range(d)]
+    upload = stored.spec.get("upload")
+    # What is not private is the stored release's own record (made with it), so a reload, another browser
+    # and every download say the same.
+    return OnDesk(settings, release, stored, names, truth, release.n, d, key, upload, not_private_reason(stored))
+
+
+def _preview(settings: AppState) -> OnDesk:
+    try:
+        X, _, names, truth = ui.data.load_data(settings)
+        problem = ui.data.c_problem(settings, len(X))
+        if problem is not None:
+            raise ValueError(problem[0] + " Fix c in the sidebar.")
+        key = ui.data.dataset_key(settings)
+        release = ui.data.cached_release(key, settings, "Present")
+    except (ui.data.Refused, ValueError) as err:
+        ui.data.explain_error(err)
+        st.stop()
+    n, d = X.shape
+    return OnDesk(settings, release, None, names, truth, n, d, key, None, ui.upload.upload_not_private(settings))
+
+
+def _stop_unknown(asked: str) -> None:
+    st.title("Present a release")
+    st.error(
+        f"There is no release `{escape_markdown(asked[:40])}` on this server: the link may be mistyped, or "
+        "from another server. Make a release on the Explorer and present it from there."
+    )
+    st.stop()
+
+
+def _stop_nothing_released(current: AppState) -> None:
+    """Nothing released with these settings yet: say so, and offer the one press that makes it (practice
+    data; an upload is released on the Explorer only, its cost said first)."""
+    st.title("Present a release")
+    real = ui.privacy.needs_explicit_release(current)
+    st.info(
+        f"Nothing has been released from {escape_markdown(ui.privacy.dataset_label(current))} with the sidebar's "
+        "settings yet. Present shows the one release you make: press *Release* on the Explorer once the settings "
+        "are chosen (ideally on the stand-in of the sweep pages, which costs no privacy)"
+        + ("." if real else ", or release the sidebar's settings here.")
+    )
+    if not real and st.button("Release the sidebar's settings", type="primary"):
+        try:
+            made = ui.data.cached_release(ui.data.dataset_key(current), current, "Present")
+        except (ui.data.Refused, ValueError) as err:
+            ui.data.explain_error(err)
+            st.stop()
+        ui.privacy.choose(current, made.release_id)
+        st.rerun()
+    st.stop()
