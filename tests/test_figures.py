@@ -416,3 +416,19 @@ def test_every_figure_wears_plotly_white_assigned_without_revalidation():
         return min(times)
 
     assert best_of(_white) < best_of(lambda f: f.update_layout(template="plotly_white")) / 3
+
+
+def test_a_release_is_called_too_wide_only_when_it_tells_no_effect_from_zero():
+    """Wide intervals beside a large effect told apart from 0 are a useful chart (no warning); when every
+    interval holds 0 and they are wide beside the estimates, the chart says so."""
+    from dpci.presentation.tables import release_too_wide
+
+    def table(lower, upper, estimate):
+        return pd.DataFrame(
+            {"feature": ["a", "b", "c"], "private_lower": lower, "private_upper": upper, "private_estimate": estimate}
+        )
+
+    large_effect = table([2.0, -3.0, -2.5], [4.0, 3.0, 2.5], [3.0, 0.0, 0.0])
+    assert release_too_wide(large_effect) == ""
+    nothing_told = table([-2.0, -3.0, -2.5], [4.0, 3.0, 2.5], [1.0, 0.0, 0.0])
+    assert release_too_wide(nothing_told).startswith("**Too wide to be useful:**")

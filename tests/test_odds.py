@@ -72,9 +72,18 @@ def test_each_feature_gets_a_sentence_saying_the_direction_and_whether_the_inter
     assert words["education-num"].startswith("higher education-num: lower odds")
     assert words["fnlwgt"] == "higher fnlwgt: no clear effect, interval includes 1"
     shown = readable_odds(odds, 0.95)
-    assert list(shown.columns) == ["Change (public range)", "Odds ratio (95% interval)", "Coefficient", "In words"]
+    assert list(shown.columns) == [
+        "Change (public range)",
+        "Odds ratio (95% interval)",
+        "Coefficient (scaled units)",
+        "In words",
+    ]
     ratio, low, high = odds.loc[0, ["odds_ratio", "odds_ratio_lower", "odds_ratio_upper"]]
     assert shown.iloc[0, 1] == interval_text(ratio, low, high, reference=1.0)  # one rule for every interval
+    # the coefficient is per scaled unit: the odds ratio is e^(coefficient x the change's scaled width)
+    assert np.log(ratio) == pytest.approx(odds.loc[0, "coefficient"] * feature_changes(adult.preprocessor)["age"].step)
+    # an upload's bounds read from its data are named so, never "public"
+    assert readable_odds(odds, 0.95, public_range=False).columns[0] == "Change (range read from the data, not public)"
 
 
 def test_rows_scaled_to_length_1_have_no_odds_ratio_per_feature():

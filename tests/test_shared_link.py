@@ -135,3 +135,17 @@ def test_a_bad_release_id_is_said_and_the_settings_are_used(asked, said):
     assert any(said in w.value and "the settings in the address are used instead" in w.value for w in at.warning)
     assert _status_of_visitor(at).releases == 1  # the settings' own release, as without a link
     assert _one(at.query_params["release"]) != asked
+
+
+@pytest.mark.parametrize("randomness, said", [("fresh", True), ("teaching", False)])
+def test_an_address_of_settings_only_says_at_the_top_that_its_numbers_are_new(randomness, said):
+    """Opened from an address without ``release=``, the Explorer says first that its numbers were drawn now
+    (new noise, not the sender's); in teaching mode the public seed draws the same numbers, so it says nothing."""
+    from ui.shared import SETTINGS_ONLY
+
+    at = _explorer({"dataset": "adult", "epsilon": "1", "randomness": randomness})
+    assert not at.exception, [e.value for e in at.exception]
+    infos = [i.value for i in at.main.info]
+    assert (SETTINGS_ONLY in infos) is said, infos
+    if said:  # above the chart: the first message of the page
+        assert at.main.info[0].value == SETTINGS_ONLY or infos.index(SETTINGS_ONLY) <= 1

@@ -1,6 +1,7 @@
 """Words a student understands, on every page as a fresh visitor opens it: no code names ('kulkarni',
-'huber'), no ASCII Greek (epsilon1, epsilon'), no file paths (docs/…​.md), and every message (error,
-warning, note) a sentence that starts with a capital."""
+'huber'), no ASCII Greek (epsilon1, epsilon'), no file paths (docs/…​.md), no equation, lemma or
+algorithm numbers a class does not have, no library keywords (estimand='…'), no "dpci warns:" prefix, and
+every message (error, warning, note) a sentence that starts with a capital."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ CODE_NAME = re.compile(r"'[a-z][a-z0-9_]*'")  # 'kulkarni', 'huber': a registry'
 # epsilon, rho, delta… spelt out (LaTeX's \epsilon renders as Greek; ?epsilon= is an address)
 ASCII_GREEK = re.compile(r"(?<![\\\w?&])(epsilon|rho|delta|theta|alpha|sigma|lambda)(?![\w=])('|\d)?")
 FILE_PATH = re.compile(r"\b[\w-]+/[\w./-]+\.(md|py|csv)\b")
+NUMBERED = re.compile(r"\b(Eq\.|Eqs\.|Equation|Lemmas?|Algorithm|Proposition|Theorem)\s*\d")
+LIBRARY_KEYWORD = re.compile(r"\b(estimand|theta_bound|stand_in)=")
+PREFIX = re.compile(r"dpci warns", re.IGNORECASE)
 LOWER_START = re.compile(r"^[^A-Za-z0-9]*[a-z]")  # after markdown marks and symbols, a lower-case letter
 
 
@@ -39,7 +43,7 @@ def test_every_page_speaks_to_a_student(page):
     assert not at.exception, [e.value for e in at.exception]
     texts, messages = _texts(at)
     assert texts, "nothing drawn"
-    for pattern in (CODE_NAME, ASCII_GREEK, FILE_PATH):
+    for pattern in (CODE_NAME, ASCII_GREEK, FILE_PATH, NUMBERED, LIBRARY_KEYWORD, PREFIX):
         found = [t for t in texts if pattern.search(t)]
         assert not found, f"{pattern.pattern} on {page}: {found}"
     lower = [m for m in messages if LOWER_START.match(m)]
@@ -63,7 +67,7 @@ def test_every_method_model_and_notion_on_the_explorer_speaks_to_a_student(mecha
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     texts, messages = _texts(at)
-    for pattern in (CODE_NAME, ASCII_GREEK, FILE_PATH):
+    for pattern in (CODE_NAME, ASCII_GREEK, FILE_PATH, NUMBERED, LIBRARY_KEYWORD, PREFIX):
         found = [t for t in texts if pattern.search(t)]
         assert not found, f"{pattern.pattern}: {found}"
     assert not [m for m in messages if LOWER_START.match(m)], messages

@@ -371,7 +371,8 @@ def estimand_caption(s: AppState, bias: BiasBound | None, theta_said: str | None
         return (
             f"The private interval is for {describe_estimand('unregularised')}: the private estimate corrected for "
             f"the penalty c = {fmt_c(s.spec.c)}, its law simulated from the release (the interval for θ in the "
-            "documentation). The variability and non-private intervals are still for θ₀(c)."
+            "documentation). The non-private interval is the fit without penalty; the variability interval is "
+            "still the spread of the private estimate before its correction, around θ₀(c)."
         )
     if not method.uses_c:
         return f"The intervals are for {describe_estimand('unregularised')}: {method.label} has no penalty c."
@@ -383,13 +384,18 @@ def estimand_caption(s: AppState, bias: BiasBound | None, theta_said: str | None
             + (
                 refused
                 if refused
-                else "Choose *θ: without penalty* in the sidebar (with a public bound on ‖θ‖) for the coefficients "
-                "odds ratios mean."
+                else "Choose *θ: the coefficients without penalty* in the sidebar for the coefficients odds ratios mean."
             )
         )
+    nonprivate = (
+        "the non-private interval is the fit without penalty"
+        if getattr(s.spec.loss, "curvature_drift", None) is not None
+        else "the non-private interval is still for θ₀(c)"
+    )
     return (
         f"The private interval is for {describe_estimand('unregularised')}: it is the interval for θ₀(c) widened "
-        f"by {_bias_words(bias)} (see Choosing c in the documentation). The variability and non-private intervals are still for θ₀(c)."
+        f"by {_bias_words(bias)} (see Choosing c in the documentation). The variability interval is still for "
+        f"θ₀(c); {nonprivate}."
     )
 
 

@@ -18,6 +18,7 @@ from dpci.ledger.records import StoredIntervals, release_payload
 from dpci.losses import loss_to_dict
 from dpci.presentation.odds import feature_changes
 from dpci.presentation.tables import escape_markdown
+from dpci.solver import ConvergenceError
 from ui import privacy
 from ui.app_state import AppState
 from ui.datasets import dataset_key, load_data
@@ -107,9 +108,9 @@ def current_release_id(s: AppState) -> str | None:
     return None if found is None else found.release_id
 
 
-def fit_key(s: AppState) -> str:
-    """What a non-private fit depends on: the loss with its parameters, c and alpha."""
-    return json.dumps([loss_to_dict(s.spec.loss), s.spec.c, s.spec.alpha])
+def fit_key(s: AppState, c: float | None = None) -> str:
+    """What a non-private fit depends on: the loss with its parameters, c (the settings' unless given) and alpha."""
+    return json.dumps([loss_to_dict(s.spec.loss), s.spec.c if c is None else c, s.spec.alpha])
 
 
 # The caches below are keyed by what changes their result: the rows (``key``, dataset_key), the spec's key
@@ -183,17 +184,23 @@ def _walkthrough(key: str, spec_key: str, ledger_key: str, visitor: str, _s: App
         )
 
 
-def cached_nonprivate(key: str, s: AppState):
-    """The non-private reference (recorded on the ledger as a result no guarantee covers)."""
-    return _nonprivate(key, fit_key(s), privacy.dataset_ref(s).key, privacy.visitor(), s)
+def cached_nonprivate(key: str, s: AppState, symbol: str = "θ₀(c)"):
+    """The non-private reference for the estimand the chart is for (``symbol``): theta_0(c)'s fit at the
+    settings' c, or theta's without penalty (logistic regression; None where the rows are separable and
+    it does not exist). Recorded on the ledger as a result no guarantee covers."""
+    c = 0.0 if symbol == "θ" and getattr(s.spec.loss, "curvature_drift", None) is not None else s.spec.c
+    return _nonprivate(key, fit_key(s, c), privacy.dataset_ref(s).key, privacy.visitor(), c, s)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _nonprivate(key: str, fit: str, ledger_key: str, visitor: str, _s: AppState):
+def _nonprivate(key: str, fit: str, ledger_key: str, visitor: str, c: float, _s: AppState):
     s = _s
     X, y, _, _ = load_data(s)
     with privacy.ledger().watching(dataset=ledger_key, session=visitor):
-        return dpci.nonprivate_confidence_intervals(X, y, s.spec.loss, c=s.spec.c, alpha=s.spec.alpha)
+        try:
+            return dpci.nonprivate_confidence_intervals(X, y, s.spec.loss, c=c, alpha=s.spec.alpha)
+        except ConvergenceError:  # no unpenalised minimiser (separable rows): no reference to draw
+            return None
 
 
 def chosen_method(s: AppState):

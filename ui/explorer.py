@@ -208,7 +208,10 @@ def _draw(s: AppState, shown: Shown, vi, stale: bool):
     """The chart of the release (with the comparisons given), its caption and its warnings; returns the table."""
     release, bias, symbol, theta_said = ui.choice_of_c.shown_for_table(s, shown.release)
     truth = None if theta_said else shown.truth  # the synthetic truth is theta's, and theta is not shown
-    table = interval_table(shown.names, release, shown.nonprivate, vi, truth, s.spec.alpha, bias=bias)
+    nonprivate = shown.nonprivate
+    if symbol == "θ" and nonprivate is not None and not shown.preview:  # the non-private fit of the same estimand
+        nonprivate = ui.data.cached_nonprivate(ui.data.dataset_key(s), s, symbol)
+    table = interval_table(shown.names, release, nonprivate, vi, truth, s.spec.alpha, bias=bias)
     chart = st.session_state[LAST_FOREST] = _chart(s, shown, table, stale, symbol)
     st.plotly_chart(chart, width="stretch", key="forest", config={"displaylogo": False})
     st.caption(ui.choice_of_c.estimand_caption(s, bias, theta_said))
@@ -300,8 +303,8 @@ def c_notes(s: AppState, shown: Shown) -> None:
     bound = ui.data.c_bound(s, shown.release.n)
     if bound is not None:
         st.caption(
-            f"Objective perturbation needs c > {bound:.3g} here (Algorithm 1, for n = {shown.release.n:,} and this "
-            f"budget); c = {fmt_c(s.spec.c)} is valid."
+            f"Objective perturbation needs c > {bound:.3g} here (for n = {shown.release.n:,} and this budget: a "
+            f"smaller penalty would leave its noise too little of the budget); c = {fmt_c(s.spec.c)} is valid."
         )
 
 
@@ -321,6 +324,6 @@ def step_ledger(s: AppState, shown: Shown) -> None:
     if s.notion.needs_delta and spend.steps[0].epsilon is not None:
         st.caption(
             f"{method.label[:1].upper() + method.label[1:]} is a pure-DP mechanism: φ1 runs it at "
-            f"ε = {spend.steps[0].epsilon:.4g}, which costs ρ = ε²/2 = {spend.steps[0].rho:.4g} "
-            "(Proposition 1, Theorem 2)."
+            f"ε = {spend.steps[0].epsilon:.4g}, which costs ρ = ε²/2 = {spend.steps[0].rho:.4g}: "
+            "an ε-DP step is also ε²/2-zCDP."
         )

@@ -13,7 +13,7 @@ from dpci import methods as registry
 from dpci.data import ADULT_SCHEMA
 from dpci.losses import loss_params, parameter_ranges
 from dpci.presentation.numbers import rounded_table
-from dpci.presentation.odds import Change, odds_ratio_table, readable_odds
+from dpci.presentation.odds import Change, change_column, odds_ratio_table, readable_odds
 from dpci.presentation.tables import csv_safe, escape_markdown, markdown_table
 from dpci.recommend import describe_estimand
 from ui.app_state import AppState
@@ -132,16 +132,24 @@ def odds_ratios(
         return None
     st.subheader(escape_markdown(f"Odds of {outcome(s, upload)}"))  # an upload names the outcome
     void = guarantee_void(s, not_private)
+    public_range = not (not_private and "bound" in not_private.lower())  # an upload's bounds read from its data
     bounds = (
-        "the bounds chosen at upload" if s.data.dataset == "upload" else "its documented public bounds, not the data's"
+        "its documented public bounds, not the data's"
+        if s.data.dataset != "upload"
+        else "the bounds chosen at upload"
+        if public_range
+        else "the data's own minimum and maximum, which are not public"
     )
     st.caption(
         f"Each odds ratio compares the two ends of a feature's range ({bounds}), the other features "
         "fixed; a category is compared with not being in it. An odds ratio above 1 means higher odds. Its "
         "interval is the coefficient's, turned into odds: "
         + ("just as private." if void is None else "not private, as the coefficients are not.")
+        + " The coefficient is the chart's, per unit of the feature scaled into the unit ball; the odds ratio is "
+        "e to the power (coefficient × the change's width in those units), so it is not e^coefficient."
     )
-    st.markdown(markdown_table(readable_odds(odds, s.level).set_index("Change (public range)")))
+    shown = readable_odds(odds, s.level, public_range).set_index(change_column(public_range))
+    st.markdown(markdown_table(shown))
     return odds
 
 

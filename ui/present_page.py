@@ -71,13 +71,13 @@ def audience_table(desk: OnDesk):
         st.caption("The non-private comparisons need the data, which is not in this session: the public view is shown.")
     s = desk.settings
     # theta from the release alone, or theta_0(c) widened by a stated bound, or theta_0(c) (post-processing)
-    release, bias, _, theta_said = ui.choice_of_c.shown_for_table(s, desk.release)
+    release, bias, symbol, theta_said = ui.choice_of_c.shown_for_table(s, desk.release)
     if theta_said:
         st.info(escape_markdown(theta_said))
     if internal:
         job = ui.background.existing_variability_job(s)
         vi = ui.background.shown_variability(job.latest, s.spec.alpha) if job is not None else None
-        nonprivate = ui.data.cached_nonprivate(desk.key, s)
+        nonprivate = ui.data.cached_nonprivate(desk.key, s, symbol)
         table = interval_table(desk.names, release, nonprivate, vi, desk.truth, s.spec.alpha, bias=bias)
         st.warning(
             "Internal view: the green non-private and blue variability intervals, and the width comparison, "

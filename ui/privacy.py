@@ -327,9 +327,12 @@ def release_sentences(release_id: str | None) -> list[str]:
             "what is published."
         )
     if status_now.not_private:
+        k = status_now.not_private
+        shown = f"{k} result{'s' * (k != 1)} computed from this data without privacy {'were' if k != 1 else 'was'}"
         lines.append(
-            f"{status_now.not_private} results from this data that no guarantee covers are on its ledger (teaching-mode "
-            "numbers, bootstraps or sweeps on the real data); a split or c chosen from them was chosen from the data."
+            f"{shown} shown on these pages (the Explorer's non-private and variability intervals, teaching-mode "
+            "previews or sweeps), and the ledger counts them: where they guided the choice of split or c, that "
+            "choice was made from the data."
         )
     return lines
 

@@ -22,13 +22,19 @@ import streamlit as st
 from dpci.ledger.records import StoredIntervals, not_private_reason
 from dpci.presentation.tables import escape_markdown
 from ui import privacy
-from ui.app_state import AppState
+from ui.app_state import FIELDS, AppState
 from ui.settings import settings_from_spec
-from ui.state import WIDGET, settings_store
+from ui.state import WIDGET, current_settings, settings_store
 
 SHARED = "_shared_release"  # session_state: (release id, identity) of the release opened from the address
 OPENED = "_link_opened"  # session_state: the address's release id this session has read already
 NOTE = "_link_note"  # session_state: why the address's release could not be shown (said until a setting moves)
+#: Said at the top when a visitor opens an address that holds settings but no release.
+SETTINGS_ONLY = (
+    "This address holds settings only, so the numbers below were drawn now, with new noise: they are not the "
+    "ones whoever shared the address saw. To share exact numbers, copy the address once a release is shown "
+    "(it then carries `release=`)."
+)
 RELEASE_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")  # the ledger's ids: secrets.token_urlsafe(16)
 
 
@@ -49,7 +55,14 @@ def open_link() -> None:
     the session's. An id that is malformed, unknown or not an Explorer release is said, and the
     address's settings are used instead."""
     asked = st.query_params.get("release")
-    if not asked or st.session_state.get(OPENED) == asked:
+    if not asked:
+        if OPENED not in st.session_state and set(st.query_params) & set(FIELDS):  # a settings-only address
+            st.session_state[OPENED] = ""
+            asked_settings = current_settings()  # what can run of what the address asks (it says what gave way)
+            if not asked_settings.teaching:  # teaching mode's public seed draws the same numbers again
+                st.session_state[NOTE] = (SETTINGS_ONLY, identity(asked_settings))
+        return
+    if st.session_state.get(OPENED) == asked:
         return
     st.session_state[OPENED] = asked
     store = settings_store()  # the address's settings first: the fallback
@@ -83,10 +96,11 @@ def open_link() -> None:
 
 
 def say_note(s: AppState) -> None:
-    """The sentence of :func:`open_link` about a release it could not show, until a setting moves."""
+    """The sentence of :func:`open_link` about the address (a release it could not show, or settings only),
+    until a setting moves."""
     note = st.session_state.get(NOTE)
     if note is not None and note[1] == identity(s):
-        st.warning(note[0])
+        (st.info if note[0] == SETTINGS_ONLY else st.warning)(note[0])
     else:
         st.session_state.pop(NOTE, None)
 

@@ -109,8 +109,11 @@ def interval(s: AppState, names, truth) -> None:
     st.header("6. The interval")
     st.markdown(f"Each interval keeps the middle {100 * s.level:g}% of the simulated values.")
     key = ui.data.dataset_key(s)
-    release, bias, _, theta_said = ui.choice_of_c.shown_for_table(s, ui.data.cached_release(key, s, "How it works"))
+    release, bias, symbol, theta_said = ui.choice_of_c.shown_for_table(
+        s, ui.data.cached_release(key, s, "How it works")
+    )
     truth = None if theta_said else truth  # the synthetic truth is theta's, and theta is not shown
-    table = interval_table(names, release, ui.data.cached_nonprivate(key, s), None, truth, s.spec.alpha, bias=bias)
+    nonprivate = ui.data.cached_nonprivate(key, s, symbol)
+    table = interval_table(names, release, nonprivate, None, truth, s.spec.alpha, bias=bias)
     st.plotly_chart(forest_plot(table, level=s.level), width="stretch")
     st.caption(ui.choice_of_c.estimand_caption(s, bias, theta_said))

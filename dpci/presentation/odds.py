@@ -56,6 +56,11 @@ def feature_changes(preprocessor) -> dict[str, Change] | None:
     return changes
 
 
+def change_column(public_range: bool = True) -> str:
+    """The name of the column of changes: their range is public, or was read from the data."""
+    return "Change (public range)" if public_range else "Change (range read from the data, not public)"
+
+
 def odds_ratio_table(table: pd.DataFrame, changes: dict[str, Change]) -> pd.DataFrame:
     """One row per feature of ``table`` (an :func:`~dpci.presentation.tables.interval_table`) that
     ``changes`` states a change for: the change, the private odds ratio and its interval, the raw
@@ -90,16 +95,17 @@ def _in_words(change: Change, low: float, high: float) -> str:
     return f"{change.more}: no clear effect, interval includes 1"
 
 
-def readable_odds(odds: pd.DataFrame, level: float) -> pd.DataFrame:
-    """:func:`odds_ratio_table` for readers: rounded, each odds ratio with its interval, named in words."""
+def readable_odds(odds: pd.DataFrame, level: float, public_range: bool = True) -> pd.DataFrame:
+    """:func:`odds_ratio_table` for readers: rounded, each odds ratio with its interval, named in words;
+    ``public_range`` False names the change's range as read from the data (an upload's bounds)."""
     bounds = zip(odds["odds_ratio"], odds["odds_ratio_lower"], odds["odds_ratio_upper"])
     return pd.DataFrame(
         {
-            "Change (public range)": odds["change"],
+            change_column(public_range): odds["change"],
             f"Odds ratio ({100 * level:g}% interval)": [
                 interval_text(v, lo, hi, reference=1.0) for v, lo, hi in bounds
             ],
-            "Coefficient": odds["coefficient"].map(number_text),
+            "Coefficient (scaled units)": odds["coefficient"].map(number_text),
             "In words": odds["in_words"],
         }
     )

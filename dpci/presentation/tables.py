@@ -195,8 +195,12 @@ def too_wide_sentence(mean_width: float, typical: float, what: str = "The privat
 
 def release_too_wide(table: pd.DataFrame) -> str:
     """:func:`too_wide_sentence` for one release's table (:func:`interval_table`), judged against its own
-    estimates (post-processing: the truth is unknown), or "" when its intervals are useful."""
-    width = float(np.mean(table["private_upper"] - table["private_lower"]))
+    estimates (post-processing: the truth is unknown), or "" when its intervals are useful: when one of them
+    excludes 0 (a large effect told apart from 0 beside small ones), or they are narrow beside the estimates."""
+    lower, upper = table["private_lower"], table["private_upper"]
+    if bool(((lower > 0) | (upper < 0)).any()):  # some effect is told from 0: the chart says something
+        return ""
+    width = float(np.mean(upper - lower))
     typical = float(np.median(np.abs(table["private_estimate"])))
     return too_wide_sentence(width, typical).replace("a typical coefficient", "a typical estimated coefficient")
 
