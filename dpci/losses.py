@@ -50,7 +50,9 @@ class Loss(Protocol):
     def covariance_sensitivity(self, n: int, theta) -> float: ...
 
     # Optional: ``curvature_drift``, a with |f'''| <= a f'' (None or absent: none). A loss that declares it
-    # gets intervals for theta, the coefficients without penalty, by default (dpci.theta).
+    # gets intervals for theta, the coefficients without penalty, by default (dpci.theta), and has a unique
+    # unpenalised minimiser wherever the classes overlap. Optional: ``odds_ratios``, True when a coefficient is
+    # a log odds ratio (absent: False).
 
 
 LOSSES: dict[str, type] = {"logistic": LogisticLoss, "huber": HuberLoss}  # name -> class (:func:`register_loss`)

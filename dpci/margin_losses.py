@@ -71,6 +71,11 @@ class LogisticLoss:
         return 0.25
 
     @property
+    def odds_ratios(self) -> bool:
+        """True: a coefficient is the log odds ratio per unit of its feature (pages state odds ratios)."""
+        return True
+
+    @property
     def curvature_drift(self) -> float:
         """a with |f'''| <= a f'': f''' = f'' (1 - 2 S(z)), so a = 1 (the loss is self-concordant in Bach's
         generalised sense). It bounds how far the Hessian moves along the penalty's shift (:mod:`dpci.theta`)."""
@@ -199,6 +204,11 @@ class HuberLoss:
     @property
     def t(self) -> float:
         return 1.0 / (2.0 * self.h)
+
+    @property
+    def odds_ratios(self) -> bool:
+        """False: a margin loss without a probability model, so its coefficients have no odds reading."""
+        return False
 
     @property
     def curvature_drift(self) -> None:

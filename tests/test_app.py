@@ -176,7 +176,7 @@ def test_the_ledger_speaks_the_chosen_notion():
     assert "ρ spent" in ledger and "ε" not in ledger
     assert any("costs ρ = ε²/2" in c.value for c in at.caption)
     # by hand: ρ = 0.5, φ1 = 0.65 gives ρ1 = 0.325, run at ε1 = sqrt(2 ρ1) = 0.8062 (Proposition 1, Theorem 2)
-    assert any("ε = 0.8062" in c.value and "ε²/2 = 0.325 " in c.value for c in at.caption)
+    assert any("ε = 0.8062" in c.value and "ε²/2 = 0.325:" in c.value for c in at.caption)
 
 
 def test_too_small_c_is_explained_and_fixable():
@@ -1260,3 +1260,18 @@ def test_a_link_asking_for_a_method_the_model_cannot_use_says_what_is_shown_inst
     _no_errors(pure)
     said = " ".join(w.value for w in pure.sidebar.warning)
     assert "releases" in said and "only" in said and "instead" in said, said
+
+
+@pytest.mark.parametrize(
+    "estimand, said",
+    [("unregularised", "No c gives an interval for θ here"), ("regularised", "moves a coefficient of θ₀(c)")],
+)
+def test_on_adult_no_c_is_offered_that_shrinks_the_coefficients(estimand, said):
+    """On Adult (d = 10) no c gives an interval for θ, and every c at which θ₀(c)'s interval keeps its level
+    moves a coefficient by more than 25%: the sidebar says which, and offers no button, so no press can
+    move an estimate by shrinking it."""
+    at = _explorer({"dataset": "adult", "estimand": estimand})
+    _no_errors(at)
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert said in captions, captions
+    assert not [b for b in at.sidebar.button if b.label.startswith("Use the recommended c")]

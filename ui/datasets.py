@@ -34,7 +34,7 @@ def truth_c(s: AppState) -> float:
     or none for the unregularised estimand (a loss without a unique unpenalised minimiser: 1e-9)."""
     if s.shown_estimand == "regularised":
         return s.spec.c
-    return 0.0 if s.spec.loss.name == "logistic" else 1e-9
+    return 0.0 if getattr(s.spec.loss, "curvature_drift", None) is not None else 1e-9
 
 
 def dataset_key(s: AppState) -> str:

@@ -18,7 +18,7 @@ from dpci.presentation.tables import csv_safe, escape_markdown, markdown_table
 from dpci.recommend import describe_estimand
 from ui.app_state import AppState
 from ui.data import public_changes
-from ui.settings import SCALINGS, label
+from ui.settings import SCALINGS, label, models
 
 
 def outcome(s: AppState, upload: dict | None = None) -> str:
@@ -112,8 +112,9 @@ def odds_ratios(
     a sentence per feature, or a note saying why there are none; ``not_private`` as for
     :func:`settings_in_words`, ``upload`` as for :func:`outcome`. A stored release states the public
     changes it recorded when it was made (the same in any session), else those of the settings' data."""
-    if s.spec.loss.name != "logistic":
-        st.caption("Odds ratios belong to logistic regression: the Huberized SVM's coefficients have no odds reading.")
+    if not getattr(s.spec.loss, "odds_ratios", False):
+        model = models().get(s.spec.loss.name, s.spec.loss.name)
+        st.caption(f"Odds ratios belong to logistic regression: the {model}'s coefficients have no odds reading.")
         return None
     recorded = (stored.spec.get("odds_changes") if stored is not None else None) or None
     changes = {k: Change(**v) for k, v in recorded.items()} if recorded else public_changes(s)
