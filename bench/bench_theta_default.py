@@ -3,6 +3,7 @@ as one for theta and the non-private Wald interval, on Awan and Wang's design an
 
     python bench/bench_theta_default.py --reps 500            # the table of docs/theta.md
     python bench/bench_theta_default.py --reps 100 --quick    # Awan and Wang's eps = 1 cells only
+    python bench/bench_theta_default.py --reps 100 --design adult-x   # Adult's rows with a known truth
 
 A release that says it has no interval for theta (its interval is the whole line, and so covers) is
 counted in the coverage and left out of the mean width; the table says how many there were.
@@ -17,6 +18,7 @@ divided by sqrt(2), so an interval for theta is sqrt(2) times one for beta). Awa
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import time
 import warnings
@@ -36,11 +38,27 @@ def designs(quick: bool):
     aw = [("awan-wang", n, eps) for eps in (0.3, 1.0, 3.0) for n in (500, 1_000, 2_000)]
     if quick:
         return [cell for cell in aw if cell[2] == 1.0 and cell[1] >= 1_000]
-    return aw + [("synthetic d=3", n, eps) for n in (2_000, 8_000) for eps in (0.3, 1.0)]
+    adult = [("adult-x", 30_162, eps) for eps in (1.0, 3.0)]
+    return aw + [("synthetic d=3", n, eps) for n in (2_000, 8_000) for eps in (0.3, 1.0)] + adult
+
+
+@functools.cache
+def adult_rows():
+    """Adult's rows (d = 10, one public divisor) and a known moderate truth on them: the coefficients fitted
+    to its real labels with the penalty c = 0.001 (largest 3.5), from which the labels are drawn anew."""
+    from dpci.data import load_adult
+
+    adult = load_adult(d=10, normalize="global")
+    truth = dpci.nonprivate_confidence_intervals(adult.X, adult.y, dpci.LogisticLoss(), c=1e-3).theta
+    return adult.X, truth
 
 
 def draw(design, n, rng):
     """(X, y, theta on the rows, scale to report widths on)."""
+    if design == "adult-x":
+        X, truth = adult_rows()
+        y = np.where(rng.uniform(size=len(X)) < 1.0 / (1.0 + np.exp(-X @ truth)), 1.0, -1.0)
+        return X, y, truth, 1.0
     if design == "awan-wang":
         X, y = make_awan_wang(n, random_state=rng)
         return X, y, math.sqrt(2.0) * AWAN_WANG_BETA, math.sqrt(2.0)
@@ -78,7 +96,7 @@ def cell(design, n, eps, reps, seed):
             if np.all(np.isfinite(bounds)):  # a release that says "no interval" covers, and has no width
                 widths[key].append((bounds[-1, 1] - bounds[-1, 0]) / scale)
     seconds = (time.perf_counter() - start) / reps
-    out = {k: (np.mean(hits[k], axis=0), float(np.mean(widths[k]))) for k in hits if hits[k]}
+    out = {k: (np.mean(hits[k], axis=0), float(np.mean(widths[k])) if widths[k] else math.nan) for k in hits if hits[k]}
     return out, refused, invalid, seconds
 
 
@@ -112,6 +130,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--cost", action="store_true", help="only the cost at Adult's size, against the release")
+    parser.add_argument("--design", help="only this design's cells (awan-wang, synthetic d=3, adult-x)")
     args = parser.parse_args(argv)
     if args.cost:
         for method, (release, theta) in adult_cost().items():
@@ -127,6 +146,8 @@ def main(argv=None):
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for k, (design, n, eps) in enumerate(designs(args.quick)):
+        if args.design and design != args.design:
+            continue
         out, _refused, invalid, seconds = cell(design, n, eps, args.reps, args.seed + k)
         if "dpci" not in out:
             print(
