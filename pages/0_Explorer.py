@@ -14,6 +14,7 @@ import ui.data
 import ui.explorer
 import ui.layout
 import ui.privacy
+import ui.release_desk
 import ui.release_panel
 import ui.settings_file
 import ui.shared
@@ -39,7 +40,7 @@ if settings.data.dataset == "upload" and shared is None:
 
 started = time.perf_counter()
 if shared is not None and not ui.shared.public_data(shared):
-    shown = ui.explorer.shared(settings, shared)  # real data: the stored numbers alone, no rows read
+    shown = ui.release_desk.from_link(settings, shared)  # real data: the stored numbers alone, no rows read
 else:
     try:
         X, y, names, truth = ui.data.load_data(settings)
@@ -47,10 +48,10 @@ else:
         ui.data.explain_error(err)
         halt()
     if shared is not None:  # public practice data: the stored release beside the non-private fit
-        shown = ui.explorer.shared(settings, shared, (X, y, names, truth))
+        shown = ui.release_desk.from_link(settings, shared, (X, y, names, truth))
     else:
         ui.explorer.check_c(settings, X, halt)
-        shown = ui.explorer.release(settings, X, y, names, truth, halt)
+        shown = ui.release_desk.for_explorer(settings, X, y, names, truth, halt)
 ui.shared.mark_address(None if shown.preview else shown.release)
 if shared is not None:
     ui.shared.say_shared(shared)

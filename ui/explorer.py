@@ -3,9 +3,6 @@ release or its free preview, the chart's fragment and what the release spent."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 import streamlit as st
 
 import ui.background
@@ -29,27 +26,10 @@ from dpci.presentation.tables import (
     release_too_wide,
 )
 from ui.app_state import AppState
+from ui.release_desk import LAST_FOREST, Shown, last_chart
 from ui.settings import fmt_c, label
 
 RUN = "_explorer_run"  # session_state: this full run's mark; its fragment checks it (see results)
-LAST_FOREST = "_last_forest"  # session_state: the last chart drawn, shown faded while settings cannot draw
-
-
-@dataclass
-class Shown:
-    """What the Explorer draws: the rows, the release (or its preview) and the non-private fit."""
-
-    X: Any
-    y: Any
-    names: list
-    truth: Any
-    release: Any
-    nonprivate: Any
-    preview: bool
-
-    @property
-    def source(self) -> str:
-        return "preview" if self.preview else "data"
 
 
 def start(first_paint: bool):
@@ -68,14 +48,6 @@ def start(first_paint: bool):
         st.stop()
 
     return halt
-
-
-def last_chart(until: str) -> None:
-    """The picture stays: the last chart drawn, faded, while the current settings cannot be drawn."""
-    last = st.session_state.get(LAST_FOREST)
-    if last is not None:
-        st.caption(f"The chart of the last settings drawn, {until}:")
-        st.plotly_chart(last.update_layout(template="plotly_white").update_traces(opacity=0.35), width="stretch")
 
 
 def _use_c_button(label: str, c: float, primary: bool = False) -> None:
@@ -109,42 +81,6 @@ def check_c(s: AppState, X, halt) -> None:
             "standard error, as an analyst would by default. Compare it with the variability interval: where "
             "privacy noise matters it is too short, and it misses the truth more often than its level says."
         )
-
-
-def release(s: AppState, X, y, names, truth, halt) -> Shown:
-    """The release of these settings (paid, or shown again for free), or for real data not yet released
-    a preview on a stand-in of its public facts (free, until the user releases)."""
-    key = ui.data.dataset_key(s)
-    preview = (
-        ui.privacy.needs_explicit_release(s)
-        and ui.privacy.stored(s, key) is None
-        and not ui.privacy.release_requested(s, key)
-    )
-    try:
-        if preview:
-            X, y, names = ui.data.preview_arrays(s)
-            return Shown(X, y, names, None, ui.data.preview_release(key, s), ui.data.preview_nonprivate(key, s), True)
-        return Shown(X, y, names, truth, ui.data.cached_release(key, s), ui.data.cached_nonprivate(key, s), False)
-    except ui.data.Refused as err:
-        ui.release_panel.explain_refusal(err)
-        last_chart("until you go back to settings already released, or ask for less budget")
-        halt()
-    except Exception as err:  # noqa: BLE001 - shown as a message, never a traceback
-        ui.data.explain_error(err)
-        halt()
-    raise AssertionError("halt() stops the run")
-
-
-def shared(s: AppState, found, data=None) -> Shown:
-    """The release opened from the address (ui.shared): its stored numbers, nothing drawn or charged;
-    beside it the non-private fit only when ``data`` (X, y, names, truth) is the public practice data."""
-    release = ui.shared.intervals(found)
-    if data is None:
-        d = len(release.theta)
-        names = found.payload.get("feature_names") or [f"x{j + 1}" for j in range(d)]
-        return Shown(None, None, names, None, release, None, False)
-    X, y, names, truth = data
-    return Shown(X, y, names, truth, release, ui.data.cached_nonprivate(ui.data.dataset_key(s), s), False)
 
 
 def _chart(s: AppState, shown: Shown, table, stale: bool, symbol: str):

@@ -1,8 +1,14 @@
-"""The release desk: which release a page presents, and everything about it the page draws (its settings,
-numbers, rows, names and what is not private about it), found in one place. A link's release, else the
-one the Explorer's link opened, else the one chosen, else the one the Explorer made with the sidebar's
-settings; in teaching mode with none, a preview drawn from the public seed. Where there is nothing to
-present, the desk says why (and offers the one press that makes a release) and stops the page."""
+"""The release desk: which release a page shows, and everything about it the page draws, found in one place.
+
+* The Explorer (:func:`for_explorer`, :func:`from_link`): the release of the sidebar's settings, paid once
+  and shown again for free (``ui.data.cached_release``), or a free preview on a stand-in for real data not
+  yet released, or the stored release an address names; a refusal said, with the last chart kept.
+* Present (:func:`for_present`): a link's release, else the one the Explorer's link opened, else the one
+  chosen, else the one the Explorer made with the sidebar's settings (:func:`release_id_for`); in teaching
+  mode with none, a preview drawn from the public seed. Where there is nothing to present, the desk says
+  why (and offers the one press that makes a release) and stops the page.
+
+The pages only draw what the desk returns."""
 
 from __future__ import annotations
 
@@ -13,12 +19,41 @@ import streamlit as st
 
 import ui.data
 import ui.privacy
+import ui.release_panel
 import ui.shared
 import ui.upload
 from dpci.ledger.records import StoredIntervals, not_private_reason
 from dpci.presentation.tables import escape_markdown
 from ui.app_state import AppState
 from ui.settings import settings_from_spec
+
+
+@dataclass
+class Shown:
+    """What the Explorer draws: the rows, the release (or its preview) and the non-private fit."""
+
+    X: Any
+    y: Any
+    names: list
+    truth: Any
+    release: Any
+    nonprivate: Any
+    preview: bool
+
+    @property
+    def source(self) -> str:
+        return "preview" if self.preview else "data"
+
+
+LAST_FOREST = "_last_forest"  # session_state: the last chart drawn, shown faded while settings cannot draw
+
+
+def last_chart(until: str) -> None:
+    """The picture stays: the last chart drawn, faded, while the current settings cannot be drawn."""
+    last = st.session_state.get(LAST_FOREST)
+    if last is not None:
+        st.caption(f"The chart of the last settings drawn, {until}:")
+        st.plotly_chart(last.update_layout(template="plotly_white").update_traces(opacity=0.35), width="stretch")
 
 
 @dataclass(frozen=True)
@@ -136,3 +171,40 @@ def _stop_nothing_released(current: AppState) -> None:
         ui.privacy.choose(current, made.release_id)
         st.rerun()
     st.stop()
+
+
+# --- the Explorer's release ---------------------------------------------------------------------------
+def for_explorer(s: AppState, X, y, names, truth, halt) -> Shown:
+    """The release of these settings (paid, or shown again for free), or for real data not yet released
+    a preview on a stand-in of its public facts (free, until the user releases)."""
+    key = ui.data.dataset_key(s)
+    preview = (
+        ui.privacy.needs_explicit_release(s)
+        and ui.privacy.stored(s, key) is None
+        and not ui.privacy.release_requested(s, key)
+    )
+    try:
+        if preview:
+            X, y, names = ui.data.preview_arrays(s)
+            return Shown(X, y, names, None, ui.data.preview_release(key, s), ui.data.preview_nonprivate(key, s), True)
+        return Shown(X, y, names, truth, ui.data.cached_release(key, s), ui.data.cached_nonprivate(key, s), False)
+    except ui.data.Refused as err:
+        ui.release_panel.explain_refusal(err)
+        last_chart("until you go back to settings already released, or ask for less budget")
+        halt()
+    except Exception as err:  # noqa: BLE001 - shown as a message, never a traceback
+        ui.data.explain_error(err)
+        halt()
+    raise AssertionError("halt() stops the run")
+
+
+def from_link(s: AppState, found, data=None) -> Shown:
+    """The release opened from the address (ui.shared): its stored numbers, nothing drawn or charged;
+    beside it the non-private fit only when ``data`` (X, y, names, truth) is the public practice data."""
+    release = ui.shared.intervals(found)
+    if data is None:
+        d = len(release.theta)
+        names = found.payload.get("feature_names") or [f"x{j + 1}" for j in range(d)]
+        return Shown(None, None, names, None, release, None, False)
+    X, y, names, truth = data
+    return Shown(X, y, names, truth, release, ui.data.cached_nonprivate(ui.data.dataset_key(s), s), False)
