@@ -145,7 +145,7 @@ def _draw(s: AppState, shown: Shown, vi, stale: bool):
     release, bias, symbol, theta_said = ui.choice_of_c.shown_for_table(s, shown.release)
     truth = None if theta_said else shown.truth  # the synthetic truth is theta's, and theta is not shown
     nonprivate = shown.nonprivate
-    if symbol == "θ" and nonprivate is not None and not shown.preview:  # the non-private fit of the same estimand
+    if shown.X is not None and not shown.preview:  # the data's non-private fit, of the estimand the chart is for
         nonprivate = ui.data.cached_nonprivate(ui.data.dataset_key(s), s, symbol)
     table = interval_table(shown.names, release, nonprivate, vi, truth, s.spec.alpha, bias=bias)
     chart = st.session_state[LAST_FOREST] = _chart(s, shown, table, stale, symbol)

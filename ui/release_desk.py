@@ -30,7 +30,8 @@ from ui.settings import settings_from_spec
 
 @dataclass
 class Shown:
-    """What the Explorer draws: the rows, the release (or its preview) and the non-private fit."""
+    """What the Explorer draws: the rows, the release (or its preview) and, for a preview, the non-private fit
+    on its stand-in (on the data it is fitted when drawn, for the estimand the chart is for)."""
 
     X: Any
     y: Any
@@ -187,7 +188,7 @@ def for_explorer(s: AppState, X, y, names, truth, halt) -> Shown:
         if preview:
             X, y, names = ui.data.preview_arrays(s)
             return Shown(X, y, names, None, ui.data.preview_release(key, s), ui.data.preview_nonprivate(key, s), True)
-        return Shown(X, y, names, truth, ui.data.cached_release(key, s), ui.data.cached_nonprivate(key, s), False)
+        return Shown(X, y, names, truth, ui.data.cached_release(key, s), None, False)  # non-private: when drawn
     except ui.data.Refused as err:
         ui.release_panel.explain_refusal(err)
         last_chart("until you go back to settings already released, or ask for less budget")
@@ -207,4 +208,4 @@ def from_link(s: AppState, found, data=None) -> Shown:
         names = found.payload.get("feature_names") or [f"x{j + 1}" for j in range(d)]
         return Shown(None, None, names, None, release, None, False)
     X, y, names, truth = data
-    return Shown(X, y, names, truth, release, ui.data.cached_nonprivate(ui.data.dataset_key(s), s), False)
+    return Shown(X, y, names, truth, release, None, False)  # the non-private fit: when drawn (its estimand)

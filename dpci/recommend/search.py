@@ -442,9 +442,7 @@ def _no_theta(problem: _Problem, least: Prediction, curve) -> Recommendation:
         "penalty at this budget. More rows or budget, fewer coefficients, or the interval for θ₀(c) "
         f"(estimand='regularised'). Returned: the least penalty the method runs at, c = {least.c:.2g}."
     )
-    warn(advice, WideIntervalWarning, stacklevel=3)
-    fields = {k: getattr(least, k) for k in Prediction.__dataclass_fields__}
-    return Recommendation(**fields, useful=False, advice=advice, curve=curve, method=problem.method.name)
+    return _not_useful(problem, least, advice, curve)
 
 
 def _all_shrink(problem: _Problem, least: Prediction, curve) -> Recommendation:
@@ -456,9 +454,17 @@ def _all_shrink(problem: _Problem, least: Prediction, curve) -> Recommendation:
         f"c = {least.c:.2g}): no interval here is for coefficients near those without penalty. More rows or "
         "budget let a smaller c run."
     )
-    warn(advice, WideIntervalWarning, stacklevel=3)
-    fields = {k: getattr(least, k) for k in Prediction.__dataclass_fields__}
-    return Recommendation(**fields, useful=False, advice=advice, curve=curve, method=problem.method.name)
+    return _not_useful(problem, least, advice, curve)
+
+
+def _not_useful(problem: _Problem, chosen: Prediction, advice: str, curve) -> Recommendation:
+    warn(advice, WideIntervalWarning, stacklevel=4)
+    return _recommendation(problem, chosen, False, advice, curve)
+
+
+def _recommendation(problem: _Problem, chosen: Prediction, useful: bool, advice: str, curve) -> Recommendation:
+    fields = {k: getattr(chosen, k) for k in Prediction.__dataclass_fields__}
+    return Recommendation(**fields, useful=useful, advice=advice, curve=curve, method=problem.method.name)
 
 
 def moved(theta_c, theta) -> float:
@@ -484,5 +490,4 @@ def _finish(problem: _Problem, best: Prediction, note: str, curve) -> Recommenda
         advice += (
             " The interval is no narrower than the bound on ||θ|| itself: the bias bound decides it, not the data."
         )
-    fields = {k: getattr(best, k) for k in Prediction.__dataclass_fields__}
-    return Recommendation(**fields, useful=useful, advice=advice, curve=curve, method=problem.method.name)
+    return _recommendation(problem, best, useful, advice, curve)
