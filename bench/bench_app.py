@@ -116,7 +116,7 @@ def load(browser, url, server, app=True, drawn=".js-plotly-plot .main-svg"):
 def slider_lags(page):
     lags = []
     # the ε the server ran last: the address it writes (teaching mode's metric says "not private", no number)
-    metric = "() => parseFloat(new URLSearchParams(location.search).get('epsilon'))"
+    metric = "() => parseFloat(new URLSearchParams(location.search).get('budget'))"
     for value in (0.6, 0.75, 1.0, 1.25, 1.5):  # the slider's next stops from ε = 0.5
         page.wait_for_timeout(3000)  # let the previous run settle, so the key goes to the slider
         page.wait_for_function(f"() => ({CHART_X})() !== null")
@@ -164,7 +164,7 @@ def main(visits=5):
                 # charge (fresh randomness would reach the default cap of ε = 5 and ask to confirm)
                 last = i == visits
                 # a bootstrap seed of its own per visit: a result shared from an earlier visit would be shown at once
-                address = "/?epsilon=0.5&randomness=teaching" if last else f"/?seed={100 + i}"
+                address = "/?budget=0.5&randomness=teaching" if last else f"/?seed={100 + i}"
                 context, page, times = load(browser, app_url + address, app.pid)
                 visits_times.append(times)
                 if last:

@@ -9,6 +9,7 @@ import ui.state
 from dpci.experiments.sweeps import iter_split_sweep, recommend_split
 from dpci.presentation.figures import coverage_length_plot
 from ui import tuning
+from ui.app_state import shares_of
 
 # the split's varied share is set by the sweep, not the sidebar (the choice is kept from the last run)
 varying_phi1 = ui.state.kept_choice("split_vary", ["phi1", "phi2"]) == "phi1"
@@ -20,7 +21,7 @@ settings = ui.sidebar.page(
     "shows, for each split, how often the interval covers the true coefficient θ₀(c) at the sidebar's c (*coverage*) and how long it is "
     "(Figures 1 to 8 of the paper). The recommended split is the shortest with coverage at least the "
     "confidence level.",
-    unused=("m", "split") if varying_phi1 else ("m", "split.hessian"),
+    unused=("n_samples", "split") if varying_phi1 else ("n_samples", "split.hessian"),
 )
 c1, c2, c3 = st.columns(3)
 steps = [ui.data.chosen_method(settings).step_label(step) for step in ui.data.chosen_method(settings).steps]
@@ -99,9 +100,8 @@ def results(state):
             st.warning("Computed from the real data without privacy: **not private**, not for publishing.")
         if st.button("Use this split in the Explorer", type="primary"):
             tuning.note_chosen_from_data(settings, where, "The split")
-            first, second = ui.data.chosen_method(settings).steps[:2]
-            ui.state.set_setting(f"split.{first}", round(float(rec["phi1"]), 2))
-            ui.state.set_setting(f"split.{second}", round(float(rec["phi2_share"]) * 40) / 40)
+            fractions = (round(float(rec["phi1"]), 2), round(float(rec["phi2_share"]) * 40) / 40)  # the sliders' steps
+            ui.state.set_split(shares_of(fractions))
             st.switch_page(st.session_state.get("explorer_page", "app.py"))
     with st.expander("All numbers"):
         st.dataframe(frame, width="stretch")

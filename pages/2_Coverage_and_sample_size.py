@@ -17,13 +17,13 @@ from ui import tuning
 
 VIEWS = ["Heatmap: n × d", "Heatmap: n × budget", "Heatmap: n × c", "Private vs non-private sample size"]
 # a heatmap's own axis replaces the sidebar's d (n × d), budget (n × budget) or c (n × c)
-axis_setting = {VIEWS[0]: ("d",), VIEWS[1]: ("epsilon", "rho"), VIEWS[2]: ("c",)}.get(
+axis_setting = {VIEWS[0]: ("d",), VIEWS[1]: ("budget",), VIEWS[2]: ("c",)}.get(
     ui.state.kept_choice("grid_view", VIEWS), ()
 )
 settings = ui.sidebar.page(
     "Coverage and sample size",
     tuning.COVERAGE_INTRO,
-    unused=("mechanism", "n", "split", "m", *axis_setting),
+    unused=("method", "n", "split", "n_samples", *axis_setting),
 )
 view = ui.state.kept_widget(st.radio, "View", VIEWS, "grid_view", horizontal=True)
 methods = ui.state.method_chooser("grid_methods")

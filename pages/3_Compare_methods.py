@@ -17,13 +17,13 @@ from dpci.presentation.tables import method_verdict
 from ui import tuning
 
 # the varied setting's values come from this page, not from the sidebar
-varied = {"d": ("d",), "epsilon": ("epsilon", "rho"), "c": ("c",)}.get(
+varied = {"d": ("d",), "epsilon": ("budget",), "c": ("c",)}.get(
     ui.state.kept_choice("cmp_over", ["n", "d", "epsilon", "c"]), ()
 )
 settings = ui.sidebar.page(
     "Compare methods",
     tuning.COMPARE_INTRO,
-    unused=("mechanism", "n", "split", "m", *varied),
+    unused=("method", "n", "split", "n_samples", *varied),
 )
 chosen = ui.state.method_chooser("cmp_methods")
 c1, c2 = st.columns(2)

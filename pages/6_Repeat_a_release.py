@@ -22,7 +22,7 @@ settings = ui.sidebar.page(
     "Coverage, seen: repeat a release",
     repeat_page.INTRO,
     tab="repeat a release",
-    unused=("dataset", "n", "m", "seed"),
+    unused=("dataset", "n", "n_samples", "seed"),
 )
 d = settings.data.d
 theta = np.append(np.resize(SYNTHETIC_THETA, d), 0.3)
@@ -108,7 +108,7 @@ def results():
     ghost = next((frame for run_key, frame in reversed(runs) if run_key != key), None)
     budget = settings.notion.say(settings.spec.budget)
     title = (
-        f"{ui.settings.label(settings, 'mechanism')}, {budget}, n = {n:,}, seed {seed}: {100 * settings.level:g}% intervals "
+        f"{ui.settings.label(settings, 'method')}, {budget}, n = {n:,}, seed {seed}: {100 * settings.level:g}% intervals "
         f"for {name}"
     )
     chart = repeat_plot(state.frame, state.theta0, names.index(name), name, settings.level, ghost=ghost, title=title)

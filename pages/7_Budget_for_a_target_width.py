@@ -20,7 +20,7 @@ settings = ui.sidebar.page(
     "Budget for a target width",
     target_width.INTRO,
     tab="budget for a target width",
-    unused=("mechanism", "m"),
+    unused=("method", "n_samples"),
 )
 st.caption(target_width.RUNS_OUTPUT_PERTURBATION)
 try:

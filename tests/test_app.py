@@ -139,7 +139,7 @@ def test_a_first_paint_that_cannot_draw_a_chart_draws_the_settings():
 def test_explorer_follows_the_sliders():
     at = _explorer()
     at.sidebar.radio(key="w_privacy").set_value("zcdp").run()
-    at.sidebar.radio(key="w_mechanism").set_value("output").run()
+    at.sidebar.radio(key="w_method").set_value("output").run()
     at.sidebar.select_slider(key="w_rho").set_value(0.2).run()
     at.sidebar.slider(key="w_d").set_value(3).run()
     _no_errors(at)
@@ -163,7 +163,7 @@ def test_explorer_follows_the_sliders():
     # the paper's split button sets Table 2's zCDP shares
     at.sidebar.button[0].click().run()
     store = at.session_state["dpci_settings"]
-    assert store["split.coefficients"] == 0.9 and store["split.hessian"] == 0.5
+    assert [store[f"split.{k}"] for k in ("coefficients", "hessian", "covariance")] == [0.9, 0.05, 0.05]
 
 
 def test_the_ledger_speaks_the_chosen_notion():
@@ -215,25 +215,27 @@ def test_uploaded_dataset_without_a_file_asks_for_one():
 def test_url_parameters_restore_settings():
     at = _explorer({"epsilon": "2.0", "mechanism": "Output perturbation", "d": "4"})
     _no_errors(at)
-    assert at.session_state["dpci_settings"]["epsilon"] == 2.0 and at.session_state["dpci_settings"]["d"] == 4
+    assert at.session_state["dpci_settings"]["budget"] == 2.0 and at.session_state["dpci_settings"]["d"] == 4
     assert at.metric[3].value == "5"
     # an old link that gave the mechanism by its label still opens it, stored by name, with no warning
-    assert at.session_state["dpci_settings"]["mechanism"] == "output"
+    assert at.session_state["dpci_settings"]["method"] == "output"
     assert not at.sidebar.warning
-    assert at.query_params["mechanism"] == "output"  # the address now says the name
+    # the address now says the library's names: the method by its name, the budget as "budget"
+    assert at.query_params["method"] == "output" and at.query_params["budget"] == "2.0"
+    assert not {"mechanism", "epsilon"} & set(at.query_params)
 
 
 def test_an_address_of_names_opens_exactly_those_settings():
-    address = {"mechanism": "output", "privacy": "zcdp", "dataset": "adult", "model": "logistic", "rho": "0.2"}
-    at = _explorer({**address, "epsilon": "0.5"})
+    address = {"method": "output", "privacy": "zcdp", "dataset": "adult", "loss": "logistic", "budget": "0.2"}
+    at = _explorer(address)
     _no_errors(at)
     store = at.session_state["dpci_settings"]
-    assert {k: store[k] for k in address} == {**address, "rho": 0.2} and store["epsilon"] == 0.5
-    assert at.sidebar.radio(key="w_mechanism").value == "output"
+    assert {k: store[k] for k in address} == {**address, "budget": 0.2}
+    assert at.sidebar.radio(key="w_method").value == "output"
     assert at.sidebar.radio(key="w_privacy").value == "zcdp"
     assert not at.sidebar.warning
     # the labels are made only when drawing: the widgets show them, the address and the store hold names
-    assert "Output perturbation" in at.sidebar.radio(key="w_mechanism").options
+    assert "Output perturbation" in at.sidebar.radio(key="w_method").options
     assert all(at.query_params[k] == str(v) for k, v in address.items())
 
 
@@ -253,12 +255,13 @@ def test_bad_url_parameters_are_clipped_or_ignored_not_a_traceback():
     assert not at.exception, [e.value for e in at.exception]
     store = at.session_state["dpci_settings"]
     # an old link's keys open through the translation table, as the state's dotted keys
-    assert (store["d"], store["split.coefficients"], store["split.hessian"], store["loss.h"]) == (20, 0.99, 0.05, 2.0)
-    assert store["epsilon"] == 0.01 and store["n"] == 0 and store["c"] == 1e-3  # smallest ε; n, c ignored
+    # the fractions clipped to the sliders' ranges (0.99 of the budget, then 0.05 of the rest), as shares
+    assert (store["d"], store["split.coefficients"], store["split.hessian"], store["loss.h"]) == (20, 0.99, 0.0005, 2.0)
+    assert store["budget"] == 0.01 and store["n"] == 0 and store["c"] == 1e-3  # smallest ε; n, c ignored
     said = _shown(at.sidebar.warning[0].value)
-    for change in ("n = inf → 0", "c = abc → 0.001", "d = 50 → 20", "epsilon = 0 → 0.01", "loss.h = 5 → 2.0"):
+    for change in ("n = inf → 0", "c = abc → 0.001", "d = 50 → 20", "budget = 0 → 0.01", "loss.h = 5 → 2.0"):
         assert change in said
-    assert "model" not in said  # a usable value is not mentioned
+    assert "loss" not in said.replace("loss.h", "")  # a usable value is not mentioned
 
 
 def test_a_shared_address_brings_no_warning():
@@ -289,7 +292,7 @@ def test_settings_survive_a_visit_to_another_page():
     at.run()
     _no_errors(at)
     assert (at.sidebar.slider(key="w_d").value, at.sidebar.select_slider(key="w_epsilon").value) == (4, 2.0)
-    assert at.session_state["dpci_settings"]["epsilon"] == 2.0
+    assert at.session_state["dpci_settings"]["budget"] == 2.0
 
 
 @pytest.mark.parametrize("page", ["pages/1_Budget_allocation.py", "pages/2_Coverage_and_sample_size.py"])
@@ -311,11 +314,10 @@ def test_page_choices_survive_a_visit_to_another_page(page):
 def test_settings_files_are_read_like_addresses():
     import ui.settings
 
-    raw = {"epsilon": 0.7, "d": 99, "seed": "12", "colour": "red", "m": "x"}
+    raw = ui.settings.translated({"epsilon": 0.7, "d": 99, "seed": "12", "colour": "red", "m": "x"})
     values, ignored = ui.settings.settings_values(raw)
-    assert (values["epsilon"], values["d"], values["seed"]) == (0.7, 20, 12) and ignored == ["m"]
-    assert ui.settings.changed_settings(raw, values) == ["d = 99 → 20", "m = x → 10000"]  # any ε in range is kept
-    assert values["epsilon"] == 0.7
+    assert (values["budget"], values["d"], values["seed"]) == (0.7, 20, 12) and ignored == ["n_samples"]
+    assert ui.settings.changed_settings(raw, values) == ["n_samples = x → 10000", "d = 99 → 20"]  # any ε is kept
 
 
 def test_variability_bounds_follow_the_confidence_level():
@@ -457,7 +459,7 @@ def _charted_private_bounds(chart):
 @pytest.mark.parametrize("page", ["pages/4_How_it_works.py", "pages/5_Present.py"])
 def test_release_pages_draw_the_core_librarys_interval_after_a_change(page):
     at = _app(page).run()
-    at.sidebar.radio(key="w_mechanism").set_value("output").run()
+    at.sidebar.radio(key="w_method").set_value("output").run()
     at.sidebar.select_slider(key="w_epsilon").set_value(2.0).run()
     at.sidebar.slider(key="w_d").set_value(4).run()
     _no_errors(at)
@@ -607,17 +609,17 @@ def test_an_upload_is_parsed_once_not_at_every_rerun(monkeypatch):
 
 def test_the_naive_baseline_is_labelled_wherever_it_is_shown():
     at = _explorer()
-    at.sidebar.radio(key="w_mechanism").set_value("naive").run()
+    at.sidebar.radio(key="w_method").set_value("naive").run()
     _no_errors(at)
     assert any("leaves the privacy noise out" in w.value for w in at.warning)
     present = _app("pages/5_Present.py").run()
-    present.session_state["dpci_settings"]["mechanism"] = "naive"
+    present.session_state["dpci_settings"]["method"] = "naive"
     present.run()
     assert not present.exception
     assert any("leave the privacy noise out" in m.value for m in present.markdown)
     walk = _app("pages/4_How_it_works.py")
     walk.run()
-    walk.session_state["dpci_settings"]["mechanism"] = "naive"
+    walk.session_state["dpci_settings"]["method"] = "naive"
     walk.run()
     assert not walk.exception and "Monte Carlo" in walk.error[0].value
 
@@ -633,13 +635,13 @@ def test_the_naive_baseline_is_labelled_wherever_it_is_shown():
 def test_a_page_reopens_from_its_address(page, key, value):
     """A reload or a shared link keeps the sidebar's settings and the page's own choices."""
     at = _app(page)
-    at.query_params.update({"epsilon": "0.5", key: json.dumps(value, ensure_ascii=False)})
+    at.query_params.update({"budget": "0.5", key: json.dumps(value, ensure_ascii=False)})
     at.run()
     _no_errors(at)
-    assert at.session_state["dpci_settings"]["epsilon"] == 0.5
+    assert at.session_state["dpci_settings"]["budget"] == 0.5
     assert at.session_state[key] == value
     assert json.loads(at.query_params[key]) == json.loads(json.dumps(value))  # written back for the next link
-    assert at.query_params["epsilon"] == "0.5"
+    assert at.query_params["budget"] == "0.5"
 
 
 def test_a_method_that_chooses_its_own_c_says_so():
@@ -680,9 +682,9 @@ def test_a_zcdp_only_method_never_meets_pure_dp():
 @pytest.mark.parametrize(
     "page, unused, used",
     [
-        ("pages/3_Compare_methods.py", "w_mechanism", "w_epsilon"),
+        ("pages/3_Compare_methods.py", "w_method", "w_epsilon"),
         ("pages/2_Coverage_and_sample_size.py", "w_split.coefficients", "w_c"),
-        ("pages/1_Budget_allocation.py", "w_split.coefficients", "w_mechanism"),
+        ("pages/1_Budget_allocation.py", "w_split.coefficients", "w_method"),
         ("pages/6_Repeat_a_release.py", "w_dataset", "w_split.coefficients"),
     ],
 )
@@ -741,7 +743,7 @@ def test_present_states_odds_ratios_over_public_ranges_and_says_why_when_it_cann
     _no_errors(at)
     assert not any("Change (public range)" in _shown(m.value) for m in at.markdown)
     assert any("One public divisor" in i.value for i in at.info)
-    settings["scaling"], settings["model"] = "global", "huber"
+    settings["scaling"], settings["loss"] = "global", "huber"
     at.run()
     _no_errors(at)
     assert any("no odds reading" in c.value for c in at.caption)
@@ -897,15 +899,17 @@ def test_several_warnings_of_a_job_are_said_in_one_box_each_once_and_escaped():
 
 def test_an_address_of_each_generation_opens_and_says_one_budget():
     """Old links keep opening through the one table (labels, field names, both budgets); the address
-    is then the state's own: one budget, under its notion's unit, and the dotted keys."""
+    is then the state's own, in the library's names: one budget, the split's shares, the dotted keys."""
     old = {"mechanism": "Output perturbation", "privacy": "ρ-zCDP", "epsilon": "0.5", "rho": "0.2", "phi1": "0.8"}
     at = _explorer(old)
     _no_errors(at)
     assert at.sidebar.select_slider(key="w_rho").value == 0.2
-    assert at.query_params["rho"] in ("0.2", ["0.2"]) and "epsilon" not in at.query_params
+    assert at.query_params["budget"] in ("0.2", ["0.2"]) and not {"epsilon", "rho", "mechanism"} & set(at.query_params)
     assert "phi1" not in at.query_params and at.query_params["split.coefficients"] in ("0.8", ["0.8"])
-    at.sidebar.radio(key="w_privacy").set_value("pure").run()  # back to pure: its own budget, kept
-    assert at.sidebar.select_slider(key="w_epsilon").value == 0.5 and "rho" not in at.query_params
+    assert at.query_params["split.hessian"] in ("0.1", ["0.1"])  # half of what φ1 leaves, as a share
+    at.sidebar.radio(key="w_privacy").set_value("pure").run()  # back to pure: the same guarantee, as ε
+    assert at.sidebar.select_slider(key="w_epsilon").value == 0.63  # sqrt(2 · 0.2), to two digits
+    assert at.query_params["budget"] in ("0.63", ["0.63"])
 
 
 def test_a_notion_never_chosen_takes_the_budget_converted():
@@ -1000,15 +1004,15 @@ def test_settings_a_method_cannot_take_are_not_offered_and_the_sidebar_says_why(
     reason beside the choices), and an address asking for the pair draws the first method that can run."""
     at = _explorer({"mechanism": "kulkarni", "privacy": "zcdp", "model": "huber", "dataset": "synthetic", "d": "2"})
     _no_errors(at)
-    assert at.get("plotly_chart") and at.session_state["dpci_settings"]["mechanism"] != "kulkarni"
+    assert at.get("plotly_chart") and at.session_state["dpci_settings"]["method"] != "kulkarni"
     assert any("Kulkarni et al. noise-aware Bayesian is not offered" in c.value for c in at.sidebar.caption)
 
 
 @pytest.mark.parametrize(
     "query",
     [
-        {"mechanism": "output", "epsilon": "0.3", "estimand": "regularised"},
-        {"mechanism": "objective", "epsilon": "1"},  # the default: θ
+        {"method": "output", "budget": "0.3", "estimand": "regularised"},
+        {"method": "objective", "budget": "1"},  # the default: θ
     ],
 )
 def test_the_c_control_recommends_a_c_from_public_facts_and_uses_it(query):
@@ -1023,9 +1027,9 @@ def test_the_c_control_recommends_a_c_from_public_facts_and_uses_it(query):
     assert said and "no privacy cost" in said[0] and "At c = 1e-3: width" in said[0]
     from ui.choice_of_c import prediction_rows
 
-    state = AppState.of(**{**query, "d": 5, "n": 5000, "epsilon": float(query["epsilon"])})
+    state = AppState.of(**{**query, "d": 5, "n": 5000, "budget": float(query["budget"])})
     rows = prediction_rows(state)
-    facts = dict(method=query["mechanism"], privacy="pure", budget=float(query["epsilon"]))
+    facts = dict(method=query["method"], privacy="pure", budget=float(query["budget"]))
     rec = recommend_c(5_000, 6, **facts, estimand=state.view.estimand, stand_in=rows)
     use = [b for b in at.sidebar.button if b.label.startswith("Use the recommended c")]
     assert use
@@ -1142,10 +1146,10 @@ def test_any_budget_can_be_typed_and_the_slider_says_what_it_means():
     at = _explorer()
     at.sidebar.number_input(key="w_epsilon_typed").set_value(0.347).run()
     _no_errors(at)
-    assert at.session_state["dpci_settings"]["epsilon"] == 0.35  # two significant digits
+    assert at.session_state["dpci_settings"]["budget"] == 0.35  # two significant digits
     slider = at.sidebar.select_slider(key="w_epsilon")
     assert slider.value == 0.35 and "e^ε = 1.42" in slider.help and "at most 59%" in slider.help
-    assert at.query_params["epsilon"] in ("0.35", ["0.35"])
+    assert at.query_params["budget"] in ("0.35", ["0.35"])
     at.sidebar.radio(key="w_privacy").set_value("zcdp").run()
     rho = at.sidebar.select_slider(key="w_rho")
     assert "implies (ε =" in rho.help and "δ = 1e-06" in rho.help
@@ -1161,12 +1165,12 @@ def test_a_slider_move_wins_over_the_typed_boxs_stale_value():
     at.sidebar.number_input(key="w_epsilon_typed").set_value(1.0)  # the box as the browser still shows it
     at.sidebar.select_slider(key="w_epsilon").set_value(1.5).run()
     _no_errors(at)
-    assert at.session_state["dpci_settings"]["epsilon"] == 1.5
+    assert at.session_state["dpci_settings"]["budget"] == 1.5
     assert at.sidebar.select_slider(key="w_epsilon").value == 1.5
     assert at.sidebar.number_input(key="w_epsilon_typed").value == 1.5
-    assert at.query_params["epsilon"] in ("1.5", ["1.5"])
+    assert at.query_params["budget"] in ("1.5", ["1.5"])
     at.sidebar.number_input(key="w_epsilon_typed").set_value(0.9).run()  # a typed value alone still counts
-    assert at.session_state["dpci_settings"]["epsilon"] == 0.9
+    assert at.session_state["dpci_settings"]["budget"] == 0.9
     assert at.sidebar.select_slider(key="w_epsilon").value == 0.9
 
 
@@ -1184,18 +1188,18 @@ def test_a_typed_budget_applies_at_the_runs_start_unless_its_slider_moved_or_a_t
 
     from ui import state
 
-    session = {state.STORE: {"epsilon": 1.0}}
+    session = {state.STORE: {"budget": 1.0}}
     monkeypatch.setattr(state, "st", SimpleNamespace(session_state=session))
     tick = SimpleNamespace(fragment_ids_this_run=["results"] if fragment_tick else [])
     monkeypatch.setattr(scriptrunner, "get_script_run_ctx", lambda: tick)
-    state.type_setting("epsilon", 0.5)
+    state.type_setting("budget", 0.5)
     state.apply_typed_setting()
-    assert session[state.STORE]["epsilon"] == (1.0 if fragment_tick else 0.5)
+    assert session[state.STORE]["budget"] == (1.0 if fragment_tick else 0.5)
     session[state.WIDGET + "epsilon"] = 2.0  # the slider moved in the same interaction as a typed 0.3
-    state.type_setting("epsilon", 0.3)
-    state._store_widget("epsilon")
+    state.type_setting("budget", 0.3)
+    state._store_widget("budget", state.WIDGET + "epsilon", state._write)
     state.apply_typed_setting()
-    assert session[state.STORE]["epsilon"] == (1.0 if fragment_tick else 2.0)  # a tick's report is an echo
+    assert session[state.STORE]["budget"] == (1.0 if fragment_tick else 2.0)  # a tick's report is an echo
     assert state.TYPED not in session and state.MOVED not in session  # nothing left for a later run
 
 

@@ -77,7 +77,7 @@ def test_real_data_get_fresh_randomness_and_every_new_release_is_paid_once():
 def test_the_confidence_level_is_post_processing_and_costs_nothing():
     at = _page(d=2, n=2000)
     before = _private_bounds(at)
-    at.sidebar.select_slider(key="w_level").set_value(0.9).run()
+    at.sidebar.select_slider(key="w_alpha").set_value(0.1).run()
     assert not at.exception and _status(at).releases == 1
     assert np.all(_private_bounds(at) > before)  # a 90% interval inside the 95% one: the same draws
 
@@ -190,7 +190,7 @@ def test_the_downloaded_csv_says_how_its_numbers_were_drawn():
     )
     assert any(line.startswith("# dpci version: ") for line in header) and "# Outcome: income >50K" in header
     assert "0.1235" in text and "0.123456789" not in text  # rounded
-    words = settings_in_words(AppState.of(privacy="zcdp", rho=0.5), 1000, 3, None)
+    words = settings_in_words(AppState.of(privacy="zcdp", budget=0.5), 1000, 3, None)
     assert words["Privacy guarantee"].startswith("ρ = 0.5 (zero-concentrated DP), i.e. (ε = 5.76")
     assert words["Randomness"] == "fresh and secret (a private release)" and words["Features"] == "2 and a constant"
     assert not any(key in words for key in ("phi2_rest", "vi_replicates", "m", "n"))  # no internal names
@@ -462,8 +462,8 @@ def test_the_sidebar_offers_only_what_runs_on_the_data_and_says_why():
     at = _page(d=2, n=2000, mechanism="kulkarni", model="huber")
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.get("plotly_chart")
-    mechanisms = at.sidebar.radio(key="w_mechanism").options
-    assert not any("Kulkarni" in m for m in mechanisms) and at.sidebar.radio(key="w_mechanism").value != "kulkarni"
+    mechanisms = at.sidebar.radio(key="w_method").options
+    assert not any("Kulkarni" in m for m in mechanisms) and at.sidebar.radio(key="w_method").value != "kulkarni"
     said = " ".join(c.value for c in at.sidebar.caption)
     assert "Kulkarni et al. noise-aware Bayesian is not offered: it fits logistic regression only." in said
     assert at.sidebar.radio(key="w_privacy").options == ["Pure ε-DP", "ρ-zCDP"]
@@ -476,4 +476,4 @@ def test_the_sidebar_offers_only_what_runs_on_the_data_and_says_why():
     said = " ".join(c.value for c in upload.sidebar.caption)
     assert "ρ-zCDP is not offered: this data's budget, ε = 3, is pure ε-DP" in said
     assert "it releases ρ-zCDP only, which this data's budget cannot count" in said
-    assert not any("Kulkarni" in m for m in upload.sidebar.radio(key="w_mechanism").options)
+    assert not any("Kulkarni" in m for m in upload.sidebar.radio(key="w_method").options)

@@ -96,19 +96,41 @@ def test_an_unknown_notion_is_refused_by_name():
         notion("approx")
 
 
-@pytest.mark.parametrize("level", [0.8, 0.9, 0.95, 0.99])
-def test_the_apps_spec_is_the_librarys_for_the_same_settings(level):
-    """The level shown is 1 - alpha; alpha itself is the library's exactly (0.05, not 1 - 0.95), so the
-    app's spec, its key and its "copy as Python" are those of ``ReleaseSpec(alpha=0.05)``."""
-    from dpci.accounting import Split
+@pytest.mark.parametrize("alpha", [0.2, 0.1, 0.05, 0.01])
+def test_the_apps_spec_is_the_librarys_for_the_same_settings(alpha):
+    """The app keeps alpha as the library does (its slider shows the level 1 - alpha), and the split as
+    round shares, so the app's spec, its key and its "copy as Python" are those of the same ReleaseSpec."""
     from dpci.spec import ReleaseSpec
     from ui.app_state import AppState
+    from ui.settings import ALPHAS
 
-    alpha = {0.8: 0.2, 0.9: 0.1, 0.95: 0.05, 0.99: 0.01}[level]
-    spec = AppState.of(level=level, randomness="fresh").spec
-    library = ReleaseSpec(split=Split.from_rest(0.65, 0.5), alpha=alpha)
-    assert spec == library and spec.key == library.key
-    assert f"alpha={alpha!r}" in spec.to_python()
+    assert alpha in ALPHAS
+    state = AppState.of(alpha=alpha, randomness="fresh")
+    library = ReleaseSpec(split=(0.65, 0.175, 0.175), alpha=alpha)
+    assert state.spec == library and state.spec.key == library.key
+    assert f"alpha={alpha!r}" in state.spec.to_python() and state.level == round(1 - alpha, 12)
+
+
+def test_the_state_names_its_spec_as_the_library_does():
+    """The serialisation's spec keys are ReleaseSpec's fields (the loss's name under "loss", its parameters
+    and the split's shares dotted), so an address, a settings file and a stored record read alike."""
+    from dpci.spec import ReleaseSpec
+    from ui.app_state import SPEC_KEYS, AppState
+
+    state = AppState.of(method="output", privacy="zcdp", budget=0.5, loss="huber", **{"loss.h": 0.3})
+    values, record = state.values(), state.spec.to_dict()
+    assert set(record) >= SPEC_KEYS
+    assert {k: values[k] for k in SPEC_KEYS - {"loss"}} == {k: record[k] for k in SPEC_KEYS - {"loss"}}
+    assert values["loss"] == record["loss"]["name"] and values["loss.h"] == record["loss"]["h"] == 0.3
+    assert {f"split.{k}": v for k, v in record["split"].items()} == {k: v for k, v in values.items() if "split." in k}
+    assert AppState.from_values(values) == state and ReleaseSpec.from_dict(record) == state.spec
+
+
+def test_an_unknown_setting_is_refused_by_name():
+    from ui.app_state import AppState
+
+    with pytest.raises(ValueError, match="not a setting of the app: level"):
+        AppState.of(level=0.9)
 
 
 def test_app_py_is_the_frame():
@@ -170,28 +192,79 @@ def test_the_caches_keys_ignore_the_view():
         other = AppState.of(randomness="teaching", **view)
         assert seeded_spec(other).key == seeded_spec(base).key and fit_key(other) == fit_key(base), view
     assert (
-        fit_key(AppState.of(level=0.9)) != fit_key(base)
+        fit_key(AppState.of(alpha=0.1)) != fit_key(base)
         and seeded_spec(AppState.of(c=1e-2)).key != seeded_spec(base).key
     )
 
 
-def test_old_links_and_records_open_through_the_one_table():
-    """An address, a settings file or a stored record from before the dotted keys (h, phi1, phi2_rest)
-    opens as the same settings: the same loss, the same shares (Split.from_rest's floats)."""
-    from dpci.accounting import Split
-    from dpci.losses import get_loss
-    from ui.app_state import AppState
-    from ui.settings import settings_from_spec, settings_values, translated
+NEW_LINK = {
+    "method": "output",
+    "privacy": "zcdp",
+    "budget": "0.2",
+    "split.coefficients": "0.8",
+    "split.hessian": "0.05",
+    "split.covariance": "0.15",
+    "loss": "huber",
+    "loss.h": "0.3",
+    "alpha": "0.1",
+    "n_samples": "2000",
+}
+OLD_LINKS = [
+    # the sidebar's names: the budget by its unit (the other notion's too), the level, m, the split's fractions
+    {
+        "mechanism": "output",
+        "privacy": "zcdp",
+        "epsilon": "0.5",
+        "rho": "0.2",
+        "split.coefficients": "0.8",
+        "split.hessian": "0.25",
+        "model": "huber",
+        "loss.h": "0.3",
+        "level": "0.9",
+        "m": "2000",
+    },
+    # older: labels, Huber's width and the fractions by field, the budget only in the other notion's unit
+    {
+        "mechanism": "Output perturbation",
+        "privacy": "ρ-zCDP",
+        "epsilon": "0.63",
+        "phi1": "0.8",
+        "phi2_rest": "0.25",
+        "model": "Huberized SVM",
+        "h": "0.3",
+        "level": "0.9",
+        "m": "2000",
+    },
+]
 
-    old = {"model": "huber", "h": "0.3", "mechanism": "output", "phi1": "0.8", "phi2_rest": "0.25"}
+
+@pytest.mark.parametrize("old", OLD_LINKS)
+def test_old_links_and_records_open_as_the_same_settings(old):
+    """An address, a settings file or a stored record in an older vocabulary opens as the settings the
+    library's names give: the same method, notion, budget (ρ = ε²/2 from the other unit, to two
+    digits), split shares, loss, alpha and m; the state it writes back is in the library's names."""
+    from ui.app_state import AppState
+    from ui.settings import OLD_KEYS, changed_settings, settings_from_spec, settings_values, translated
+
+    new, _ = settings_values(translated(NEW_LINK))
     values, ignored = settings_values(translated(old))
-    s = AppState.from_values(values)
-    assert not ignored and s.spec.loss == get_loss("huber", h=0.3) and s.spec.split == Split.from_rest(0.8, 0.25)
-    assert {"loss.h", "split.coefficients", "split.hessian"} <= set(s.values()) and "phi1" not in s.values()
-    record = settings_from_spec({"app_settings": {**old, "h": 0.3, "phi1": 0.8, "phi2_rest": 0.25}})
-    assert record.spec == s.spec
-    given = translated({**old, "split.coefficients": "0.5"})  # a dotted key given too wins
-    assert given["split.coefficients"] == "0.5" and "phi1" not in given
+    assert not ignored and not changed_settings(translated(old), values)
+    assert AppState.from_values(values).spec == AppState.from_values(new).spec
+    assert AppState.from_values(new).spec.split == (0.8, 0.05, 0.15)
+    assert not OLD_KEYS & set(AppState.from_values(values).values())
+    record = {k: v if k in ("mechanism", "privacy", "model") else float(v) for k, v in old.items()}
+    record["m"] = int(record["m"])
+    assert settings_from_spec({"app_settings": record}).spec == AppState.from_values(new).spec  # an old record
+
+
+def test_an_old_links_unusable_text_is_said_not_lost():
+    from ui.settings import changed_settings, settings_values, translated
+
+    raw = translated({"mechanism": "output", "epsilon": "abc", "level": "high", "split.coefficients": "x"})
+    values, _ = settings_values(raw)
+    said = changed_settings(raw, values)
+    assert {"budget = abc → 1.0", "alpha = high → 0.05", "split.coefficients = x → 0.65"} <= set(said), said
+    assert translated({"phi1": "0.8", "split.coefficients": "0.5"})["split.coefficients"] == 0.5  # dotted wins
 
 
 @pytest.mark.parametrize(
@@ -199,14 +272,16 @@ def test_old_links_and_records_open_through_the_one_table():
     [
         {},
         {
-            "model": "huber",
+            "loss": "huber",
             "loss.h": 0.3,
-            "mechanism": "output",
+            "method": "output",
             "privacy": "zcdp",
-            "rho": 0.25,
+            "budget": 0.25,
             "split.coefficients": 0.8,
+            "split.hessian": 0.05,
+            "split.covariance": 0.15,
         },
-        {"dataset": "synthetic", "randomness": "fresh", "d": 3, "n": 2000, "c": 0.01, "level": 0.9, "m": 2000},
+        {"dataset": "synthetic", "randomness": "fresh", "d": 3, "n": 2000, "c": 0.01, "alpha": 0.1, "n_samples": 2000},
         {
             "dataset": "upload",
             "scaling": "unit",
@@ -214,7 +289,7 @@ def test_old_links_and_records_open_through_the_one_table():
             "theta_bound": 4.0,
             "view": "presentation",
         },
-        {"delta": 1e-9, "vi_replicates": 500, "seed": 7, "epsilon": 0.5},
+        {"delta": 1e-9, "vi_replicates": 500, "seed": 7, "budget": 0.5},
     ],
     ids=["defaults", "huber output zcdp", "synthetic fresh", "upload view", "display"],
 )
@@ -231,7 +306,7 @@ def test_a_release_record_describes_the_settings_once_and_reopens_them(values):
     assert not any("." in k for k in record["app"])
     back = settings_from_spec(json.loads(json.dumps(record)))  # as the ledger stores it
     assert back.spec == s.spec
-    names = (set(back.values()) | set(s.values())) - {n for n in ("epsilon", "rho") if n != s.notion.unit}
+    names = set(back.values()) | set(s.values())
     assert {k: back.value(k) for k in names} == pytest.approx({k: s.value(k) for k in names})
 
 
@@ -244,7 +319,7 @@ def test_a_stored_release_is_renamed_from_its_own_record_or_keeps_its_name():
     from ui.release_names import data_key, identity, renamed
     from ui.settings import settings_record
 
-    s = AppState.of(model="huber", mechanism="output", privacy="zcdp", rho=0.25, d=4, n=2000)
+    s = AppState.of(loss="huber", method="output", privacy="zcdp", budget=0.25, d=4, n=2000)
     new = identity(s, "adult|4|2000||global")
     assert data_key(s) == "adult|4|2000||global" and data_key(AppState.of(dataset="synthetic")) == "synthetic|10|0|"
     assert renamed(SimpleNamespace(spec=settings_record(s))) == new
@@ -297,17 +372,24 @@ def test_a_record_stored_before_the_state_type_opens_as_it_was():
     assert settings_record(s) == RECORD_BEFORE_APPSTATE  # written again, the same record
 
 
-def test_the_state_holds_one_budget_and_converts_it_for_another_notion():
-    """The spec has one budget; a notion whose budget the store does not hold gets the same pure ε
-    (Proposition 1: ρ = ε²/2), kept as the app keeps budgets (a stop, or two significant digits)."""
+def test_the_state_holds_one_budget_and_an_old_address_converts_it():
+    """The spec has one budget; an old address's budget in the other notion's unit gets the same pure ε
+    (Proposition 1: ρ = ε²/2), kept as the app keeps budgets (a stop, or two significant digits); a notion
+    with no budget given takes its own default."""
+    from dpci.notions import notion
     from ui.app_state import AppState
+    from ui.settings import settings_values, translated
 
-    assert AppState.of(privacy="zcdp").spec.budget == 0.5  # the default ε = 1
-    assert AppState.of(privacy="zcdp", epsilon=2.0).spec.budget == 2.0
-    assert AppState.of(privacy="zcdp", epsilon=0.77).spec.budget == 0.3  # 0.29645 to two digits
-    assert AppState.of(privacy="pure", rho=0.125).spec.budget == 0.5  # sqrt(2 rho)
-    values = AppState.of(privacy="zcdp", rho=0.2, epsilon=3.0).values()
-    assert values["rho"] == 0.2 and "epsilon" not in values
+    def budget(**raw):
+        return AppState.from_values(settings_values(translated(raw))[0]).spec.budget
+
+    assert budget(privacy="zcdp") == notion("zcdp").default == AppState.of(privacy="zcdp").spec.budget
+    assert budget(privacy="zcdp", epsilon="2.0") == 2.0
+    assert budget(privacy="zcdp", epsilon="0.77") == 0.3  # 0.29645 to two digits
+    assert budget(privacy="pure", rho="0.125") == 0.5  # sqrt(2 rho)
+    assert budget(privacy="zcdp", rho="0.2", epsilon="3.0") == 0.2
+    values = AppState.of(privacy="zcdp", budget=0.2).values()
+    assert values["budget"] == 0.2 and not {"epsilon", "rho"} & set(values)
 
 
 def test_the_default_split_is_round_and_sums_to_one():
@@ -317,8 +399,18 @@ def test_the_default_split_is_round_and_sums_to_one():
 
     for name in registry.available():
         method = registry.get(name)
-        split = AppState.of(
-            mechanism=name, privacy=method.notions[0], model=(method.losses or ("logistic",))[0]
-        ).spec.split
+        split = AppState.of(method=name, privacy=method.notions[0], loss=(method.losses or ("logistic",))[0]).spec.split
         assert sum(split) == pytest.approx(1.0, abs=1e-12)
         assert all(abs(share - round(share, 4)) < 1e-12 for share in split), (name, split)
+
+
+def test_a_stored_spend_names_its_method_as_the_spec_does_and_old_ones_open():
+    from dpci.ledger.records import spend_from_dict, spend_to_dict
+    from dpci.spec import ReleaseSpec
+
+    spend = ReleaseSpec(method="output", privacy="zcdp", budget=0.5).measure().spend
+    stored = spend_to_dict(spend)
+    assert stored["method"] == "output" and "mechanism" not in stored
+    assert spend_from_dict(stored) == spend
+    old = {("mechanism" if k == "method" else k): v for k, v in stored.items()}
+    assert spend_from_dict(old) == spend

@@ -36,8 +36,8 @@ def test_the_record_holds_the_stored_numbers_and_what_they_cost():
 @pytest.mark.parametrize(
     "settings",
     [
-        AppState.of(d=3, model="huber", mechanism="output", privacy="zcdp", rho=0.3),
-        AppState.of(dataset="synthetic", d=2, epsilon=2.0, m=1_000),
+        AppState.of(d=3, loss="huber", method="output", privacy="zcdp", budget=0.3),
+        AppState.of(dataset="synthetic", d=2, budget=2.0, n_samples=1_000),
     ],
     ids=["adult", "synthetic"],
 )
@@ -64,7 +64,7 @@ def test_the_script_reads_an_upload_with_its_public_bounds(tmp_path, monkeypatch
     )
     (tmp_path / "people.csv").write_bytes(data)
     spec = {"upload": upload_spec(result, "people.csv", ",")}
-    settings = AppState.of(dataset="upload", d=3, mechanism="output")
+    settings = AppState.of(dataset="upload", d=3, method="output")
     script = tmp_path / "release.py"
     script.write_text(release_script(settings, _stored(spec)))
     monkeypatch.chdir(tmp_path)
@@ -82,7 +82,7 @@ def test_the_notebook_is_valid_json_whose_code_is_the_script():
 
 def test_the_script_needs_nothing_but_dpci(tmp_path):
     script = tmp_path / "release.py"
-    script.write_text(release_script(AppState.of(dataset="synthetic", d=2, m=1_000)))
+    script.write_text(release_script(AppState.of(dataset="synthetic", d=2, n_samples=1_000)))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # dpci as if installed
     done = subprocess.run(
         [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env

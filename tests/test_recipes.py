@@ -236,13 +236,13 @@ def test_they_work_on_the_compare_page(recipes):
 
     at = AppTest.from_file(str(ROOT / "pages/3_Compare_methods.py"), default_timeout=TIMEOUT)
     at.query_params.update(
-        {"dataset": "synthetic", "model": "smoothed_hinge", "cmp_methods": json.dumps([["four-step-output", "zcdp"]])}
+        {"dataset": "synthetic", "loss": "smoothed_hinge", "cmp_methods": json.dumps([["four-step-output", "zcdp"]])}
     )
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     chooser = next(ms for ms in at.multiselect if ms.label == "Methods")
     assert chooser.value == [("four-step-output", "zcdp")]
-    assert at.session_state["dpci_settings"]["model"] == "smoothed_hinge"
+    assert at.session_state["dpci_settings"]["loss"] == "smoothed_hinge"
     assert "smoothed_hinge" in LOSSES
 
 
@@ -307,7 +307,7 @@ def test_the_explorer_offers_the_new_losss_parameter_and_every_share_of_the_four
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     query = {"randomness": "teaching", "dataset": "synthetic", "d": "2", "n": "2000", "c": "0.01"}
-    at.query_params.update({**query, "model": "smoothed_hinge", "mechanism": "four-step-output", "privacy": "zcdp"})
+    at.query_params.update({**query, "loss": "smoothed_hinge", "method": "four-step-output", "privacy": "zcdp"})
     at.run()
     at.run()  # the first tick draws the settings
     assert not at.exception, [e.value for e in at.exception]
@@ -324,7 +324,8 @@ def test_the_explorer_offers_the_new_losss_parameter_and_every_share_of_the_four
     assert not at.exception, [e.value for e in at.exception]
     store = at.session_state["dpci_settings"]
     assert store["loss.g"] == 0.3 and at.query_params["loss.g"] == "0.3"
-    assert at.query_params["split.covariance"] == "0.5" and "split.feature model" not in at.query_params  # the rest
+    # the address holds every step's share, the last's too (the sliders show fractions of the rest)
+    assert at.query_params["split.covariance"] == "0.125" and at.query_params["split.feature model"] == "0.125"
     spec = AppState.from_values(store).spec
     assert spec.loss == SmoothedHingeLoss(0.3) and spec.split == pytest.approx((0.5, 0.25, 0.125, 0.125), abs=1e-12)
     record = spec_of(AppState.from_values(store), "Explorer")

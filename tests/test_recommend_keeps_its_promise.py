@@ -34,8 +34,7 @@ def _cells():
 
 
 def _settings(method, privacy, dataset, d, budget, estimand) -> AppState:
-    key = "epsilon" if privacy == "pure" else "rho"
-    return AppState.of(dataset=dataset, d=d, mechanism=method, privacy=privacy, estimand=estimand, **{key: budget})
+    return AppState.of(dataset=dataset, d=d, method=method, privacy=privacy, estimand=estimand, budget=budget)
 
 
 def _width(spec, X, y, loss, theta: bool) -> float:

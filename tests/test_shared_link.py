@@ -77,7 +77,7 @@ def test_the_level_is_post_processing_and_keeps_the_shared_release():
     at = _explorer({"d": 2, "n": 2000})
     other = _explorer(dict(at.query_params))
     release_id = _one(other.query_params["release"])
-    other.sidebar.select_slider(key="w_level").set_value(0.9).run()
+    other.sidebar.select_slider(key="w_alpha").set_value(0.1).run()
     assert not other.exception and _one(other.query_params["release"]) == release_id
     assert _status_of_visitor(other).releases == 0
 

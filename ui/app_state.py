@@ -1,6 +1,8 @@
 """The app's state, ``AppState(spec, data, view)``, and its serialisation: one flat dict of dotted keys
-that the session's store, the address, a settings file and a stored release's record all hold. Pure:
-no Streamlit here.
+that the session's store, the address and a settings file hold. Its spec keys are the library's field
+names (``method``, ``privacy``, ``budget``, ``split.<step>`` shares, ``loss`` and ``loss.<p>``, ``c``,
+``alpha``, ``n_samples``), so a stored release's record (``ReleaseSpec.to_dict()``) names the spec the same
+way. Older addresses and files open through :func:`ui.settings.translated`. Pure: no Streamlit here.
 
 * ``spec``: the :class:`~dpci.spec.ReleaseSpec`, everything the release depends on (method, notion and
   ONE budget, the split by step, the loss with its parameters, c, alpha, m, the randomness);
@@ -22,7 +24,7 @@ from dpci.recommend import theta_refusal
 from dpci.spec import ReleaseSpec
 from dpci.theta import offers_theta
 
-__all__ = ["AppState", "DataChoice", "View", "declared_defaults", "fractions_of", "shares_of"]
+__all__ = ["AppState", "DataChoice", "View", "declared_defaults", "fractions_of", "shares_of", "split_keys"]
 
 
 @dataclass(frozen=True)
@@ -56,46 +58,67 @@ class View:
     layout: str = "standard"  # a key of ui.settings.VIEWS: "presentation" enlarges the Explorer
 
 
-# The serialisation's plain keys (the dotted ones are declared by the loss and the method): key -> part
-# and field. The spec's are named as the app's controls name them.
-SPEC_KEYS = frozenset({"model", "mechanism", "privacy", *(n.unit for n in NOTIONS.values()), "c", "level", "m"})
+# The serialisation's plain keys (the dotted ones are declared by the loss and the method). The spec's are
+# the library's own field names (dpci.spec.ReleaseSpec.to_dict): the address, a settings file and a stored
+# release's record name a spec one way. The loss's name is under "loss", its parameters under "loss.<p>";
+# the split is one share of the whole per step, "split.<step>".
+SPEC_KEYS = frozenset({"method", "privacy", "budget", "loss", "c", "alpha", "n_samples"})
 DATA_KEYS = tuple(DataChoice.__dataclass_fields__)
 VIEW_KEYS = {**{f: f for f in View.__dataclass_fields__ if f != "layout"}, "view": "layout"}
+_SPEC = ReleaseSpec()
 DEFAULTS: dict = {
+    "method": _SPEC.method,
+    "privacy": _SPEC.privacy,
+    "budget": _SPEC.budget,
+    "loss": _SPEC.loss.name,
+    "c": _SPEC.c,
+    "alpha": _SPEC.alpha,
+    "n_samples": _SPEC.n_samples,
     **asdict(DataChoice()),
-    "model": "logistic",
-    "mechanism": "objective",
-    "privacy": "pure",
-    "c": 1e-3,
-    "level": 0.95,
-    "m": 10_000,
     **{key: getattr(View(), name) for key, name in VIEW_KEYS.items()},
 }
-# Each plain key's type (the coercion of text, ui.settings); both budgets' units are keys, one live.
-FIELDS = {**{k: type(v) for k, v in DEFAULTS.items()}, **{n.unit: float for n in NOTIONS.values()}}
+FIELDS = {k: type(v) for k, v in DEFAULTS.items()}  # each plain key's type (the coercion of text, ui.settings)
 
-# The first step's default share; each later step but the last takes half of what is left, the last
-# two equal halves: round shares that sum to 1 (0.65 / 0.175 / 0.175; 0.65 / 0.175 / 0.0875 / 0.0875).
+# The sliders' default fractions: the first step's share, then each later step but the last takes half of
+# what is left, the last two equal halves: round shares that sum to 1 (0.65 / 0.175 / 0.175).
 FIRST_DEFAULT = 0.65
+SHARE_DIGITS = 12  # shares are kept to 12 decimals, so a round split is written as itself (0.175)
 
 
-def declared_defaults(model: str, mechanism: str) -> dict[str, float]:
+def declared_defaults(loss: str, method: str) -> dict[str, float]:
     """The dotted keys a loss and a method declare, with their defaults: each loss parameter
-    (``loss.h``), and each step's fraction of what the steps before it leave but the last's
-    (``split.hessian``)."""
-    steps = registry.get(mechanism).steps
-    split = {f"split.{s}": FIRST_DEFAULT if i == 0 else 0.5 for i, s in enumerate(steps[:-1])}
-    return {**{f"loss.{p}": v for p, v in loss_parameters(model).items()}, **split}
+    (``loss.h``), and each step's share of the budget (``split.hessian``)."""
+    steps = registry.get(method).steps
+    return {**{f"loss.{p}": v for p, v in loss_parameters(loss).items()}, **split_keys(steps, default_shares(steps))}
+
+
+def default_shares(steps) -> tuple[float, ...]:
+    """The sliders' default split of these steps (:data:`FIRST_DEFAULT`, then halves)."""
+    return shares_of([FIRST_DEFAULT, *[0.5] * (len(steps) - 2)])
+
+
+def _split(declared: dict, steps) -> tuple[float, ...]:
+    """The shares ``declared`` holds for these steps; the defaults where they do not make one split (a
+    store that held another method's steps, or an address that gave only some)."""
+    shares = tuple(float(declared.get(f"split.{s}", math.nan)) for s in steps)
+    if not (all(x > 0 for x in shares) and abs(sum(shares) - 1.0) <= 1e-9):
+        return default_shares(steps)
+    return shares
+
+
+def split_keys(steps, shares) -> dict[str, float]:
+    """The split as the serialisation holds it: ``split.<step>`` -> its share."""
+    return {f"split.{s}": float(share) for s, share in zip(steps, shares)}
 
 
 def shares_of(fractions) -> tuple[float, ...]:
     """The shares of the steps from each one's fraction of what the steps before it leave (stick
-    breaking: the last step takes the remainder), so they always sum to 1."""
+    breaking: the last step takes the remainder), so they sum to 1 (to 12 decimals)."""
     shares, rest = [], 1.0
     for fraction in fractions:
         shares.append(rest * fraction)
         rest *= 1.0 - fraction
-    return (*shares, rest)
+    return tuple(round(share, SHARE_DIGITS) for share in (*shares, rest))
 
 
 def fractions_of(shares) -> tuple[float, ...]:
@@ -124,7 +147,7 @@ def budget_value(value: float) -> float:
 
 def converted_budget(amount: float, source: Notion, target: Notion) -> float:
     """A budget in another notion for the same pure epsilon (Proposition 1: rho = epsilon^2 / 2), as the
-    app keeps budgets: where a user switching notion has not set that notion's budget yet."""
+    app keeps budgets: the budget a switch of notion keeps, and an old address's budget in the other unit."""
     return budget_value(target.from_pure_epsilon(source.pure_epsilon(amount)))
 
 
@@ -139,26 +162,21 @@ class AppState:
     @classmethod
     def from_values(cls, values: dict) -> AppState:
         """The state of its serialisation (the session's store, an address or a file already coerced:
-        ui.settings.settings_values). A budget, loss parameter or step not held takes its default."""
-        v = {**DEFAULTS, **values}
-        model, method, chosen = v["model"], v["mechanism"], notion(v["privacy"])
-        declared = {**declared_defaults(model, method), **{k: x for k, x in v.items() if "." in k}}
-        if chosen.unit in v:
-            budget = float(v[chosen.unit])
-        else:
-            other = next((n for n in NOTIONS.values() if n.unit in v), notion(DEFAULTS["privacy"]))
-            budget = converted_budget(v.get(other.unit, other.default), other, chosen)
+        ui.settings.settings_values). A budget, loss parameter or split not held takes its default (the
+        budget's is its notion's)."""
+        v = {**DEFAULTS, "budget": notion(values.get("privacy", DEFAULTS["privacy"])).default, **values}
+        steps = registry.get(v["method"]).steps
+        declared = {**declared_defaults(v["loss"], v["method"]), **{k: x for k, x in v.items() if "." in k}}
         data = DataChoice(**{k: v[k] for k in DATA_KEYS})
-        steps = registry.get(method).steps
         spec = ReleaseSpec(
-            method,
-            chosen.name,
-            budget,
-            shares_of(float(declared[f"split.{s}"]) for s in steps[:-1]),
-            get_loss(model, **{p: float(declared[f"loss.{p}"]) for p in loss_parameters(model)}),
+            v["method"],
+            v["privacy"],
+            float(v["budget"]),
+            _split(declared, steps),
+            get_loss(v["loss"], **{p: float(declared[f"loss.{p}"]) for p in loss_parameters(v["loss"])}),
             v["c"],
-            round(1.0 - float(v["level"]), 12),  # 0.05, not 0.050000000000000044: the library's key
-            v["m"],
+            v["alpha"],
+            v["n_samples"],
             data.seed if data.teaching else None,
         )
         return cls.from_parts(spec, v)
@@ -173,27 +191,30 @@ class AppState:
 
     @classmethod
     def of(cls, **values) -> AppState:
-        """The state of some keys of its serialisation, the others their defaults."""
+        """The state of some keys of its serialisation, the others their defaults; a ValueError names a key
+        that is not one of them."""
+        unknown = sorted(k for k in values if k not in FIELDS and "." not in k)
+        if unknown:
+            raise ValueError(f"not a setting of the app: {', '.join(unknown)} (its keys: {', '.join(FIELDS)}).")
         return cls.from_values(values)
 
     def values(self) -> dict:
-        """The serialisation: plain keys, then the dotted ones the loss and the method declare (one budget,
-        under its notion's unit)."""
+        """The serialisation: the spec's keys in the library's order (its dotted split and loss parameters
+        beside them), then the data's and the view's."""
         spec = self.spec
-        plain = {
-            **asdict(self.data),
-            "model": spec.loss.name,
-            "mechanism": spec.method,
+        return {
+            "method": spec.method,
             "privacy": spec.privacy,
-            self.notion.unit: spec.budget,
+            "budget": spec.budget,
+            **split_keys(spec.steps, spec.split),
+            "loss": spec.loss.name,
+            **{f"loss.{p}": float(x) for p, x in loss_params(spec.loss).items()},
             "c": spec.c,
-            "level": self.level,
-            "m": spec.n_samples,
+            "alpha": spec.alpha,
+            "n_samples": spec.n_samples,
+            **asdict(self.data),
             **{key: getattr(self.view, name) for key, name in VIEW_KEYS.items()},
         }
-        steps = registry.get(spec.method).steps
-        split = {f"split.{s}": f for s, f in zip(steps, fractions_of(spec.split))}
-        return {**plain, **{f"loss.{p}": float(x) for p, x in loss_params(spec.loss).items()}, **split}
 
     def value(self, key: str):
         """One key of the serialisation."""

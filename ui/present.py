@@ -82,7 +82,7 @@ def settings_in_words(
         guarantee = f"none: not private ({void}). The mechanism {spent} {guarantee}"
     words = {
         "Outcome": outcome(s, upload),
-        "Method": method.label[:1].upper() + method.label[1:] + f" ({label(s, 'model').lower()})",
+        "Method": method.label[:1].upper() + method.label[1:] + f" ({label(s, 'loss').lower()})",
         "Privacy guarantee": guarantee,
         "Budget split": " / ".join(f"{symbol} {v:.3g}" for v in amounts)
         + " for "

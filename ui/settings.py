@@ -9,10 +9,21 @@ import math
 
 from dpci import methods as registry
 from dpci.losses import LOSSES, get_loss, parameter_ranges
-from dpci.notions import NOTIONS
+from dpci.notions import NOTIONS, notion
 from dpci.parameters import Interval
 from dpci.spec import ReleaseSpec
-from ui.app_state import DEFAULTS, FIELDS, SPEC_KEYS, AppState, budget_value
+from ui.app_state import (
+    DEFAULTS,
+    FIELDS,
+    SPEC_KEYS,
+    AppState,
+    budget_value,
+    converted_budget,
+    default_shares,
+    fractions_of,
+    shares_of,
+    split_keys,
+)
 
 # The app stores names (in the session, the address, settings files and the ledger's records); labels
 # are made only when drawing, from these maps (name -> label). An old address or file that holds a
@@ -66,7 +77,7 @@ def models_said(losses) -> str:
 
 
 C_VALUES = tuple(float(f"{m}e{e}") for e in range(-7, 0) for m in (1, 2, 5)) + (1.0,)
-LEVELS = (0.8, 0.9, 0.95, 0.99)
+ALPHAS = (0.2, 0.1, 0.05, 0.01)  # the confidence levels 80%, 90%, 95% and 99%, in the slider's order
 MC_SAMPLES = (1_000, 2_000, 5_000, 10_000, 20_000)
 VI_REPLICATES = (500, 1_000, 2_000, 5_000, 10_000)
 DELTAS = tuple(10.0**-k for k in range(3, 13))
@@ -86,7 +97,7 @@ SCALINGS = {"global": "One public divisor (odds ratios)", "unit": "Each row to l
 
 
 def label(s: AppState, key: str) -> str:
-    """The label a page shows for a named key's value ("mechanism" -> "Objective perturbation")."""
+    """The label a page shows for a named key's value ("method" -> "Objective perturbation")."""
     value = s.value(key)
     return LABELS[key]().get(value, str(value))
 
@@ -95,44 +106,92 @@ def label(s: AppState, key: str) -> str:
 FIRST_SHARE, REST_SHARE = Interval(0.05, 0.99, step=0.01), Interval(0.05, 0.95, step=0.025)
 
 
-def declared_range(name: str, model: str, mechanism: str) -> Interval | None:
-    """The range of a dotted setting for this model and method (None: it is not one of theirs)."""
+def declared_range(name: str, loss: str, method: str) -> Interval | None:
+    """The range of a dotted setting for this loss and method (None: it is not one of theirs): a loss
+    parameter's, or a split slider's (a step's fraction of what the steps before it leave)."""
     kind, _, what = name.partition(".")
     if kind == "loss":
-        return parameter_ranges(model).get(what)
-    steps = registry.get(mechanism).steps
+        return parameter_ranges(loss).get(what)
+    steps = registry.get(method).steps
     if kind == "split" and what in steps[:-1]:
         return FIRST_SHARE if what == steps[0] else REST_SHARE
     return None
 
 
-# Old addresses and settings files named the split and Huber's width by field; they open through this
-# table (old key -> its dotted key, given the method's steps).
-OLD_KEYS = {
-    "h": lambda steps: "loss.h",
-    "phi1": lambda steps: f"split.{steps[0]}",
-    "phi2_rest": lambda steps: f"split.{steps[1]}" if len(steps) > 2 else None,
-}
+# Older addresses, settings files and records named the spec as the sidebar's controls did: the method
+# "mechanism", the loss "model", the budget by its unit ("epsilon" or "rho"), alpha by the "level" 1 - alpha,
+# m and the split as fractions (each step's fraction of what the steps before it leave, the last step's
+# left out); older still, Huber's width "h" and the fractions "phi1" and "phi2_rest". They open through
+# :func:`translated`.
+OLD_NAMES = {"mechanism": "method", "model": "loss", "m": "n_samples", "h": "loss.h"}
+OLD_KEYS = frozenset({*OLD_NAMES, "level", "phi1", "phi2_rest", *(n.unit for n in NOTIONS.values())})
 
 
 def translated(raw) -> dict:
-    """``raw`` with its old keys under their dotted names (a dotted key given too wins)."""
+    """``raw`` in the serialisation's names (a key given in them wins): an older address, settings file or
+    record's keys translated (:data:`OLD_KEYS`), its split fractions made shares."""
     raw = dict(raw)
-    method = name_of("mechanism", raw.get("mechanism", DEFAULTS["mechanism"])) or DEFAULTS["mechanism"]
-    steps = registry.get(method).steps
-    for old, new in OLD_KEYS.items():
+    if not OLD_KEYS & raw.keys():
+        return raw
+    for old, new in OLD_NAMES.items():
         if old in raw:
-            value, key = raw.pop(old), new(steps)
-            if key is not None:
-                raw.setdefault(key, value)
+            raw.setdefault(new, raw.pop(old))
+    if "level" in raw:
+        level = raw.pop("level")
+        raw.setdefault("alpha", _or_text(lambda: round(1.0 - float(level), 12), level))
+    _old_budget(raw)
+    _old_split(raw)
     return raw
+
+
+def _or_text(convert, text):
+    """``convert()``, or the text as it was (unusable: :func:`settings_values` says it was ignored)."""
+    try:
+        return convert()
+    except (TypeError, ValueError):
+        return text
+
+
+def _old_budget(raw: dict) -> None:
+    """The budget of the notion asked, from its unit's key, else the other notion's converted to it."""
+    asked = notion(name_of("privacy", raw.get("privacy", DEFAULTS["privacy"])) or DEFAULTS["privacy"])
+    given = {n.unit: n for n in NOTIONS.values() if n.unit in raw}
+    amounts = {unit: raw.pop(unit) for unit in given}
+    if "budget" in raw or not amounts:
+        return
+    if asked.unit in amounts:
+        raw["budget"] = amounts[asked.unit]
+        return
+    unit, text = next(iter(amounts.items()))
+    raw["budget"] = _or_text(lambda: converted_budget(float(text), given[unit], asked), text)
+
+
+def _old_split(raw: dict) -> None:
+    """Each step's fraction of what the steps before it leave (``phi1``, ``phi2_rest`` or the dotted keys of
+    all steps but the last) as the split's shares; unusable text is kept, to be said ignored."""
+    method = name_of("method", raw.get("method", DEFAULTS["method"])) or DEFAULTS["method"]
+    steps = registry.get(method).steps
+    named = {"phi1": steps[0], "phi2_rest": steps[1] if len(steps) > 2 else None}
+    fractions = {f"split.{named[k]}": raw.pop(k) for k in named if k in raw and named[k] is not None}
+    fractions.update({k: raw.pop(k) for k in [f"split.{s}" for s in steps[:-1]] if k in raw})
+    if not fractions:
+        return
+    default = dict(zip(steps, fractions_of(default_shares(steps))))
+    loss = name_of("loss", raw.get("loss", DEFAULTS["loss"])) or DEFAULTS["loss"]
+    try:
+        chosen = [float(fractions.get(f"split.{s}", default[s])) for s in steps[:-1]]
+        clipped = [declared_range(f"split.{s}", loss, method).clip(f) for s, f in zip(steps, chosen)]  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        raw.update(fractions)
+        return
+    raw.update(split_keys(steps, shares_of(clipped)))
 
 
 # The named settings: field -> its choices (name -> label), read at each call.
 LABELS = {
     "dataset": lambda: DATASETS,
-    "model": models,
-    "mechanism": mechanisms,
+    "loss": models,
+    "method": mechanisms,
     "privacy": lambda: PRIVACY,
     "randomness": lambda: {r: r for r in RANDOMNESS},
     "scaling": lambda: SCALINGS,
@@ -156,14 +215,13 @@ def name_of(field: str, value) -> str | None:
 RANGES = {
     "d": (1, 20),
     "n": (0, 10**9),
-    **{n.unit: (n.stops[0], n.stops[-1]) for n in NOTIONS.values()},
     "seed": (0, 2**31 - 1),
     "theta_bound": (0.0, 1e6),
 }
 CHOICES = {
     "c": C_VALUES,
-    "level": LEVELS,
-    "m": MC_SAMPLES,
+    "alpha": ALPHAS,
+    "n_samples": MC_SAMPLES,
     "vi_replicates": VI_REPLICATES,
     "delta": DELTAS,
 }
@@ -190,8 +248,8 @@ def _nearest(value, choices):
 def settings_values(raw) -> tuple[dict, list[str]]:
     """The serialisation of an :class:`AppState` from text values (an address or a settings file, its
     old keys translated): unknown keys and unusable values are ignored, numbers clipped to their range
-    and snapped to the widgets' options; the dotted keys of the chosen loss and method to their declared
-    ranges. Returns the values and what was ignored."""
+    and snapped to the widgets' options, the budget to its notion's; the loss's parameters and the split
+    to their declared ranges. Returns the values and what was ignored."""
     values, ignored = {k: v for k, v in AppState().values().items() if "." not in k}, []
     for name in FIELDS:
         if name in raw:
@@ -199,14 +257,15 @@ def settings_values(raw) -> tuple[dict, list[str]]:
                 values[name] = _coerce(name, raw[name])
             except (TypeError, ValueError, OverflowError):
                 ignored.append(name)
-    for name, choices in CHOICES.items():
-        values[name] = _nearest(values[name], choices)
-    for name in (n.unit for n in NOTIONS.values() if n.unit in values):  # the number box's two digits
-        values[name] = budget_value(values[name])
     for name in LABELS:
         values[name] = name_of(name, values[name]) or next(iter(LABELS[name]()))
-    for name in sorted(k for k in raw if "." in k):
-        interval = declared_range(name, values["model"], values["mechanism"])
+    for name, choices in CHOICES.items():
+        values[name] = _nearest(values[name], choices)
+    asked = notion(values["privacy"])
+    budget = values["budget"] if "budget" in raw and "budget" not in ignored else asked.default
+    values["budget"] = budget_value(min(max(budget, asked.stops[0]), asked.stops[-1]))  # the number box's range
+    for name in sorted(k for k in raw if k.startswith("loss.")):
+        interval = declared_range(name, values["loss"], values["method"])
         try:
             value = float(raw[name])
             if interval is None or not math.isfinite(value):
@@ -214,7 +273,27 @@ def settings_values(raw) -> tuple[dict, list[str]]:
             values[name] = interval.clip(value)
         except (TypeError, ValueError):
             ignored.append(name)
-    return values, ignored
+    split, unusable = _split_values(raw, values["loss"], values["method"])
+    return {**values, **split}, ignored + unusable
+
+
+def _split_values(raw, loss: str, method: str) -> tuple[dict, list[str]]:
+    """The split ``raw`` gives for this method's steps, as shares: scaled to sum to 1 (a step not given
+    keeps its default share), each slider's fraction clipped to its range; the keys it could not use."""
+    steps = registry.get(method).steps
+    names = [f"split.{s}" for s in steps]
+    other = sorted(k for k in raw if k.startswith("split.") and k not in names)
+    if not set(names) & raw.keys():
+        return {}, other
+    try:
+        shares = [float(raw.get(k, default)) for k, default in zip(names, default_shares(steps))]
+        if not all(math.isfinite(x) and x > 0 for x in shares):
+            raise ValueError(shares)
+    except (TypeError, ValueError):
+        return split_keys(steps, default_shares(steps)), [k for k in names if k in raw] + other
+    fractions = fractions_of([x / sum(shares) for x in shares])
+    clipped = [declared_range(k, loss, method).clip(f) for k, f in zip(names, fractions)]  # type: ignore[union-attr]
+    return split_keys(steps, shares_of(clipped)), other
 
 
 def changed_settings(raw, values) -> list[str]:

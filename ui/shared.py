@@ -23,7 +23,7 @@ from dpci.ledger.records import StoredIntervals, not_private_reason
 from dpci.presentation.tables import escape_markdown
 from ui import privacy
 from ui.app_state import FIELDS, AppState
-from ui.settings import settings_from_spec
+from ui.settings import OLD_KEYS, settings_from_spec
 from ui.state import WIDGET, current_settings, settings_store
 
 SHARED = "_shared_release"  # session_state: (release id, identity) of the release opened from the address
@@ -56,7 +56,9 @@ def open_link() -> None:
     address's settings are used instead."""
     asked = st.query_params.get("release")
     if not asked:
-        if OPENED not in st.session_state and set(st.query_params) & set(FIELDS):  # a settings-only address
+        if OPENED not in st.session_state and set(st.query_params) & (
+            set(FIELDS) | OLD_KEYS
+        ):  # a settings-only address
             st.session_state[OPENED] = ""
             asked_settings = current_settings()  # what can run of what the address asks (it says what gave way)
             if not asked_settings.teaching:  # teaching mode's public seed draws the same numbers again

@@ -11,14 +11,14 @@ from dpci.losses import parameter_ranges
 from dpci.notions import notion
 from dpci.presentation.tables import escape_markdown
 from ui import privacy as ledger_view
-from ui.app_state import AppState
+from ui.app_state import AppState, split_keys
 from ui.choice_of_c import c_recommendation
 from ui.settings import (
+    ALPHAS,
     C_VALUES,
     DATASETS,
     DELTAS,
     ESTIMANDS,
-    LEVELS,
     MC_SAMPLES,
     PRIVACY,
     RANGES,
@@ -41,11 +41,14 @@ from ui.state import (
     current_settings,
     declared_widgets,
     restore_table2,
+    set_notion,
     set_setting,
     settings_store,
     settings_widget,
     share_settings,
     type_setting,
+    write_fraction,
+    write_notion,
 )
 
 
@@ -98,10 +101,12 @@ def _privacy_section(sb) -> dict:
     privacy = current_settings().spec.privacy
     budget_control(sb, current_settings())
     notions = [n for n in chosen_notions() if n not in refused]
-    settings_widget(sb.radio, "Privacy notion", "privacy", notions, format_func=PRIVACY.get, horizontal=True)
+    settings_widget(
+        sb.radio, "Privacy notion", "privacy", notions, format_func=PRIVACY.get, horizontal=True, write=write_notion
+    )
     if len(chosen_notions()) < len(PRIVACY):
         supported = " and ".join(PRIVACY[n] for n in chosen_notions())
-        sb.caption(f"{escape_markdown(label(current_settings(), 'mechanism'))} supports {supported} only.")
+        sb.caption(f"{escape_markdown(label(current_settings(), 'method'))} supports {supported} only.")
     for reason in refused.values():  # the app's own words
         sb.caption(reason)
     if notion(privacy).needs_delta:
@@ -168,7 +173,7 @@ def _model_section(sb, refused) -> None:
     model = settings_widget(
         sb.radio,
         "Model",
-        "model",
+        "loss",
         list(choices),
         format_func=choices.get,
         horizontal=True,
@@ -179,7 +184,7 @@ def _model_section(sb, refused) -> None:
     settings_widget(
         sb.radio,
         "Mechanism",
-        "mechanism",
+        "method",
         list(methods_offered),
         format_func=methods_offered.get,
         help="Objective perturbation adds noise to the training objective (Algorithm 1); output "
@@ -215,7 +220,7 @@ def _interval_section(sb, defer_advice: bool) -> None:
     )
     theta_bound_control(sb, current_settings())
     c_recommendation(sb, current_settings(), defer=defer_advice)
-    settings_widget(sb.select_slider, "Confidence level", "level", LEVELS, format_func=lambda v: f"{100 * v:g}%")
+    settings_widget(sb.select_slider, "Confidence level", "alpha", ALPHAS, format_func=lambda a: f"{100 * (1 - a):g}%")
     # Drawn only when opened (a lazy expander): fewer widgets make the first page load faster.
 
 
@@ -226,7 +231,7 @@ def _more_section(sb, show_vi: bool) -> None:
         settings_widget(
             more.select_slider,
             "Monte Carlo samples m",
-            "m",
+            "n_samples",
             MC_SAMPLES,
             help="Draws of the Monte Carlo step that turns the noisy Hessian and covariance into an interval.",
         )
@@ -260,20 +265,31 @@ def _more_section(sb, show_vi: bool) -> None:
 
 def split_control(sb, s: AppState) -> None:
     """One slider per step of the method but the last (its declared steps): the first step's share of
-    the budget, then each step's share of what the steps before it leave; the last takes the rest."""
+    the budget, then each step's share of what the steps before it leave; the last takes the rest. The
+    store holds the shares (``split.<step>``); the sliders show these fractions."""
     method = registry.get(s.spec.method)
     steps = method.steps
-    names = [f"split.{step}" for step in steps[:-1]]
-    declared_widgets(names)
-    for i, (step, name) in enumerate(zip(steps, names)):
+    settings_store().update(split_keys(steps, s.spec.split))  # the split the state holds, as its sliders' writer reads
+    for i, (step, fraction) in enumerate(zip(steps, s.fractions)):
+        name = f"split.{step}"
         interval = declared_range(name, s.spec.loss.name, s.spec.method)
         label = method.step_label(step)
         said = f"φ{i + 1}: share for {label}" if i == 0 else f"φ{i + 1}: share of the rest for {label}"
         last = f"{method.step_label(steps[-1])[:1].upper()}{method.step_label(steps[-1])[1:]}"
         help_ = (
-            f"{last} gets the remainder, so the {len(steps)} shares sum to 1 always." if i == len(names) - 1 else None
+            f"{last} gets the remainder, so the {len(steps)} shares sum to 1 always." if i == len(steps) - 2 else None
         )
-        settings_widget(sb.slider, said, name, interval.low, interval.high, step=interval.step, help=help_)
+        settings_widget(
+            sb.slider,
+            said,
+            name,
+            interval.low,
+            interval.high,
+            step=interval.step,
+            help=help_,
+            shown=fraction,
+            write=write_fraction,
+        )
 
 
 def loss_controls(sb, model: str) -> None:
@@ -308,18 +324,18 @@ def theta_bound_control(sb, s: AppState) -> None:
 def budget_control(sb, s: AppState) -> None:
     """The total budget: a slider over readable stops and a number box for any value (two significant
     digits), with help that says what the value means for one person."""
-    name, symbol, stops = s.notion.unit, s.notion.symbol, s.notion.stops
+    unit, symbol, stops = s.notion.unit, s.notion.symbol, s.notion.stops
     value = s.spec.budget
-    settings_store().setdefault(name, value)  # a notion not chosen before: the budget converted to it
     settings_widget(
         sb.select_slider,
         f"Total budget {symbol}",
-        name,
+        "budget",
         sorted({*stops, value}),  # a typed value is a stop too, so the slider can show it
+        widget=unit,  # one slider per notion: their stops differ
         format_func=lambda v: f"{v:g}",
         help=budget_meaning(s),
     )
-    typed = f"{WIDGET}{name}_typed"
+    typed = f"{WIDGET}{unit}_typed"
     st.session_state[typed] = value
     sb.number_input(
         f"or type {symbol}",
@@ -329,14 +345,14 @@ def budget_control(sb, s: AppState) -> None:
         format="%g",
         key=typed,
         on_change=_store_typed_budget,
-        args=(name,),
-        disabled=name in st.session_state.get(UNUSED, ()),
+        args=(typed,),
+        disabled="budget" in st.session_state.get(UNUSED, ()),
         help=f"Any {symbol} from {stops[0]:g} to {stops[-1]:g}, kept to two significant digits.",
     )
 
 
-def _store_typed_budget(name: str) -> None:
-    type_setting(name, budget_value(st.session_state[f"{WIDGET}{name}_typed"]))
+def _store_typed_budget(key: str) -> None:
+    type_setting("budget", budget_value(st.session_state[key]))
 
 
 def budget_meaning(s: AppState) -> str:
@@ -385,11 +401,12 @@ def _offer_only_what_runs(refused) -> None:
     s = current_settings()
     offered = offered_methods(s.spec.loss.name, refused)
     if offered and s.spec.method not in offered:
-        set_setting("mechanism", next(iter(offered)))
+        set_setting("method", next(iter(offered)))
         s = current_settings()
     notions = [n for n in registry.get(s.spec.method).notions if n not in refused]
     if notions and s.spec.privacy not in notions:
-        set_setting("privacy", notions[0])
+        set_notion(notions[0])
+        st.session_state.pop(WIDGET + "privacy", None)
 
 
 def chosen_notions():

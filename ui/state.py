@@ -10,7 +10,8 @@ import streamlit as st
 
 from dpci import methods as registry
 from dpci.methods import default_split
-from ui.app_state import FIELDS, AppState
+from dpci.notions import notion
+from ui.app_state import FIELDS, AppState, converted_budget, fractions_of, shares_of, split_keys
 from ui.settings import OLD_KEYS, PRIVACY, changed_settings, models_said, settings_values, translated
 
 STORE = "dpci_settings"  # session_state key of the settings dict; it outlives the widgets
@@ -52,19 +53,26 @@ def current_settings() -> AppState:
     regression only) gives way to the first that can, and a privacy notion the method does not support
     (Kulkarni et al. is zCDP only) to one it does, so no page is asked for an impossible release."""
     store = settings_store()
-    asked = registry.get(store["mechanism"])
-    if not asked.fits(store["model"]):
-        store["mechanism"] = next(m for m in registry.available() if registry.get(m).fits(store["model"]))
-        st.session_state.pop(WIDGET + "mechanism", None)
-        gave_way(f"{asked.label} fits {models_said(asked.losses or ())} only", registry.get(store["mechanism"]).label)
-    notions = registry.get(store["mechanism"]).notions
+    asked = registry.get(store["method"])
+    if not asked.fits(store["loss"]):
+        store["method"] = next(m for m in registry.available() if registry.get(m).fits(store["loss"]))
+        st.session_state.pop(WIDGET + "method", None)
+        gave_way(f"{asked.label} fits {models_said(asked.losses or ())} only", registry.get(store["method"]).label)
+    notions = registry.get(store["method"]).notions
     if store["privacy"] not in notions:
-        method = registry.get(store["mechanism"])
+        method = registry.get(store["method"])
         gave_way(f"{method.label} releases {' and '.join(PRIVACY[n] for n in notions)} only", PRIVACY[notions[0]])
-        store["privacy"] = notions[0]
-        if WIDGET + "privacy" in st.session_state:
-            st.session_state.pop(WIDGET + "privacy")  # redrawn from the store (settings_widget) at its next draw
+        set_notion(notions[0])
+        st.session_state.pop(WIDGET + "privacy", None)  # redrawn from the store (settings_widget) at its next draw
     return AppState.from_values(store)
+
+
+def set_notion(name: str) -> None:
+    """Switch the privacy notion, keeping the budget's pure epsilon (Proposition 1: rho = epsilon^2 / 2)."""
+    store = settings_store()
+    old = notion(store["privacy"])
+    store["budget"] = converted_budget(store["budget"], old, notion(name))
+    store["privacy"] = name
 
 
 def gave_way(why: str, instead: str) -> None:
@@ -77,8 +85,8 @@ def gave_way(why: str, instead: str) -> None:
 
 def share_settings(settings: AppState):
     """Mirror the state in the URL so a teacher can reopen or share the same configuration: its own
-    serialisation (one budget, the dotted keys of this loss and method); an old link's keys, another
-    notion's budget and another method's steps give way. A page's own controls stay."""
+    serialisation (the dotted keys of this loss and method); an old link's keys and another method's
+    steps give way. A page's own controls stay."""
     values = settings.values()
     stale = [k for k in st.query_params if k in OLD_KEYS or ((k in FIELDS or "." in k) and k not in values)]
     for key in stale:
@@ -92,14 +100,18 @@ def set_setting(name, value):
     st.session_state[WIDGET + name] = value
 
 
-def restore_table2():
-    """The method's default split for the notion (the paper's Table 2), as the sliders' fractions."""
+def set_split(shares) -> None:
+    """Set the split's shares (one per step of the chosen method); the sliders redraw from the store."""
     store = settings_store()
-    split = default_split(store["mechanism"], store["privacy"])
-    rest = 1.0
-    for step, share in zip(registry.get(store["mechanism"]).steps[:-1], split):
-        set_setting(f"split.{step}", round(share / rest, 3))
-        rest -= share
+    store.update(split_keys(registry.get(store["method"]).steps, shares))
+    for step in registry.get(store["method"]).steps:
+        st.session_state.pop(f"{WIDGET}split.{step}", None)
+
+
+def restore_table2():
+    """The method's default split for the notion (the paper's Table 2)."""
+    store = settings_store()
+    set_split(default_split(store["method"], store["privacy"]))
 
 
 def declared_widgets(names) -> None:
@@ -110,12 +122,31 @@ def declared_widgets(names) -> None:
         store.setdefault(name, s.value(name))
 
 
-def _store_widget(name):
+def _store_widget(name, key, write):
     if _tick_only():
         return  # an echo (see type_setting): the next full run sets the widget from the store again
-    settings_store()[name] = st.session_state[WIDGET + name]
+    write(name, st.session_state[key])
     st.session_state.pop("_url_warning", None)  # the user has taken over from the address
     st.session_state[MOVED] = name
+
+
+def _write(name, value) -> None:
+    settings_store()[name] = value
+
+
+def write_notion(name, value) -> None:
+    """A notion widget's writer (:func:`settings_widget`): the switch keeps the budget's meaning."""
+    set_notion(value)
+
+
+def write_fraction(name, value) -> None:
+    """A split slider's writer (:func:`settings_widget`): its step's fraction of what the steps before it
+    leave, the store's shares made again from all the fractions."""
+    store = settings_store()
+    steps = registry.get(store["method"]).steps
+    fractions = dict(zip(steps, fractions_of([store[f"split.{s}"] for s in steps])))
+    fractions[name.removeprefix("split.")] = value
+    store.update(split_keys(steps, shares_of([fractions[s] for s in steps[:-1]])))
 
 
 MOVED = "_moved"  # session_state: the setting whose widget this interaction changed (its callback's mark)
@@ -148,19 +179,21 @@ def _tick_only() -> bool:
     return ctx is not None and bool(ctx.fragment_ids_this_run)
 
 
-def settings_widget(factory, label, name, *args, **kwargs):
+def settings_widget(factory, label, name, *args, widget=None, shown=None, write=_write, **kwargs):
     """Draw a settings widget that shows the store and writes to it only when the user changes it.
 
     The widget's state is set from the store on every run: Streamlit may drop or reset the state of
     a widget that a page switch interrupted, and reading the widget back unconditionally once
-    reset every slider to its minimum (settings lost on the way to another page).
+    reset every slider to its minimum (settings lost on the way to another page). A widget that shows
+    the setting another way says so: ``widget`` (its key, default the setting's name), ``shown`` (its
+    value, default the store's) and ``write`` (how its value is stored, default as it is).
     """
-    key = WIDGET + name
-    st.session_state[key] = settings_store()[name]
+    key = WIDGET + (widget or name)
+    st.session_state[key] = settings_store()[name] if shown is None else shown
     unused = st.session_state.get(UNUSED, ())
     if name in unused or name.partition(".")[0] in unused:  # not used on this page: greyed out, not hidden
         kwargs.update(disabled=True, help="Not used on this page (its own controls set this).")
-    return factory(label, *args, key=key, on_change=_store_widget, args=(name,), **kwargs)
+    return factory(label, *args, key=key, on_change=_store_widget, args=(name, key, write), **kwargs)
 
 
 def apply_typed_setting():

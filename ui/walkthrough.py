@@ -62,7 +62,7 @@ def training(s: AppState, w, names) -> None:
     how = dpci.methods.get(s.spec.method).how_it_trains
     shift = np.abs(w.theta_private - w.theta_hat)
     st.markdown(
-        f"{ui.settings.label(s, 'mechanism')} {how}. The private estimate moved by {shift.mean():.3g} on average "
+        f"{ui.settings.label(s, 'method')} {how}. The private estimate moved by {shift.mean():.3g} on average "
         "per coefficient: this is the privacy noise an interval must account for, on top of sampling noise."
     )
     st.plotly_chart(shift_plot(names, w.theta_hat, w.theta_private), width="stretch")

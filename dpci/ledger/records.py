@@ -19,16 +19,18 @@ LEVELS = (0.8, 0.9, 0.95, 0.99)  # the confidence levels kept with a release (ea
 
 
 def spend_to_dict(spend: PrivacySpend) -> dict:
+    """The spend as a stored release keeps it, in the release specification's names (``method``)."""
     return dict(
         privacy=spend.privacy,
-        mechanism=spend.mechanism,
+        method=spend.mechanism,
         steps=[dict(step=s.step, share=s.share, epsilon=s.epsilon, rho=s.rho) for s in spend.steps],
     )
 
 
 def spend_from_dict(data: dict) -> PrivacySpend:
+    """The spend of :func:`spend_to_dict`; a record stored before it named the method ``mechanism``."""
     steps = tuple(StepSpend(s["step"], s["share"], s["epsilon"], s["rho"]) for s in data["steps"])
-    return PrivacySpend(data["privacy"], data["mechanism"], steps)
+    return PrivacySpend(data["privacy"], data.get("method", data.get("mechanism")), steps)
 
 
 def _level_key(level: float) -> str:

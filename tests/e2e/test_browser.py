@@ -40,13 +40,13 @@ def test_a_typed_budget_stays_after_quick_slider_presses(app_url, page):
     box = page.get_by_role("spinbutton", name="or type ε")
     box.fill("0.77")
     box.press("Enter")
-    page.wait_for_function("() => new URLSearchParams(location.search).get('epsilon') === '0.77'", timeout=60_000)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('budget') === '0.77'", timeout=60_000)
     page.wait_for_timeout(5000)  # ticks of the results fragment
     thumb = page.locator('[data-testid="stSlider"]', has_text="Total budget ε").locator(
         '[data-testid="stSliderThumbValue"]'
     )
     assert thumb.first.inner_text() == "0.77" and box.input_value() == "0.77"
-    assert parse_qs(urlparse(page.url).query)["epsilon"] == ["0.77"]
+    assert parse_qs(urlparse(page.url).query)["budget"] == ["0.77"]
 
 
 def test_explorer_draws_and_follows_a_slider(app_url, page):
@@ -117,7 +117,7 @@ def test_a_classroom_of_three(server, browser):
     """Three sessions with different settings each see their own results; the server stays under 3 GB."""
     url, rss_mb = server
     settings = [
-        ("epsilon=0.5", "0.5"),
+        ("budget=0.5", "0.5"),  # the address as the app writes it; the next two are older links
         ("epsilon=3.0&mechanism=Output+perturbation", "3"),
         ("privacy=%CF%81-zCDP&rho=0.2", "0.2"),
     ]

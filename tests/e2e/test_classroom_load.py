@@ -108,7 +108,7 @@ def _shared_link(browser, url) -> float:
     ctx = browser.new_context(viewport={"width": 1280, "height": 720})
     page = ctx.new_page()
     started = time.monotonic()
-    page.goto(f"{url}/?randomness=teaching&epsilon=0.5&view=presentation")
+    page.goto(f"{url}/?randomness=teaching&budget=0.5&view=presentation")
     page.wait_for_selector(".js-plotly-plot", timeout=60_000)
     took = time.monotonic() - started
     ctx.close()
@@ -132,7 +132,7 @@ def _wait_caught_up(page, expected, seconds, proc, who):
     mode shows no spend); if it does not, fail with what the page shows."""
     try:
         page.wait_for_function(
-            "v => parseFloat(new URLSearchParams(location.search).get('epsilon')) === v",
+            "v => parseFloat(new URLSearchParams(location.search).get('budget')) === v",
             arg=expected,
             timeout=seconds * 1000,
         )

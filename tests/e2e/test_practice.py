@@ -61,7 +61,7 @@ def test_every_pair_a_fresh_visitor_can_pick_draws_both_intervals(app_url, brows
             method = registry.get(name)
             where = f"{dataset}: {name}, {model}, {notion}"
             start = time.perf_counter()
-            query = f"dataset={dataset}&d=3&vi_replicates=500&mechanism={name}&model={model}&privacy={notion}"
+            query = f"dataset={dataset}&d=3&vi_replicates=500&method={name}&loss={model}&privacy={notion}"
             page.goto(f"{app_url}/?{query}")
             page.wait_for_function(PRIVATE_DRAWN)
             wait_for_app(page)

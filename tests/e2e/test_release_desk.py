@@ -39,7 +39,7 @@ def test_a_fresh_visitor_goes_from_the_explorer_to_present_and_sees_the_same_rel
 
 
 def test_kulkarni_variability_in_teaching_mode_has_bars_within_30_s(app_url, page):
-    page.goto(f"{app_url}/?mechanism=kulkarni&privacy=zcdp&rho=0.5&randomness=teaching")
+    page.goto(f"{app_url}/?method=kulkarni&privacy=zcdp&budget=0.5&randomness=teaching")
     page.wait_for_selector(".js-plotly-plot", timeout=120_000)
     start = time.monotonic()
     page.wait_for_function(f"() => ({VARIABILITY})().length > 0", timeout=30_000)
