@@ -1,6 +1,7 @@
 """The layers: the core library never imports the app's stack, and no module grows past what
 one person holds in mind."""
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -61,3 +62,35 @@ def test_nothing_outside_a_package_imports_its_private_names():
             bad.append(f"{importer} imports {module}.{name}")
     assert _private_imports(), "the scan found no private import at all: it reads nothing"
     assert not bad, "import public names instead: " + "; ".join(bad)
+
+
+# What a release's life in the app is made of (ui/privacy.py): looked up, requested, chosen for Present.
+RELEASE_LIFE = {"stored", "request_release", "release_requested", "forget_request", "choose", "chosen"}
+
+
+def _release_life_calls(tree) -> list[str]:
+    """The uses of ui.privacy's release functions in a module's tree (``ledger_view`` is its alias)."""
+    return [
+        f"{node.lineno} {ast.unparse(node)}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr in RELEASE_LIFE
+        and ast.unparse(node.value).split(".")[-1] in ("privacy", "ledger_view")
+    ]
+
+
+def test_only_the_release_desk_makes_looks_up_or_chooses_a_release():
+    """One module owns a release's life (ui/release_desk.py): no page and no other ui module calls the
+    ledger's release functions (ui.privacy) itself, so one press makes one release everywhere."""
+    owners = {ROOT / "ui" / "release_desk.py", ROOT / "ui" / "privacy.py"}
+    files = {ROOT / "app.py", *(ROOT / "ui").glob("*.py"), *(ROOT / "pages").glob("*.py")} - owners
+    found = [
+        f"{path.relative_to(ROOT)}:{call}"
+        for path in sorted(files)
+        for call in _release_life_calls(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+    assert _release_life_calls(ast.parse("ui.privacy.choose(s, r)\nprivacy.stored(s, k)")) == [
+        "1 ui.privacy.choose",
+        "2 privacy.stored",
+    ]

@@ -5,7 +5,6 @@ and non-private releases, the bound on c), and how their errors are shown.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 
 import streamlit as st
 
@@ -13,8 +12,6 @@ import dpci
 from dpci import methods as registry
 from dpci.data import load_adult
 from dpci.exceptions import DataValidationError, RegularisationTooSmall
-from dpci.ledger import BudgetExceeded
-from dpci.ledger.records import StoredIntervals, release_payload
 from dpci.losses import loss_to_dict
 from dpci.presentation.odds import feature_changes
 from dpci.presentation.tables import escape_markdown
@@ -22,9 +19,7 @@ from dpci.solver import ConvergenceError
 from ui import privacy
 from ui.app_state import AppState
 from ui.datasets import dataset_key, load_data
-from ui.release_names import identity
 from ui.settings import C_VALUES, fmt_c
-from ui.sidebar_ledger import draw_odometer
 from ui.upload import upload_dataset
 
 
@@ -61,53 +56,6 @@ def results_key(s: AppState, *extra) -> tuple:
     return (dataset_key(s), seeded_spec(s).key, *extra)
 
 
-def cached_release(key: str, s: AppState, where: str = "Explorer"):
-    """The release for the settings (key names the rows in use). Teaching mode: drawn from the public
-    seed (recorded as not private). Otherwise the stored release of these settings if there is one
-    (showing it again is free: nothing is drawn), else a new one, admitted by the ledger before its noise
-    is drawn and stored; Refused when the dataset's budget cannot pay for it."""
-    ref = privacy.dataset_ref(s)
-    if s.teaching:
-        return _teaching_release(key, seeded_spec(s).key, ref.key, privacy.visitor(), s)
-    found = privacy.stored(s, key)
-    if found is not None:
-        return found
-    problem = privacy.refusal(s)
-    if problem is not None:
-        privacy.forget_request(s, key)
-        raise Refused(problem)
-    X, y, _, _ = load_data(s)
-    book = privacy.ledger()
-    try:
-        with book.watching(dataset=ref.key, session=privacy.visitor()) as watch:
-            release = s.spec.release(X, y)  # fresh randomness: a private release
-    except BudgetExceeded as err:  # another tab spent the budget between the preview and now
-        privacy.forget_request(s, key)
-        raise Refused(str(err)) from None
-    payload = release_payload(release, feature_names=load_data(s)[2])
-    spec = privacy.spec_of(s, where)
-    changes = public_changes(s)
-    if changes is not None:  # the odds ratios' public changes, so Present states them without the data
-        spec["odds_changes"] = {name: asdict(change) for name, change in changes.items()}
-    release_id = book.store_release(watch.admissions[-1], ref.key, identity(s, key), spec, payload, privacy.visitor())
-    if privacy.needs_explicit_release(s):  # real data: the one release made is the one Present shows
-        privacy.choose(s, release_id)
-    draw_odometer(s)
-    return StoredIntervals.from_payload(payload, release_id)
-
-
-def current_release_id(s: AppState) -> str | None:
-    """The id of the stored release of these settings (the one the Explorer shows for them), or None:
-    none made yet, teaching mode (nothing is stored), or no data chosen."""
-    if s.teaching:
-        return None
-    try:
-        found = privacy.stored(s, dataset_key(s))
-    except ValueError:  # no upload yet
-        return None
-    return None if found is None else found.release_id
-
-
 def fit_key(s: AppState, c: float | None = None) -> str:
     """What a non-private fit depends on: the loss with its parameters, c (the settings' unless given) and alpha."""
     return json.dumps([loss_to_dict(s.spec.loss), s.spec.c if c is None else c, s.spec.alpha])
@@ -115,6 +63,11 @@ def fit_key(s: AppState, c: float | None = None) -> str:
 
 # The caches below are keyed by what changes their result: the rows (``key``, dataset_key), the spec's key
 # or the fit's, and whose ledger it is; the settings themselves (``_s``, view options included) are not hashed.
+def teaching_release(key: str, s: AppState):
+    """Teaching mode's release of these settings (their public seed): cached per rows, spec and visitor."""
+    return _teaching_release(key, seeded_spec(s).key, privacy.dataset_ref(s).key, privacy.visitor(), s)
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def _teaching_release(key: str, spec_key: str, ledger_key: str, visitor: str, _s: AppState):
     """Teaching mode's release (public seed): the ledger records it as not private (once per visitor)."""

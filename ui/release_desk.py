@@ -1,31 +1,38 @@
-"""The release desk: which release a page shows, and everything about it the page draws, found in one place.
+"""The release desk: a release's life in the app, in one place. It makes a release (:func:`release_of`:
+found on the ledger and shown again for free, else priced, admitted, drawn, stored and, for real data,
+chosen), says which one Present shows (:func:`presented`, :func:`present`, :func:`request`), and returns
+what each page draws:
 
 * The Explorer (:func:`for_explorer`, :func:`from_link`): the release of the sidebar's settings, paid once
-  and shown again for free (``ui.data.cached_release``), or a free preview on a stand-in for real data not
-  yet released, or the stored release an address names; a refusal said, with the last chart kept.
+  and shown again for free, or a free preview on a stand-in for real data not yet released, or the stored
+  release an address names; a refusal said, with the last chart kept.
 * Present (:func:`for_present`): a link's release, else the one the Explorer's link opened, else the one
   chosen, else the one the Explorer made with the sidebar's settings (:func:`release_id_for`); in teaching
   mode with none, a preview drawn from the public seed. Where there is nothing to present, the desk says
   why (and offers the one press that makes a release) and stops the page.
 
+* How it works (:func:`release_of` in teaching mode): the public seed's release, recorded as not private.
+
 The pages only draw what the desk returns."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import streamlit as st
 
 import ui.data
 import ui.privacy
-import ui.release_panel
 import ui.shared
 import ui.upload
-from dpci.ledger.records import StoredIntervals, not_private_reason
+from dpci.ledger import BudgetExceeded
+from dpci.ledger.records import StoredIntervals, not_private_reason, release_payload
 from dpci.presentation.tables import escape_markdown
 from ui.app_state import AppState
+from ui.release_names import identity
 from ui.settings import settings_from_spec
+from ui.sidebar_ledger import draw_odometer
 
 
 @dataclass
@@ -79,6 +86,71 @@ class OnDesk:
         return self.key is not None
 
 
+# --- making a release, and the one Present shows ---------------------------------------------------------
+def release_of(key: str, s: AppState, where: str = "Explorer"):
+    """The release for the settings (key names the rows in use). Teaching mode: drawn from the public
+    seed (recorded as not private). Otherwise the stored release of these settings if there is one
+    (showing it again is free: nothing is drawn), else a new one, admitted by the ledger before its noise
+    is drawn and stored; Refused when the dataset's budget cannot pay for it."""
+    ref = ui.privacy.dataset_ref(s)
+    if s.teaching:
+        return ui.data.teaching_release(key, s)
+    found = ui.privacy.stored(s, key)
+    if found is not None:
+        return found
+    problem = ui.privacy.refusal(s)
+    if problem is not None:
+        ui.privacy.forget_request(s, key)
+        raise ui.data.Refused(problem)
+    X, y, _, _ = ui.data.load_data(s)
+    book = ui.privacy.ledger()
+    try:
+        with book.watching(dataset=ref.key, session=ui.privacy.visitor()) as watch:
+            release = s.spec.release(X, y)  # fresh randomness: a private release
+    except BudgetExceeded as err:  # another tab spent the budget between the preview and now
+        ui.privacy.forget_request(s, key)
+        raise ui.data.Refused(str(err)) from None
+    payload = release_payload(release, feature_names=ui.data.load_data(s)[2])
+    spec = ui.privacy.spec_of(s, where)
+    changes = ui.data.public_changes(s)
+    if changes is not None:  # the odds ratios' public changes, so Present states them without the data
+        spec["odds_changes"] = {name: asdict(change) for name, change in changes.items()}
+    release_id = book.store_release(
+        watch.admissions[-1], ref.key, identity(s, key), spec, payload, ui.privacy.visitor()
+    )
+    if ui.privacy.needs_explicit_release(s):  # real data: the one release made is the one Present shows
+        ui.privacy.choose(s, release_id)
+    draw_odometer(s)
+    return StoredIntervals.from_payload(payload, release_id)
+
+
+def current_id(s: AppState) -> str | None:
+    """The id of the stored release of these settings (the one the Explorer shows for them), or None:
+    none made yet, teaching mode (nothing is stored), or no data chosen."""
+    if s.teaching:
+        return None
+    try:
+        found = ui.privacy.stored(s, ui.data.dataset_key(s))
+    except ValueError:  # no upload yet
+        return None
+    return None if found is None else found.release_id
+
+
+def presented(current: AppState) -> str | None:
+    """The id of the release Present shows with the sidebar's settings ``current`` (:func:`release_id_for`)."""
+    return release_id_for(current)
+
+
+def present(s: AppState, release_id: str) -> None:
+    """Make a stored release the one Present shows (it is already paid for: nothing is charged)."""
+    ui.privacy.choose(s, release_id)
+
+
+def request(s: AppState, data_key: str) -> None:
+    """The Release button of real data: the next run makes the release (its cost was said beside it)."""
+    ui.privacy.request_release(s, data_key)
+
+
 def release_id_for(current: AppState) -> str | None:
     """The id of the release a page presents with the sidebar's settings ``current`` (module docstring)."""
     shared = ui.shared.active(current)  # a release opened from the Explorer's link, while its settings stay
@@ -86,7 +158,7 @@ def release_id_for(current: AppState) -> str | None:
         st.query_params.get("release")
         or (shared.id if shared is not None else None)
         or ui.privacy.chosen(current)
-        or ui.data.current_release_id(current)
+        or current_id(current)
     )
 
 
@@ -135,7 +207,7 @@ def _preview(settings: AppState) -> OnDesk:
         if problem is not None:
             raise ValueError(problem[0] + " Fix c in the sidebar.")
         key = ui.data.dataset_key(settings)
-        release = ui.data.cached_release(key, settings, "Present")
+        release = release_of(key, settings, "Present")
     except (ui.data.Refused, ValueError) as err:
         ui.data.explain_error(err)
         st.stop()
@@ -165,11 +237,11 @@ def _stop_nothing_released(current: AppState) -> None:
     )
     if not real and st.button("Release the sidebar's settings", type="primary"):
         try:
-            made = ui.data.cached_release(ui.data.dataset_key(current), current, "Present")
+            made = release_of(ui.data.dataset_key(current), current, "Present")
         except (ui.data.Refused, ValueError) as err:
             ui.data.explain_error(err)
             st.stop()
-        ui.privacy.choose(current, made.release_id)
+        present(current, made.release_id)
         st.rerun()
     st.stop()
 
@@ -188,9 +260,9 @@ def for_explorer(s: AppState, X, y, names, truth, halt) -> Shown:
         if preview:
             X, y, names = ui.data.preview_arrays(s)
             return Shown(X, y, names, None, ui.data.preview_release(key, s), ui.data.preview_nonprivate(key, s), True)
-        return Shown(X, y, names, truth, ui.data.cached_release(key, s), None, False)  # non-private: when drawn
+        return Shown(X, y, names, truth, release_of(key, s), None, False)  # non-private: when drawn
     except ui.data.Refused as err:
-        ui.release_panel.explain_refusal(err)
+        st.error(escape_markdown(str(err)))  # the ledger's refusal: its budget, who can change it, what to do
         last_chart("until you go back to settings already released, or ask for less budget")
         halt()
     except Exception as err:  # noqa: BLE001 - shown as a message, never a traceback

@@ -9,14 +9,8 @@ from __future__ import annotations
 import streamlit as st
 
 from dpci.presentation.tables import escape_markdown
-from ui import privacy
+from ui import privacy, release_desk
 from ui.app_state import AppState
-from ui.data import Refused
-
-
-def explain_refusal(err: Refused) -> None:
-    """Say why the ledger refuses a new release: its budget, who can change it, what to do instead."""
-    st.error(escape_markdown(str(err)))
 
 
 def practice_notice(s: AppState, slot=None):
@@ -45,7 +39,8 @@ def release_button(s: AppState, release) -> None:
     for), and what it says."""
     release_id = getattr(release, "release_id", None)
     c1, c2 = st.columns([1.4, 3], vertical_alignment="center")
-    if release_id is not None and privacy.chosen(s) == release_id:
+    presented = release_desk.presented(s)
+    if release_id is not None and presented == release_id:
         c1.button("Released", disabled=True, width="stretch", key="release_button")
         c2.caption(f"These are the intervals *Present* shows (release `{release_id[:8]}…`) and its downloads contain.")
         return
@@ -55,7 +50,7 @@ def release_button(s: AppState, release) -> None:
         return
     c1.button(
         "Present this release",
-        on_click=privacy.choose,
+        on_click=release_desk.present,
         args=(s, release_id),
         width="stretch",
         key="release_button",
@@ -69,7 +64,7 @@ def release_button(s: AppState, release) -> None:
         f"({status.budget.describe(status.spent)}); what you publish carries that total if you chose among them. "
         "Tune on the stand-in (the sweep pages) and release once to keep it at one release."
     )
-    if privacy.chosen(s) is not None:
+    if presented is not None:
         note = "Present shows an earlier release; press to present these instead. " + note
     c2.caption(note)
 
@@ -85,7 +80,7 @@ def preview_banner(s: AppState, data_key: str) -> None:
     c1, c2 = st.columns([1.4, 3], vertical_alignment="center")
     c1.button(
         "Release",
-        on_click=privacy.request_release,
+        on_click=release_desk.request,
         args=(s, data_key),
         disabled=not admitted,
         type="primary",

@@ -9,6 +9,7 @@ import streamlit as st
 import dpci
 import ui.choice_of_c
 import ui.data
+import ui.release_desk
 import ui.settings
 import ui.state
 from dpci.presentation.figures import (
@@ -110,7 +111,7 @@ def interval(s: AppState, names, truth) -> None:
     st.markdown(f"Each interval keeps the middle {100 * s.level:g}% of the simulated values.")
     key = ui.data.dataset_key(s)
     release, bias, symbol, theta_said = ui.choice_of_c.shown_for_table(
-        s, ui.data.cached_release(key, s, "How it works")
+        s, ui.release_desk.release_of(key, s, "How it works")
     )
     truth = None if theta_said else truth  # the synthetic truth is theta's, and theta is not shown
     nonprivate = ui.data.cached_nonprivate(key, s, symbol)
