@@ -26,7 +26,7 @@ from ui.app_state import FIELDS, AppState
 from ui.settings import OLD_KEYS, settings_from_spec
 from ui.state import WIDGET, current_settings, settings_store
 
-SHARED = "_shared_release"  # session_state: (release id, identity) of the release opened from the address
+SHARED = "_shared_release"  # session_state: (release id, link_key) of the release opened from the address
 OPENED = "_link_opened"  # session_state: the address's release id this session has read already
 NOTE = "_link_note"  # session_state: why the address's release could not be shown (said until a setting moves)
 #: Said at the top when a visitor opens an address that holds settings but no release.
@@ -38,9 +38,9 @@ SETTINGS_ONLY = (
 RELEASE_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")  # the ledger's ids: secrets.token_urlsafe(16)
 
 
-def identity(s: AppState) -> tuple:
-    """What names a release of these settings, the upload's file aside (privacy.identity): the data's
-    choices and every setting the noise depends on."""
+def link_key(s: AppState) -> tuple:
+    """What a link's release is kept for: the data's choices and every setting the noise depends on, the
+    upload's file aside (``ui.release_names.identity`` is the stored release's name, which holds it)."""
     return (s.data.dataset, s.data.d, s.data.n, s.data.scaling, s.spec.noise_key)
 
 
@@ -62,7 +62,7 @@ def open_link() -> None:
             st.session_state[OPENED] = ""
             asked_settings = current_settings()  # what can run of what the address asks (it says what gave way)
             if not asked_settings.teaching:  # teaching mode's public seed draws the same numbers again
-                st.session_state[NOTE] = (SETTINGS_ONLY, identity(asked_settings))
+                st.session_state[NOTE] = (SETTINGS_ONLY, link_key(asked_settings))
         return
     if st.session_state.get(OPENED) == asked:
         return
@@ -87,12 +87,12 @@ def open_link() -> None:
             for name in list(st.session_state):  # the widgets are drawn again from the store
                 if isinstance(name, str) and name.startswith(WIDGET):
                     del st.session_state[name]
-            st.session_state[SHARED] = (found.id, identity(settings))
+            st.session_state[SHARED] = (found.id, link_key(settings))
             st.session_state.pop(NOTE, None)
             return
     st.session_state[NOTE] = (
         f"{reason}, so the settings in the address are used instead.",
-        identity(AppState.from_values(store)),
+        link_key(AppState.from_values(store)),
     )
     st.session_state.pop(SHARED, None)
 
@@ -101,7 +101,7 @@ def say_note(s: AppState) -> None:
     """The sentence of :func:`open_link` about the address (a release it could not show, or settings only),
     until a setting moves."""
     note = st.session_state.get(NOTE)
-    if note is not None and note[1] == identity(s):
+    if note is not None and note[1] == link_key(s):
         (st.info if note[0] == SETTINGS_ONLY else st.warning)(note[0])
     else:
         st.session_state.pop(NOTE, None)
@@ -113,7 +113,7 @@ def active(s: AppState):
     shared = st.session_state.get(SHARED)
     if shared is None:
         return None
-    found = privacy.ledger().release(shared[0]) if shared[1] == identity(s) else None
+    found = privacy.ledger().release(shared[0]) if shared[1] == link_key(s) else None
     if found is None:
         st.session_state.pop(SHARED, None)
     return found

@@ -29,7 +29,7 @@ from ..intervals import (
 from ..losses import Loss
 from ..mechanisms import NoiseLaw, floor_eigenvalues
 from ..methods import PrivateRelease, available, get
-from ..methods.base import Notion
+from ..methods.base import NotionName
 from ..sensitivity import output_sensitivity
 from ..solver import margin_rows, minimise_erm
 from ..spec import check_spec
@@ -171,7 +171,7 @@ class Problem:
     d: int
     loss: Loss
     c: float
-    privacy: Notion
+    privacy: NotionName
     split: tuple[float, float, float]
     alpha: float
     n_samples: int

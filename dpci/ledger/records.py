@@ -30,7 +30,7 @@ def spend_to_dict(spend: PrivacySpend) -> dict:
 def spend_from_dict(data: dict) -> PrivacySpend:
     """The spend of :func:`spend_to_dict`; a record stored before it named the method ``mechanism``."""
     steps = tuple(StepSpend(s["step"], s["share"], s["epsilon"], s["rho"]) for s in data["steps"])
-    return PrivacySpend(data["privacy"], data.get("method", data.get("mechanism")), steps)
+    return PrivacySpend(data["privacy"], data["method"] if "method" in data else data["mechanism"], steps)
 
 
 def _level_key(level: float) -> str:

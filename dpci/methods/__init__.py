@@ -9,7 +9,7 @@ objective or output perturbation under pure DP or zCDP.
 
 from __future__ import annotations
 
-from .base import NOTION_LABELS, Advice, Measurement, Method, Notion, OffsetLaw, PrivateRelease
+from .base import NOTION_LABELS, Advice, Measurement, Method, NotionName, OffsetLaw, PrivateRelease
 from .kulkarni import KulkarniBayesian
 from .naive import NaiveInterval
 from .paper import ObjectivePerturbation, OutputPerturbation, PaperMethod
@@ -157,7 +157,7 @@ __all__ = [
     "Measurement",
     "Method",
     "NaiveInterval",
-    "Notion",
+    "NotionName",
     "ObjectivePerturbation",
     "OffsetLaw",
     "OutputPerturbation",

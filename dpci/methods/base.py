@@ -18,7 +18,7 @@ from ..accounting import STEP_NAMES, Allocation, PrivacySpend, Split, check_budg
 from ..intervals import check_alpha, normal_interval, quantile_interval
 from ..mechanisms import NoiseLaw
 
-Notion = Literal["pure", "zcdp"]
+NotionName = Literal["pure", "zcdp"]  # a notion's name; the notion itself is dpci.notions.Notion
 NOTION_LABELS = {"pure": "pure DP", "zcdp": "zCDP"}
 
 
@@ -70,7 +70,7 @@ class Method:
     name: ClassVar[str]
     label: ClassVar[str]  # "objective perturbation"
     short: ClassVar[str]  # "obj", for tight labels
-    notions: ClassVar[tuple[Notion, ...]] = ("pure", "zcdp")
+    notions: ClassVar[tuple[NotionName, ...]] = ("pure", "zcdp")
     colors: ClassVar[dict[str, str]] = {}  # notion -> colour in figures
     #: The steps the budget is split into, in order (each spends one share of it; Proposition 4
     #: composes them), and how each is said on a page ("phi2: share for the Hessian").
@@ -107,7 +107,7 @@ class Method:
     noise_reducible: ClassVar[bool] = False
 
     # --- privacy map ---------------------------------------------------------------------------
-    def default_split(self, privacy: Notion) -> Split:
+    def default_split(self, privacy: NotionName) -> Split:
         return Split(*self.splits[self.check_notion(privacy)])
 
     def step_label(self, step: str) -> str:
@@ -125,7 +125,7 @@ class Method:
         """Whether the method can fit the model of this loss (:attr:`losses`)."""
         return self.losses is None or loss_name in self.losses
 
-    def check_notion(self, privacy) -> Notion:
+    def check_notion(self, privacy) -> NotionName:
         return check_choice(f"privacy (for method {self.name!r})", privacy, self.notions)
 
     def allocate(self, budget, split, privacy: str) -> Allocation:

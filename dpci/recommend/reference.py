@@ -76,7 +76,7 @@ def _default_reference(theta: tuple, loss) -> Reference:
     p = 1.0 / (1.0 + np.exp(-(X @ guess)))
     A = np.asfortranarray(np.vstack([X, -X]))
     weights = np.concatenate([2.0 * p, 2.0 * (1.0 - p)])  # mean over the REFERENCE_ROWS rows of E_y
-    if loss.name == "logistic":
+    if getattr(loss, "odds_ratios", False):  # the logistic model's negative log-likelihood: its labels' law
         theta0 = guess  # well specified: the population minimiser at c = 0 is the truth itself
     else:
         theta0 = minimise_erm(A, loss, 1e-9, weights=weights).theta
