@@ -287,7 +287,7 @@ def note_not_private(s: AppState, key: str, what: str) -> None:
     ref = dataset_ref(s)
     if (ref.key, key) in noted:
         return
-    ledger().note(ref.key, what=what, spec=dict(app_settings=s.values()), session=visitor())
+    ledger().note(ref.key, what=what, spec=settings_record(s), session=visitor())
     noted.add((ref.key, key))
 
 
