@@ -95,12 +95,12 @@ def test_a_reload_keeps_the_settings(app_url, page, title, path):
     wait_for_app(page)
     _slider(page, "Total budget ε").wait_for()
     _press(page, "Total budget ε", "ArrowRight")  # 1.0 -> 1.25, the slider's next stop
-    page.wait_for_url(re.compile(r"epsilon=1\.25"))
+    page.wait_for_url(re.compile(r"budget=1\.25"))
     page.reload()
     wait_for_app(page)
     _slider(page, "Total budget ε").wait_for()
     assert _slider_value(page, "Total budget ε") == "1.25", title
-    assert "epsilon=1.25" in page.url
+    assert "budget=1.25" in page.url
 
 
 @pytest.mark.slow  # over 4 s: the quick run (-m "not slow") stays under 4 minutes
