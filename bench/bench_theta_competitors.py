@@ -21,6 +21,7 @@ converted back. Their replicates per subset are cut to REPLICATES (their script:
 
     python bench/bench_theta_competitors.py --quick               # n = 1,000 and 4,000, eps = 8, 20 reps
     python bench/bench_theta_competitors.py --reps 200 --log /tmp/theta.log --out /tmp/theta.csv
+    python bench/bench_theta_competitors.py --methods "objective, θ default" --theta-split 0.3 0.6 0.1 --theta-c 1e-5
 """
 
 from __future__ import annotations
@@ -149,10 +150,11 @@ def theirs(Z, y, eps, composed, rng):
 
 
 # --- dpci -----------------------------------------------------------------------------------------------
-def dpci_interval(kind, Z, y, eps, c, rng):
+def dpci_interval(kind, Z, y, eps, c, rng, split=None):
     X = Z / math.sqrt(2.0)
     method = kind.removesuffix(THETA_SUFFIX)
-    spec = ReleaseSpec(method, "pure", eps, c=c if c is not None else 1e-3, alpha=ALPHA, n_samples=2_000)
+    split = split if kind.endswith(THETA_SUFFIX) else None  # --theta-split: the theta kinds' split only
+    spec = ReleaseSpec(method, "pure", eps, split, c=c if c is not None else 1e-3, alpha=ALPHA, n_samples=2_000)
     release = spec.release(X, y, random_state=rng)
     if kind.endswith(THETA_SUFFIX):  # the default: the interval for theta from the release alone
         bounds = theta_release(release, LOSS, rng).conf_int
@@ -164,7 +166,7 @@ def dpci_interval(kind, Z, y, eps, c, rng):
     return bounds / math.sqrt(2.0)
 
 
-def cell(n, eps, reps, seed, kinds, log):
+def cell(n, eps, reps, seed, kinds, log, theta_split=None, theta_c=None):
     cs = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReferenceWarning)  # the default reference, as a user's first call
@@ -175,7 +177,7 @@ def cell(n, eps, reps, seed, kinds, log):
                 )
                 cs[m] = rec.c
             if m + THETA_SUFFIX in kinds:
-                cs[m + THETA_SUFFIX] = recommend_c(n, 5, method=m, privacy="pure", budget=eps).c
+                cs[m + THETA_SUFFIX] = theta_c or recommend_c(n, 5, method=m, privacy="pure", budget=eps).c
     hits = {k: [] for k in kinds}
     widths = {k: [] for k in kinds}
     seconds = dict.fromkeys(kinds, 0.0)
@@ -187,7 +189,7 @@ def cell(n, eps, reps, seed, kinds, log):
             if k.startswith("theirs"):
                 bounds = theirs(Z, y, eps, k == "theirs (composed)", rng)
             else:
-                bounds = dpci_interval(k, Z, y, eps, cs.get(k), rng)
+                bounds = dpci_interval(k, Z, y, eps, cs.get(k), rng, theta_split)
             seconds[k] += time.process_time() - start
             hits[k].append((bounds[:, 0] <= THETA) & (bounds[:, 1] >= THETA))
             widths[k].append(bounds[:, 1] - bounds[:, 0])
@@ -233,6 +235,8 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=2024)
     p.add_argument("--log", type=Path, help="progress lines go here (default: stderr)")
     p.add_argument("--out", type=Path, help="write the table as CSV")
+    p.add_argument("--theta-split", type=float, nargs=3, help="the θ default kinds' split (default: the method's)")
+    p.add_argument("--theta-c", type=float, help="the θ default kinds' c (default: recommend_c's for θ)")
     a = p.parse_args(argv)
     methods.register(ChadhaBootstrap(), replace=True)  # opt-in: not registered by default
     if a.quick:
@@ -241,7 +245,7 @@ def main(argv=None):
     with open(a.log, "a") if a.log else contextlib.nullcontext(sys.stderr) as log:
         for n in a.n:
             for eps in a.eps:
-                rows.extend(cell(n, eps, a.reps, a.seed, a.methods, log))
+                rows.extend(cell(n, eps, a.reps, a.seed, a.methods, log, a.theta_split, a.theta_c))
                 frame = pd.DataFrame(rows)
                 if a.out:
                     frame.to_csv(a.out, index=False)
