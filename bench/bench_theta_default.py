@@ -9,7 +9,8 @@ A release that says it has no interval for theta (its interval is the whole line
 counted in the coverage and left out of the mean width; the table says how many there were.
 
 dpci's default is the call a user makes, nothing tuned: ``PrivateLogisticRegression(privacy="pure",
-budget=eps, classes=(-1, 1)).fit(X, y).conf_int()``, whose interval is for theta (dpci.theta). Coverage is
+budget=eps, classes=(-1, 1)).fit(X, y).conf_int()``, whose interval is for theta (dpci.theta) at the c
+recommended for it from the public n, d and eps (``c`` left at None; ``--paper-c`` gives c = 0.001). Coverage is
 of the true unpenalised coefficients; widths are on beta's scale for Awan and Wang's design (the rows are
 divided by sqrt(2), so an interval for theta is sqrt(2) times one for beta). Awan and Wang's own numbers
 (repro samples, pure eps, their Table; the width is beta1's mean width) are printed beside, as published.
@@ -34,12 +35,31 @@ PUBLISHED_REPRO_WIDTH = {(1_000, 1.0): 0.969, (2_000, 1.0): 0.615}
 SYNTHETIC_THETA = np.array([1.0, -0.5, 0.5])  # make_synthetic_logistic's last coefficient is the constant's
 
 
+#: Designs of ordinary data, each divided by one public bound (sqrt of its width): (features, truth on the
+#: undivided columns, the constant's coefficient last). The interval was not tuned on any of them.
+def _correlated(n, rng):
+    u = rng.multivariate_normal(np.zeros(4), 0.5 + 0.5 * np.eye(4), n) / 2.5
+    return np.clip(u, -1.0, 1.0)
+
+
+ORDINARY = {
+    "correlated": (_correlated, np.array([3.0, -2.0, 1.0, 0.0, -1.0])),
+    "rare events": (lambda n, rng: rng.uniform(-1, 1, (n, 3)), np.array([1.0, -1.0, 0.5, -6.0])),
+    "binary": (
+        lambda n, rng: (rng.uniform(size=(n, 5)) < [0.5, 0.3, 0.2, 0.6, 0.1]).astype(float),
+        np.array([2.0, -2.0, 3.0, 1.0, -1.0, -2.0]),
+    ),
+    "strong": (lambda n, rng: rng.uniform(-1, 1, (n, 2)), np.array([10.2, -6.8, 1.7])),
+}
+
+
 def designs(quick: bool):
     aw = [("awan-wang", n, eps) for eps in (0.3, 1.0, 3.0) for n in (500, 1_000, 2_000)]
     if quick:
         return [cell for cell in aw if cell[2] == 1.0 and cell[1] >= 1_000]
     adult = [("adult-x", 30_162, eps) for eps in (1.0, 3.0)]
-    return aw + [("synthetic d=3", n, eps) for n in (2_000, 8_000) for eps in (0.3, 1.0)] + adult
+    ordinary = [(name, n, eps) for name in ORDINARY for n in (5_000, 20_000) for eps in (1.0, 3.0)]
+    return aw + [("synthetic d=3", n, eps) for n in (2_000, 8_000) for eps in (0.3, 1.0)] + adult + ordinary
 
 
 @functools.cache
@@ -62,12 +82,30 @@ def draw(design, n, rng):
     if design == "awan-wang":
         X, y = make_awan_wang(n, random_state=rng)
         return X, y, math.sqrt(2.0) * AWAN_WANG_BETA, math.sqrt(2.0)
+    if design in ORDINARY:
+        features, truth = ORDINARY[design]
+        Z = np.column_stack([features(n, rng), np.ones(n)])
+        y = np.where(rng.uniform(size=n) < 1.0 / (1.0 + np.exp(-Z @ truth)), 1.0, -1.0)
+        scale = math.sqrt(Z.shape[1])  # the public bound on ||z||: the rows are divided by it
+        return Z / scale, y, truth * scale, 1.0
     X, y = make_synthetic_logistic(n, SYNTHETIC_THETA, random_state=rng)
     return X, y, SYNTHETIC_THETA, 1.0
 
 
-def cell(design, n, eps, reps, seed):
-    """Coverage per coefficient and mean width of the last coefficient, for each interval."""
+PAPER_C = 1e-3  # the paper's c (Section 7), at which Awan and Wang read its interval as one for theta
+
+
+def _fit(X, y, eps, c, rng):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return dpci.PrivateLogisticRegression(privacy="pure", budget=eps, c=c, classes=(-1, 1), random_state=rng).fit(
+            X, y
+        )
+
+
+def cell(design, n, eps, reps, seed, c=None):
+    """Coverage per coefficient and mean width of the last coefficient, for each interval: dpci's default
+    (at ``c``, None: the default), the paper's theta_0(c) interval at the paper's c, and Wald's."""
     rng = np.random.default_rng(seed)
     hits = {k: [] for k in ("dpci", "paper", "wald")}
     widths = {k: [] for k in hits}
@@ -76,22 +114,19 @@ def cell(design, n, eps, reps, seed):
     for _ in range(reps):
         X, y, theta, scale = draw(design, n, rng)
         wald = dpci.nonprivate_confidence_intervals(X, y, dpci.LogisticLoss(), c=1e-9).conf_int
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                model = dpci.PrivateLogisticRegression(
-                    privacy="pure", budget=eps, classes=(-1, 1), random_state=rng
-                ).fit(X, y)
-            except RegularisationTooSmall:
-                refused += 1
-                continue
+        try:
+            model = _fit(X, y, eps, c, rng)
+        except RegularisationTooSmall:
+            refused += 1
+            continue
+        try:
+            paper = model if model.c_ == PAPER_C else _fit(X, y, eps, PAPER_C, rng)
+            paper_bounds = [("paper", paper.conf_int(estimand="regularised")[["lower", "upper"]].to_numpy())]
+        except RegularisationTooSmall:  # the paper's c is below objective perturbation's bound here
+            paper_bounds = []
         ours = model.conf_int()
         invalid += not ours.attrs["valid"]
-        for key, bounds in (
-            ("dpci", ours[["lower", "upper"]].to_numpy()),
-            ("paper", model.conf_int(estimand="regularised")[["lower", "upper"]].to_numpy()),
-            ("wald", wald),
-        ):
+        for key, bounds in [("dpci", ours[["lower", "upper"]].to_numpy()), *paper_bounds, ("wald", wald)]:
             hits[key].append((bounds[:, 0] <= theta) & (theta <= bounds[:, 1]))
             if np.all(np.isfinite(bounds)):  # a release that says "no interval" covers, and has no width
                 widths[key].append((bounds[-1, 1] - bounds[-1, 0]) / scale)
@@ -130,7 +165,10 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--cost", action="store_true", help="only the cost at Adult's size, against the release")
-    parser.add_argument("--design", help="only this design's cells (awan-wang, synthetic d=3, adult-x)")
+    parser.add_argument(
+        "--design", help="only this design's cells (awan-wang, synthetic d=3, adult-x, or one of ORDINARY)"
+    )
+    parser.add_argument("--paper-c", action="store_true", help="dpci's interval at the paper's c = 0.001")
     args = parser.parse_args(argv)
     if args.cost:
         for method, (release, theta) in adult_cost().items():
@@ -148,13 +186,16 @@ def main(argv=None):
     for k, (design, n, eps) in enumerate(designs(args.quick)):
         if args.design and design != args.design:
             continue
-        out, _refused, invalid, seconds = cell(design, n, eps, args.reps, args.seed + k)
+        out, _refused, invalid, seconds = cell(
+            design, n, eps, args.reps, args.seed + k, PAPER_C if args.paper_c else None
+        )
         if "dpci" not in out:
             print(
-                f"| {design} | {n:,} | {eps:g} | refused: c = 1e-3 below objective perturbation's bound | | | | | | | |"
+                f"| {design} | {n:,} | {eps:g} | refused: c = 0.001 below objective perturbation's bound | | | | | | | |"
             )
             continue
-        (cov, width), (pcov, pwidth), (wcov, wwidth) = out["dpci"], out["paper"], out["wald"]
+        (cov, width), (wcov, wwidth) = out["dpci"], out["wald"]
+        pcov, pwidth = out.get("paper", (np.array([math.nan]), math.nan))
         repro = PUBLISHED_REPRO_WIDTH.get((n, eps)) if design == "awan-wang" else None
         note = f"; {invalid} of {args.reps} said no interval" if invalid else ""
         print(

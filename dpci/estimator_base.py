@@ -9,6 +9,8 @@ attributes ending in ``_``. A concrete estimator adds its loss (``_loss``) and i
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -17,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import estimator_params as params
 from . import methods
 from .accounting import PRIVACY_NOTIONS, Split
-from .exceptions import PrivacyLeakWarning, warn
+from .exceptions import PrivacyLeakWarning, ReferenceWarning, warn
 from .inference import p_values, standard_errors, z_statistics
 from .ledger.hooks import is_public_seed
 from .solver import ConvergenceError
@@ -61,7 +63,7 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         privacy="pure",
         budget=1.0,
         split=None,
-        c=1e-3,
+        c=None,
         alpha=0.05,
         n_samples=10_000,
         random_state=None,
@@ -109,7 +111,12 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
         c="recommended" resolved from the public facts n and d), and the randomness to draw from
         (:func:`dpci.spec.keyword_spec`)."""
         split = None if self.split is None else Split.coerce(self.split, len(self._method().steps))
-        c = self._recommend(n, d, split).c if self.c == params.RECOMMENDED else self.c
+        c = self._default_c() if self.c is None else self.c
+        if c == params.RECOMMENDED:
+            with warnings.catch_warnings():
+                if self.c is None:  # chosen by default, not asked for: its width is no promise to warn about
+                    warnings.simplefilter("ignore", ReferenceWarning)
+                c = self._recommend(n, d, split).c
         return keyword_spec(
             self._loss(),
             mechanism=self._method().name,
@@ -121,6 +128,13 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
             n_samples=self.n_samples,
             random_state=self.random_state,
         )
+
+    def _default_c(self):
+        """c left at None: the c that serves the default estimand. For theta (a loss and method that
+        :func:`~dpci.theta.offers_theta`) that is :func:`dpci.recommend_c`'s, since the paper's c = 0.001
+        is above the curvature of most designs and then leaves no interval for theta; for theta_0(c) it is
+        the paper's."""
+        return params.RECOMMENDED if offers_theta(self._method(), self._loss()) else params.PAPER_C
 
     def _recommend(self, n: int, d: int, split):
         """:func:`dpci.recommend_c` for these settings on n rows and d coefficients (no data read, no
@@ -167,6 +181,7 @@ class _PrivateERMClassifier(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = names
         self.n_samples_fit_ = X.shape[0]
         self.release_ = release
+        self.c_ = release.c  # the c the release used (c=None or "recommended": the one chosen)
         self.coef_ = release.theta
         self.intercept_ = 0.0
         self.hessian_ = release.hessian

@@ -37,10 +37,11 @@ def open_unit(name, value):
 
 
 RECOMMENDED = "recommended"  # c chosen by dpci.recommend_c from n, d and the settings (public facts only)
+PAPER_C = 1e-3  # the paper's c (Section 7): the default where the default estimand is theta_0(c)
 
 
 def c_value(name, value):
-    if value != RECOMMENDED:
+    if value is not None and value != RECOMMENDED:
         positive_real(name, value)
 
 

@@ -51,11 +51,14 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
     split : tuple of 3 floats or None
         Shares (phi1, phi2, phi3) of the budget for the coefficients, the Hessian and the
         covariance; they must be positive and sum to 1. None uses the paper's Table 2.
-    c : float or "recommended"
-        Regularisation coefficient of Eq. 3.1 (the paper uses 0.001). Objective perturbation
-        needs c > t / (2 n (e^epsilon1 - 1)); ``fit`` says the smallest valid c when it is not.
+    c : float, "recommended" or None
+        Regularisation coefficient of Eq. 3.1. Objective perturbation needs
+        c > t / (2 n (e^epsilon1 - 1)); ``fit`` says the smallest valid c when it is not.
         "recommended": :func:`dpci.recommend_c` chooses it at ``fit`` from n, d and these settings
-        (public facts only; kept as ``recommendation_``).
+        (public facts only; kept as ``recommendation_``), for the interval of the default estimand.
+        None (default): "recommended" where that estimand is theta (the paper's methods), else the
+        paper's 0.001. The paper's c is above the curvature of most designs, and a penalty as strong
+        as the curvature leaves no interval for theta (docs/theta.md).
     alpha : float
         1 - confidence level of ``conf_int_``.
     n_samples : int
@@ -94,8 +97,11 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
         Private standard errors (the standard deviation of the interval's Monte Carlo law), z = coef_ / bse_
         and the p-values of each coefficient being 0 (p < alpha exactly when the (1 - alpha) interval
         excludes 0): post-processing of the release, no extra privacy (docs/inference.md).
+    c_ : float
+        The c the release used: ``c``, or the one chosen for it (``c`` None or "recommended").
     recommendation_ : dpci.recommend.Recommendation
-        With ``c="recommended"``: what :func:`dpci.recommend_c` chose and predicted (public facts only).
+        With ``c`` "recommended" (or None, for theta): what :func:`dpci.recommend_c` chose and predicted
+        (public facts only).
     classes_ : ndarray of shape (2,)
         The labels; ``classes_[1]`` is the positive class (+1).
 
@@ -185,8 +191,10 @@ class PrivateHuberSVM(_PrivateERMClassifier):
         The total privacy budget of the release.
     split : tuple of 3 floats or None
         Shares (phi1, phi2, phi3) of the budget; None uses the paper's Table 2.
-    c : float or "recommended"
-        Regularisation coefficient of Eq. 3.1 ("recommended": :func:`dpci.recommend_c` at ``fit``).
+    c : float, "recommended" or None
+        Regularisation coefficient of Eq. 3.1 ("recommended": :func:`dpci.recommend_c` at ``fit``;
+        None, the default: as :class:`PrivateLogisticRegression`, so the paper's 0.001 for a loss
+        without an interval for theta).
     alpha : float
         1 - confidence level of ``conf_int_``.
     n_samples : int
@@ -251,8 +259,10 @@ class PrivateERMClassifier(_PrivateERMClassifier):
     split : tuple of floats or None
         One share per step of the method (three for the paper's: phi1, phi2, phi3); None uses the
         method's default (the paper's Table 2).
-    c : float or "recommended"
-        Regularisation coefficient of Eq. 3.1 ("recommended": :func:`dpci.recommend_c` at ``fit``).
+    c : float, "recommended" or None
+        Regularisation coefficient of Eq. 3.1 ("recommended": :func:`dpci.recommend_c` at ``fit``;
+        None, the default: as :class:`PrivateLogisticRegression`, so the paper's 0.001 for a loss
+        without an interval for theta).
     alpha : float
         1 - confidence level of ``conf_int_``.
     n_samples : int

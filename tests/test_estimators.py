@@ -36,7 +36,7 @@ def test_fit_exposes_the_documented_attributes(cls, frame):
     assert set(model.predict(X)) <= {"<=50K", ">50K"}
     assert model.privacy_spent_.epsilon == pytest.approx(1.0)
     assert "privacy spent" in str(model.summary(delta=1e-6))
-    assert np.all(np.linalg.eigvalsh(model.hessian_) >= 2 * model.c * (1 - 1e-12))
+    assert np.all(np.linalg.eigvalsh(model.hessian_) >= 2 * model.c_ * (1 - 1e-12))
 
 
 def test_predict_proba_and_accuracy(frame):
@@ -55,7 +55,7 @@ def test_same_seed_same_release_and_matches_the_pure_function(frame):
     b = clone(a).fit(X, y)
     np.testing.assert_array_equal(a.conf_int_, b.conf_int_)
     signs = np.where(y == ">50K", 1.0, -1.0)
-    rel = private_confidence_intervals(X.to_numpy(), signs, LogisticLoss(), mechanism="output", random_state=3)
+    rel = private_confidence_intervals(X.to_numpy(), signs, LogisticLoss(), "output", c=a.c_, random_state=3)
     np.testing.assert_array_equal(a.release_.conf_int, rel.conf_int)  # the theta_0(c) interval: the function's
     np.testing.assert_array_equal(a.conf_int(estimand="regularised")[["lower", "upper"]], rel.conf_int)
     c = PrivateLogisticRegression(mechanism="output", random_state=4).fit(X, y)
@@ -114,7 +114,7 @@ def test_rows_are_projected_as_the_margin_rows_are_built_bit_for_bit():
         dpci.private_confidence_intervals(X, y, dpci.LogisticLoss(), "output", n_samples=200, random_state=3),
         spec.release(X, y),
         release_spec(check_unit_ball(X), y, spec),
-        PrivateLogisticRegression(mechanism="output", n_samples=200, random_state=3, classes=(-1, 1))
+        PrivateLogisticRegression(mechanism="output", c=1e-3, n_samples=200, random_state=3, classes=(-1, 1))
         .fit(X, y)
         .release_,
     ]

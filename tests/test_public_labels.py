@@ -49,7 +49,7 @@ def test_classes_are_kept_and_their_order_picks_the_positive_class(data, cls, cl
     model = cls(classes=classes, mechanism="output", random_state=3).fit(X, y)
     assert model.classes_.tolist() == list(classes)
     signs = np.where(y == classes[1], 1.0, -1.0)
-    release = private_confidence_intervals(X, signs, _loss(cls), mechanism="output", random_state=3)
+    release = private_confidence_intervals(X, signs, _loss(cls), mechanism="output", c=model.c_, random_state=3)
     np.testing.assert_array_equal(model.release_.conf_int, release.conf_int)
     positive = model.decision_function(X) > 0
     np.testing.assert_array_equal(model.predict(X), np.where(positive, classes[1], classes[0]))

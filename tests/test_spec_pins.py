@@ -137,6 +137,10 @@ def test_the_keyword_api_has_the_specs_defaults(function):
     params = inspect.signature(function).parameters
     defaults = {f.name: f.default for f in dataclasses.fields(ReleaseSpec) if f.name != "loss"}
     names = {"method": "mechanism", "seed": "random_state"}
+    if function is dpci.PrivateLogisticRegression.__init__:
+        # the estimator's c=None is the c for its default estimand (recommended for theta), not a second default
+        assert params["c"].default is None
+        assert dpci.PrivateHuberSVM(classes=(-1, 1))._default_c() == defaults.pop("c")
     for field, default in defaults.items():
         assert params[names.get(field, field)].default == default, field
 
