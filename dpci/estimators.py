@@ -56,9 +56,10 @@ class PrivateLogisticRegression(_PrivateERMClassifier):
         c > t / (2 n (e^epsilon1 - 1)); ``fit`` says the smallest valid c when it is not.
         "recommended": :func:`dpci.recommend_c` chooses it at ``fit`` from n, d and these settings
         (public facts only; kept as ``recommendation_``), for the interval of the default estimand.
-        None (default): "recommended" where that estimand is theta (the paper's methods), else the
-        paper's 0.001. The paper's c is above the curvature of most designs, and a penalty as strong
-        as the curvature leaves no interval for theta (docs/theta.md).
+        None (default): where that estimand is theta (the paper's methods) the recommended c, but no
+        more than the paper's 0.001 where that runs; else the paper's 0.001. The paper's c is above
+        the curvature of most designs, and a penalty as strong as the curvature leaves no interval for
+        theta (docs/theta.md).
     alpha : float
         1 - confidence level of ``conf_int_``.
     n_samples : int

@@ -191,3 +191,34 @@ def test_the_non_private_reference_takes_the_loss_by_name_as_the_private_functio
     np.testing.assert_array_equal(by_name.conf_int, nonprivate_confidence_intervals(X, y, LogisticLoss()).conf_int)
     with pytest.raises(ValueError, match="huberr"):
         nonprivate_confidence_intervals(X, y, "huberr")
+
+
+@pytest.mark.parametrize("budget", [0.3, 1.0, 3.0])
+@pytest.mark.parametrize("n", [500, 2_000, 20_000])
+def test_the_default_c_serves_the_default_estimand(n, budget):
+    """c left at None: for theta (logistic regression) the recommended c, never above the paper's 0.001 where
+    that runs, chosen from public facts without a ReferenceWarning (nobody asked for a prediction); asked for
+    by name, the recommendation warns as recommend_c does. The Huberized SVM, for theta_0(c), keeps 0.001."""
+    import warnings
+
+    from dpci.data import make_synthetic_logistic
+    from dpci.exceptions import ReferenceWarning, RegularisationTooSmall
+
+    X, y = make_synthetic_logistic(n, [1.0, -0.5, 0.5], random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = PrivateLogisticRegression(budget=budget, classes=(-1, 1), random_state=0).fit(X, y)
+    assert not [w for w in caught if issubclass(w.category, ReferenceWarning)]
+    assert model.c is None and model.c_ == model.release_.c
+    recommended = model.recommendation_.c
+    try:
+        PrivateLogisticRegression(budget=budget, c=1e-3, classes=(-1, 1)).fit(X, y)
+        paper_runs = True
+    except RegularisationTooSmall:
+        paper_runs = False
+    assert model.c_ == (min(recommended, 1e-3) if paper_runs else recommended)
+    with pytest.warns(ReferenceWarning):
+        asked = PrivateLogisticRegression(budget=budget, c="recommended", classes=(-1, 1), random_state=0).fit(X, y)
+    assert asked.c_ == recommended
+    svm = PrivateHuberSVM(budget=budget, classes=(-1, 1))
+    assert svm.c is None and svm._default_c() == 1e-3 == svm._spec(n, 3)[0].c
