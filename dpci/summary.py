@@ -147,8 +147,10 @@ def release_summary(release, names, *, title: str, random_state, delta=None, alp
     if not getattr(release, "valid", True):  # dpci.theta: no interval for theta (the notes say why)
         law = "none: this release gives no interval for θ (see below)"
     elif allowance is not None:  # dpci.theta: the corrected estimate's law, simulated from the release
+        low, high = float(np.min(allowance)), float(np.max(allowance))
+        widened = f"{high:.2g}" if f"{low:.2g}" == f"{high:.2g}" else f"{low:.2g} to {high:.2g} by coefficient"
         law = (
-            f"the mechanism simulated from the release, m = {m:,} draws, each end widened by {float(allowance[0]):.2g} "
+            f"the mechanism simulated from the release, m = {m:,} draws, each end widened by {widened} "
             "for the penalty correction's error (p resolved to 2/m)"
         )
     level = 100.0 * (1.0 - table.attrs["alpha"])

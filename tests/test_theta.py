@@ -217,3 +217,16 @@ def test_the_fast_correction_is_the_decomposition_where_the_floors_act_and_where
         w, v = np.linalg.eigh(noisy)
         slow = correct(theta, (v * np.maximum(w, 2 * c)[:, None, :]) @ np.swapaxes(v, 1, 2), c)
         np.testing.assert_allclose(_correct_noisy(theta, noisy, c), slow, rtol=1e-9, atol=1e-12)
+
+
+def test_the_summary_states_each_coefficients_allowance():
+    """One number where every coefficient is widened alike, the range where the proven bound sets them apart."""
+    from dataclasses import replace
+
+    from dpci.summary import release_summary
+
+    release = _fit("objective", "pure").theta_release_
+    for allowance, words in (([0.02, 0.02, 0.02], "widened by 0.02 for"), ([0.01, 0.02, 0.05], "0.01 to 0.05 by")):
+        widened = replace(release, allowance=np.array(allowance))
+        text = str(release_summary(widened, ["a", "b", "c"], title="t", random_state=0))
+        assert words in text, text
