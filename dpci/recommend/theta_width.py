@@ -30,7 +30,7 @@ MOSTLY_GIVEN = 0.75  # a c counts only where at least this share of releases giv
 @dataclass(frozen=True)
 class ThetaWidths:
     """``widths``: mean width per coefficient over the drawn releases that give an interval (inf if too few
-    do); ``allowance``: their mean correction allowance; ``given``: the share of releases that give one."""
+    do); ``allowance``: the mean of their largest correction allowance; ``given``: the share of releases that give one."""
 
     widths: np.ndarray
     allowance: float
@@ -50,7 +50,7 @@ def theta_widths(measurement, loss, hessian, covariance, theta_c, n: int, alpha:
         made = theta_release(release, loss, rng, THETA_DRAWS)
         if made.valid and made.allowance is not None:
             widths.append(np.diff(made.conf_int, axis=1)[:, 0])
-            allowances.append(float(made.allowance[0]))
+            allowances.append(float(np.max(made.allowance)))
     given = len(widths) / HESSIAN_DRAWS
     if given < MOSTLY_GIVEN:
         return ThetaWidths(np.full(theta_c.shape, math.inf), math.inf, given)
