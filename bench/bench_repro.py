@@ -15,17 +15,16 @@ the intercept's would double the time).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.cell_table import run_cells
 from dpci import LogisticLoss, ReleaseSpec, methods, nonprivate_confidence_intervals
 from dpci.data.awan_wang import AWAN_WANG_BETA, make_awan_wang
 from dpci.methods.repro import ReproSamples
@@ -103,16 +102,8 @@ def main(argv=None):
     methods.register(ReproSamples(coefficients=(1,)), replace=True)  # opt-in: not registered by default
     if a.quick:
         a.n, a.eps, a.reps = [500], [1.0], 10
-    rows: list[dict] = []
-    with open(a.log, "a") if a.log else contextlib.nullcontext(sys.stderr) as log:
-        for eps in a.eps:
-            for n in a.n:
-                rows.extend(cell(n, eps, a.reps, a.seed, a.methods, log))
-                frame = pd.DataFrame(rows)
-                if a.out:
-                    frame.to_csv(a.out, index=False)
-                print(frame.tail(len(a.methods)).to_string(index=False), file=log, flush=True)
-    print(pd.DataFrame(rows).to_string(index=False))
+    cells = [(n, eps) for eps in a.eps for n in a.n]
+    run_cells(cells, lambda log, n, eps: cell(n, eps, a.reps, a.seed, a.methods, log), a.log, a.out, len(a.methods))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ converted back. Their replicates per subset are cut to REPLICATES (their script:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import sys
 import time
@@ -36,10 +35,10 @@ import zlib
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.cell_table import run_cells
 from dpci import LogisticLoss, ReleaseSpec, methods
 from dpci.exceptions import ReferenceWarning
 from dpci.methods.chadha import ChadhaBootstrap
@@ -241,16 +240,14 @@ def main(argv=None):
     methods.register(ChadhaBootstrap(), replace=True)  # opt-in: not registered by default
     if a.quick:
         a.n, a.eps, a.reps = [1_000, 4_000], [8.0], 20
-    rows: list[dict] = []
-    with open(a.log, "a") if a.log else contextlib.nullcontext(sys.stderr) as log:
-        for n in a.n:
-            for eps in a.eps:
-                rows.extend(cell(n, eps, a.reps, a.seed, a.methods, log, a.theta_split, a.theta_c))
-                frame = pd.DataFrame(rows)
-                if a.out:
-                    frame.to_csv(a.out, index=False)
-                print(frame.tail(len(a.methods)).to_string(index=False), file=log, flush=True)
-    print(pd.DataFrame(rows).to_string(index=False))
+    cells = [(n, eps) for n in a.n for eps in a.eps]
+    run_cells(
+        cells,
+        lambda log, n, eps: cell(n, eps, a.reps, a.seed, a.methods, log, a.theta_split, a.theta_c),
+        a.log,
+        a.out,
+        len(a.methods),
+    )
 
 
 if __name__ == "__main__":
