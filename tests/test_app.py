@@ -18,7 +18,7 @@ import dpci
 from dpci.data import load_adult
 from dpci.notions import EPSILONS
 from ui.app_state import AppState
-from ui.settings import C_VALUES
+from ui.settings import C_VALUES, fmt_c
 
 TIMEOUT = 120
 ROOT = Path(__file__).resolve().parents[1]
@@ -1038,6 +1038,31 @@ def test_the_c_control_recommends_a_c_from_public_facts_and_uses_it(query):
     chosen = at.session_state["dpci_settings"]["c"]
     assert chosen in C_VALUES and rec.c / 2.6 <= chosen <= rec.c * 2.6  # a neighbour on the slider
     assert not [b for b in at.sidebar.button if b.label.startswith("Use the recommended c")]
+
+
+@pytest.mark.parametrize("privacy", ["pure", "zcdp"])
+@pytest.mark.parametrize("mechanism", ["objective", "output"])
+def test_on_adult_the_sidebar_says_what_gives_theta_and_one_press_asks_for_it(mechanism, privacy):
+    """Where no c gives an interval for θ (Adult, d = 10) the sidebar says which budget or how many features
+    would, predicted on the public rows; its button sets those features and c, after which the sidebar
+    recommends a c for θ."""
+    at = _explorer({"dataset": "adult", "mechanism": mechanism, "privacy": privacy})
+    _no_errors(at)
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "No c gives an interval for θ here" in captions, captions
+    assert "no budget up to" in captions or "θ has one from" in captions, captions
+    press = [b for b in at.sidebar.button if b.label.startswith("Use d =")]
+    if not press:
+        assert "Fewer features give none at this budget either" in captions, captions
+        return
+    d, c = re.match(r"Use d = (\d+) and c = (\S+) ", press[0].label).groups()
+    assert f"The first {d} feature" in captions, captions
+    press[0].click().run()
+    _no_errors(at)
+    assert at.session_state["w_d"] == int(d)
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "No c gives an interval for θ" not in captions and "for θ" in captions, captions
+    assert fmt_c(at.session_state["w_c"]) == c
 
 
 def test_the_recommended_c_comes_after_the_chart(monkeypatch):

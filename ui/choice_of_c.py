@@ -9,14 +9,23 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import streamlit as st
 
 from dpci import methods as registry
 from dpci.exceptions import DataValidationError
-from dpci.recommend import BiasBound, Prediction, Recommendation, describe_estimand, predict, recommend_c
+from dpci.notions import NOTIONS
+from dpci.recommend import (
+    BiasBound,
+    Prediction,
+    Recommendation,
+    describe_estimand,
+    least_budget_for_theta,
+    predict,
+    recommend_c,
+)
 from dpci.recommend import estimand_bias as dpci_estimand_bias
 from dpci.recommend.reference import PUBLIC_SEED
 from dpci.recommend.search import MAX_MOVE
@@ -28,14 +37,29 @@ from ui.state import UNUSED, set_setting
 
 
 @dataclass(frozen=True)
+class ThetaReach:
+    """Where the settings give no interval for θ: the least budget on the notion's stops that gives one with
+    these features, and the most features (the d control) that give one at this budget, with the slider's
+    recommended c there and their names. None: none does."""
+
+    budget: float | None
+    d: int | None
+    c: float | None
+    features: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Advice:
     """What the c control says: the recommendation (None where there is none), the slider's value for
-    it and the prediction there, and a message (why there is none, or a caution)."""
+    it and the prediction there, and a message (why there is none, or a caution). ``no_theta``: θ was asked
+    and no c gives it; ``reach`` then says what would."""
 
     recommendation: Recommendation | None
     slider_c: float | None
     at_slider: Prediction | None
     message: str = ""
+    no_theta: bool = False
+    reach: ThetaReach | None = None
 
 
 def data_shape(s: AppState) -> tuple[int, int] | None:
@@ -70,10 +94,8 @@ def prediction_rows(s: AppState):
 
 
 NO_THETA_AT_ANY_C = (
-    "No c gives an interval for θ here (budget {budget:g}, n = {n:,}, d = {d}): on this dataset's public rows "
-    "most releases' private Hessians would have a direction the data say too little about to undo the penalty. "
-    "More budget or rows, or fewer features (d), give one; or choose θ₀(c) under *Intervals for* for its "
-    "recommended c. No privacy cost."
+    "No c gives an interval for θ here ({budget}, n = {n:,}, {d} coefficients): on this dataset's public rows "
+    "most releases' private Hessians would have a direction the data say too little about to undo the penalty."
 )
 
 
@@ -90,7 +112,64 @@ def advise(s: AppState, n: int, d: int) -> Advice:
     rows = prediction_rows(s)
     if rows is None:
         return Advice(None, None, None, NO_PREDICTION_ON_UPLOADS)
-    return _advise(n, d, *_facts(s), dataset_key(s), rows)
+    advice = _advise(n, d, *_facts(s), dataset_key(s), rows)
+    if not advice.no_theta:
+        return advice
+    reach = theta_reach(s, n, d, rows)
+    return replace(advice, reach=reach, message=f"{advice.message} {_say_reach(s, reach)} No privacy cost.")
+
+
+def theta_reach(s: AppState, n: int, d: int, rows) -> ThetaReach:
+    """What gives an interval for θ where these settings give none, predicted on the dataset's public rows
+    as the recommendation is: the least budget among the notion's stops above this one, with these
+    features; and the largest d below this one whose first features give one at this budget."""
+    budgets = tuple(b for b in s.notion.stops if b > s.spec.budget)
+    facts = _facts(s)
+    budget = _least_budget(n, d, budgets, *facts[:2], *facts[3:], dataset_key(s), rows)  # all but the budget
+    for fewer in range(s.data.d - 1, 0, -1):
+        smaller = replace(s, data=replace(s.data, d=fewer))
+        shape, rows = data_shape(smaller), prediction_rows(smaller)
+        if shape is None or rows is None:
+            break
+        advice = _advise(*shape, *_facts(smaller), dataset_key(smaller), rows)
+        if advice.recommendation is not None and advice.recommendation.from_release:
+            names = load_data(smaller)[2]
+            return ThetaReach(budget, fewer, advice.slider_c, tuple(name for name in names if name != "const"))
+    return ThetaReach(budget, None, None)
+
+
+def _say_reach(s: AppState, reach: ThetaReach) -> str:
+    """What :func:`theta_reach` found, in words."""
+    say = s.notion.say
+    if reach.budget is not None:
+        budget = f"With these features θ has one from {say(reach.budget)}."
+    else:
+        budget = f"With these features no budget up to {say(s.notion.stops[-1])} gives one."
+    if reach.d is not None:
+        some = "feature" if reach.d == 1 else f"{reach.d} features"
+        verb = "gives" if reach.d == 1 else "give"
+        fewer = (
+            f"The first {some} ({', '.join(reach.features)}) {verb} one at {say(s.spec.budget)} (c = {fmt_c(reach.c)})."
+        )
+    else:
+        fewer = "Fewer features give none at this budget either."
+    return (
+        f"{budget} {fewer} There, about half the releases or more give one. Or choose θ₀(c) under *Intervals for* "
+        "for its recommended c."
+    )
+
+
+def _use_settings(values: dict) -> None:
+    """Set several settings at once (a button's callback)."""
+    for name, value in values.items():
+        set_setting(name, value)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _least_budget(n, d, budgets, method, privacy, loss, split, alpha, estimand, bound, rows_key, _rows):
+    """:func:`dpci.recommend.theta_reach.least_budget_for_theta` on the rows ``rows_key`` names."""
+    facts = dict(method=method, privacy=privacy, loss=loss, split=split, alpha=alpha, estimand=estimand)
+    return least_budget_for_theta(n, d, budgets, theta_bound=bound, stand_in=_rows, **facts)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
@@ -108,7 +187,8 @@ def _advise(n, d, method, privacy, budget, loss, split, alpha, estimand, bound, 
         if chosen.own_c(_measurement(facts), n, d) is not None:
             return Advice(rec, None, rec, rec.advice)
         if not math.isfinite(rec.width):  # no c gives an interval for theta: nothing to press
-            return Advice(None, None, None, NO_THETA_AT_ANY_C.format(budget=budget, n=n, d=d))
+            said = NOTIONS[privacy].say(budget)
+            return Advice(None, None, None, NO_THETA_AT_ANY_C.format(budget=said, n=n, d=d), no_theta=True)
         if rec.moved > MAX_MOVE and rec.estimand == "regularised":  # every c shrinks what it estimates
             return Advice(None, None, None, f"{rec.advice} No privacy cost.")
         slider_c, at_slider = _on_slider(rec, n, d, facts)
@@ -186,6 +266,15 @@ def _draw_recommendation(sb, s: AppState, shape: tuple[int, int]) -> None:
     rec = advice.recommendation
     if rec is None:
         sb.caption(advice.message)
+        reach = advice.reach
+        if reach is not None and reach.d is not None:
+            sb.button(
+                f"Use d = {reach.d} and c = {fmt_c(reach.c)} (an interval for θ)",
+                on_click=_use_settings,
+                args=({"d": reach.d, "c": reach.c},),
+                width="stretch",
+                key="use_theta_reach",
+            )
         return
     if advice.slider_c is None:  # a method that picks its own c
         sb.caption(f"{advice.message} Predicted: {describe_prediction(rec)}.")

@@ -35,6 +35,7 @@ from .estimands import (
 )
 from .reference import Reference, reference
 from .search import Prediction, Recommendation, predict, recommend_c
+from .theta_reach import gives_theta, least_budget_for_theta
 
 __all__ = [
     "ESTIMANDS",
@@ -47,7 +48,9 @@ __all__ = [
     "check_estimand",
     "describe_estimand",
     "estimand_bias",
+    "gives_theta",
     "interval_estimand",
+    "least_budget_for_theta",
     "predict",
     "recommend_c",
     "reference",
