@@ -749,6 +749,24 @@ def test_present_states_odds_ratios_over_public_ranges_and_says_why_when_it_cann
     assert any("no odds reading" in c.value for c in at.caption)
 
 
+@pytest.mark.parametrize("privacy", ["pure", "zcdp"])
+@pytest.mark.parametrize("asked", ["unregularised", "regularised"])
+def test_present_says_which_coefficients_its_odds_ratios_are_of(asked, privacy):
+    """The odds ratios are θ's where the chart's intervals are for θ, and otherwise say they are of the
+    penalised model θ₀(c) at its c, in the caption under their heading, whichever was asked and the notion."""
+    at = _app("pages/5_Present.py")
+    at.query_params.update({"d": "3", "c": "5e-05", "estimand": asked, "privacy": privacy})
+    at.run()
+    _no_errors(at)
+    said = " ".join(_shown(c.value) for c in at.caption if "Odds ratios of" in c.value)
+    refused = any("No interval for θ" in i.value for i in at.info)  # this release gives none: θ₀(c) shown
+    theta = asked == "unregularised" and not refused
+    if theta:
+        assert "Odds ratios of the coefficients without penalty, θ." in said, said
+    else:
+        assert "Odds ratios of the model fitted with its penalty (θ₀(c), c = 5e-05)" in said, said
+
+
 def test_the_intervals_csv_carries_the_odds_ratios_and_its_provenance():
     import ui.present as present
     from dpci.presentation.odds import odds_ratio_table

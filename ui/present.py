@@ -106,12 +106,19 @@ def settings_in_words(
 
 
 def odds_ratios(
-    table: pd.DataFrame, s: AppState, not_private: str | None, stored=None, upload: dict | None = None
+    table: pd.DataFrame,
+    s: AppState,
+    not_private: str | None,
+    stored=None,
+    upload: dict | None = None,
+    estimand: str = "θ",
+    c: float | None = None,
 ) -> pd.DataFrame | None:
     """The odds ratios of a logistic release (None when there are none to state), drawn as a table with
     a sentence per feature, or a note saying why there are none; ``not_private`` as for
-    :func:`settings_in_words`, ``upload`` as for :func:`outcome`. A stored release states the public
-    changes it recorded when it was made (the same in any session), else those of the settings' data."""
+    :func:`settings_in_words`, ``upload`` as for :func:`outcome`; ``estimand`` the symbol of what the
+    intervals are for ("θ" or "θ₀(c)", fitted at ``c``). A stored release states the public changes it
+    recorded when it was made (the same in any session), else those of the settings' data."""
     if not getattr(s.spec.loss, "odds_ratios", False):
         model = models().get(s.spec.loss.name, s.spec.loss.name)
         st.caption(f"Odds ratios belong to logistic regression: the {model}'s coefficients have no odds reading.")
@@ -141,8 +148,14 @@ def odds_ratios(
         if public_range
         else "the data's own minimum and maximum, which are not public"
     )
+    target = (
+        "the coefficients without penalty, θ"
+        if estimand == "θ"
+        else f"the model fitted with its penalty (θ₀(c){'' if c is None else f', c = {c:.3g}'}), whose coefficients "
+        "the penalty makes smaller as a whole: not those of a model without penalty"
+    )
     st.caption(
-        f"Each odds ratio compares the two ends of a feature's range ({bounds}), the other features "
+        f"Odds ratios of {target}. Each compares the two ends of a feature's range ({bounds}), the other features "
         "fixed; a category is compared with not being in it. An odds ratio above 1 means higher odds. Its "
         "interval is the coefficient's, turned into odds: "
         + ("just as private." if void is None else "not private, as the coefficients are not.")

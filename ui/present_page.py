@@ -56,7 +56,8 @@ def header(desk: OnDesk, current: AppState) -> None:
 
 
 def audience_table(desk: OnDesk):
-    """The audience chosen, and the table it sees: (table, internal, the release drawn, its bias bound)."""
+    """The audience chosen, and the table it sees: (table, internal, the release drawn, its bias bound, the
+    symbol of what its intervals are for)."""
     audience = ui.state.kept_widget(
         st.radio,
         "Audience",
@@ -87,7 +88,7 @@ def audience_table(desk: OnDesk):
         table = interval_table(desk.names, release, alpha=s.spec.alpha, bias=bias)
     if wide := release_too_wide(table):
         st.warning(wide)
-    return table, internal, release, bias
+    return table, internal, release, bias, symbol
 
 
 def sentences(desk: OnDesk, table, internal: bool, release, bias) -> list[str]:
