@@ -168,7 +168,7 @@ def test_what_present_says_of_the_penalty_is_measured_on_the_release(curvature, 
     halves the coefficients, with curvature 2 it moves them by 1%; the sentence says which."""
     from types import SimpleNamespace
 
-    from ui.choice_of_c import shrinkage_words
+    from ui.estimand_shown import shrinkage_words
 
     c, theta = 0.01, np.array([1.0, -2.0, 0.5])
     hessian = np.eye(3) * (curvature + 2 * c)
@@ -183,7 +183,7 @@ def test_what_present_says_of_the_penalty_is_measured_on_the_release(curvature, 
 def test_a_capped_correction_says_the_shrinkage_may_be_larger():
     from types import SimpleNamespace
 
-    from ui.choice_of_c import shrinkage_words
+    from ui.estimand_shown import shrinkage_words
 
     c = 0.01
     release = SimpleNamespace(theta=np.array([1.0, 1.0]), hessian=np.diag([1.0, 2 * c]), c=c)  # one direction floored

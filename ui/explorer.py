@@ -8,6 +8,7 @@ import streamlit as st
 import ui.background
 import ui.choice_of_c
 import ui.data
+import ui.estimand_shown
 import ui.layout
 import ui.privacy
 import ui.release_panel
@@ -142,7 +143,7 @@ def _numbers(table) -> None:
 
 def _draw(s: AppState, shown: Shown, vi, stale: bool):
     """The chart of the release (with the comparisons given), its caption and its warnings; returns the table."""
-    release, bias, symbol, theta_said = ui.choice_of_c.shown_for_table(s, shown.release)
+    release, bias, symbol, theta_said = ui.estimand_shown.shown_for_table(s, shown.release)
     truth = None if theta_said else shown.truth  # the synthetic truth is theta's, and theta is not shown
     nonprivate = shown.nonprivate
     if shown.X is not None and not shown.preview:  # the data's non-private fit, of the estimand the chart is for
@@ -150,7 +151,7 @@ def _draw(s: AppState, shown: Shown, vi, stale: bool):
     table = interval_table(shown.names, release, nonprivate, vi, truth, s.spec.alpha, bias=bias)
     chart = st.session_state[LAST_FOREST] = _chart(s, shown, table, stale, symbol)
     st.plotly_chart(chart, width="stretch", key="forest", config={"displaylogo": False})
-    st.caption(ui.choice_of_c.estimand_caption(s, bias, theta_said))
+    st.caption(ui.estimand_shown.estimand_caption(s, bias, theta_said))
     for caveat in getattr(shown.release, "caveats", ()):  # the method's own word on this release's coverage
         st.warning(escape_markdown(caveat))
     if wide := release_too_wide(table):

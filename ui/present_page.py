@@ -9,8 +9,8 @@ import streamlit as st
 
 import dpci
 import ui.background
-import ui.choice_of_c
 import ui.data
+import ui.estimand_shown
 import ui.layout
 import ui.privacy
 import ui.state
@@ -72,7 +72,7 @@ def audience_table(desk: OnDesk):
         st.caption("The non-private comparisons need the data, which is not in this session: the public view is shown.")
     s = desk.settings
     # theta from the release alone, or theta_0(c) widened by a stated bound, or theta_0(c) (post-processing)
-    release, bias, symbol, theta_said = ui.choice_of_c.shown_for_table(s, desk.release)
+    release, bias, symbol, theta_said = ui.estimand_shown.shown_for_table(s, desk.release)
     if theta_said:
         st.info(escape_markdown(theta_said))
     if internal:
@@ -105,7 +105,7 @@ def sentences(desk: OnDesk, table, internal: bool, release, bias) -> list[str]:
         not_private=desk.not_private,
         accounts_for_privacy_noise=dpci.methods.get(s.spec.method).accounts_for_privacy_noise,
     )
-    said.insert(0, ui.choice_of_c.estimand_sentence(s, release, bias))
+    said.insert(0, ui.estimand_shown.estimand_sentence(s, release, bias))
     said += ui.privacy.release_sentences(desk.stored.id if desk.stored is not None else None)
     if internal:
         said.insert(0, "Internal: this page shows non-private comparisons; do not publish it.")

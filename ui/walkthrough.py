@@ -7,8 +7,8 @@ import numpy as np
 import streamlit as st
 
 import dpci
-import ui.choice_of_c
 import ui.data
+import ui.estimand_shown
 import ui.release_desk
 import ui.settings
 import ui.state
@@ -110,11 +110,11 @@ def interval(s: AppState, names, truth) -> None:
     st.header("6. The interval")
     st.markdown(f"Each interval keeps the middle {100 * s.level:g}% of the simulated values.")
     key = ui.data.dataset_key(s)
-    release, bias, symbol, theta_said = ui.choice_of_c.shown_for_table(
+    release, bias, symbol, theta_said = ui.estimand_shown.shown_for_table(
         s, ui.release_desk.release_of(key, s, "How it works")
     )
     truth = None if theta_said else truth  # the synthetic truth is theta's, and theta is not shown
     nonprivate = ui.data.cached_nonprivate(key, s, symbol)
     table = interval_table(names, release, nonprivate, None, truth, s.spec.alpha, bias=bias)
     st.plotly_chart(forest_plot(table, level=s.level), width="stretch")
-    st.caption(ui.choice_of_c.estimand_caption(s, bias, theta_said))
+    st.caption(ui.estimand_shown.estimand_caption(s, bias, theta_said))
