@@ -227,7 +227,8 @@ def _capital(text: str) -> str:
 def describe_prediction(at: Prediction) -> str:
     """The predicted width and, for θ₀(c), the size of what it estimates (the score it was chosen by)."""
     if at.from_release:
-        return f"width ≈ {at.width:.2g} for θ, the correction's allowance ±{at.bias:.2g} included"
+        some = "" if at.given >= 1.0 else "; some releases give none"
+        return f"width ≈ {at.width:.2g} for θ where a release gives one, the correction's allowance ±{at.bias:.2g} included{some}"
     if at.bias is not None:
         return f"width ≈ {at.width:.2g}, predicted bias ±{at.bias:.2g} included"
     return f"width ≈ {at.width:.2g}, a typical coefficient of θ₀(c) ≈ {at.typical:.2g}"

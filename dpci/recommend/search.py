@@ -65,6 +65,8 @@ class Prediction:
     from_release: bool = False
     #: The largest share of itself by which the penalty moves a coefficient of the reference (:func:`moved`).
     moved: float = 0.0
+    #: The share of the reference's drawn releases that give an interval for theta (1 for other estimands).
+    given: float = 1.0
 
     @property
     def width(self) -> float:
@@ -168,7 +170,7 @@ class _Problem:
         shift = theta_c - self.ref.theta
         shrinkage = float(np.max(np.abs(shift)))
         if self.from_release:
-            return self._predict_from_release(at_c, hessian, covariance, theta_c, error, shrinkage), theta_c
+            return self._predict_from_release(at_c, theta_c, error, shrinkage), theta_c
         bias = None if self.estimand == "regularised" else predicted_bias(c, loss, self.ref, self.theta_bound)
         widened = halves + (bias or 0.0)
         target = theta_c if bias is None else self.ref.theta
@@ -192,10 +194,13 @@ class _Problem:
         )
         return prediction, theta_c
 
-    def _predict_from_release(self, at_c, hessian, covariance, theta_c, error, shrinkage) -> Prediction:
+    def _predict_from_release(self, at_c, theta_c, error, shrinkage) -> Prediction:
         """dpci.theta's interval predicted on the reference (:mod:`.theta_width`). Its coverage is the level
         (a calibrated simulation with its allowance); where too few releases give it, its width is infinite."""
-        made = theta_widths(at_c, self.loss, hessian, covariance, theta_c, self.n, self.alpha)
+        ref, loss, c = self.ref, self.loss, at_c.spec.c
+        made = theta_widths(
+            at_c, loss, lambda at: hessian_and_covariance(ref.A, loss, at, c, ref.weights), theta_c, self.n, self.alpha
+        )
         return Prediction(
             at_c.spec.c,
             self.estimand,
@@ -207,6 +212,7 @@ class _Problem:
             typical=float(np.median(np.abs(self.ref.theta))),
             nonprivate_widths=2.0 * NormalDist().inv_cdf(1.0 - self.alpha / 2.0) * error.sampling_sd,
             from_release=True,
+            given=made.given,
         )
 
     def covers(self, prediction: Prediction) -> bool:

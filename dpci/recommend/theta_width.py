@@ -4,10 +4,11 @@ computed from each draw, so the prediction and the interval a user gets are one 
 
 What varies between releases, and moves the width most, is the private Hessian: Algorithm 2's noise can
 bring its smallest eigenvalue close to 4c, where the correction is steep, or below it, where the release
-gives no interval for theta. So HESSIAN_DRAWS released Hessians are drawn at one public seed, each
-interval's width is computed, and the prediction is their mean over the draws that give an interval. The
-coefficients are left at theta_0(c) of the reference: their noise moves the interval's centre, and only
-through the allowance (second order) its width.
+gives no interval for theta. The released coefficients vary too, and the correction's shift and allowance
+grow with them (a shift too large gives no interval). So HESSIAN_DRAWS releases are drawn at one public
+seed, each a released Hessian and released coefficients (sampling noise and the mechanism's, as dpci.theta
+simulates them) with the Hessian read at those coefficients, as the release reads it; each interval's width
+is computed, and the prediction is their mean over the draws that give an interval.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..intervals import gaussian_factor
 from ..mechanisms import priv_spd_mat
 from ..methods import PrivateRelease
 from ..theta import theta_release
@@ -37,16 +39,23 @@ class ThetaWidths:
     given: float
 
 
-def theta_widths(measurement, loss, hessian, covariance, theta_c, n: int, alpha: float) -> ThetaWidths:
-    """dpci.theta's interval predicted at the reference's population values (``hessian`` includes 2cI, as
-    Algorithm 2 releases it) for the release ``measurement`` describes (its c is the one predicted)."""
+def theta_widths(measurement, loss, hessian_at, theta_c, n: int, alpha: float) -> ThetaWidths:
+    """dpci.theta's interval predicted on the reference for the release ``measurement`` describes (its c is
+    the one predicted). ``hessian_at(theta)``: the reference population's (Hessian with 2cI, as Algorithm 2
+    releases it, and gradient covariance) at theta: the release reads them at its own coefficients."""
     method, alloc, c = measurement.method, measurement.allocation, measurement.spec.c
     rng = np.random.default_rng(PUBLIC_SEED)
-    drawn = priv_spd_mat(hessian, loss.hessian_sensitivity(n), alloc.phi[1], c, alloc.privacy, rng, HESSIAN_DRAWS)
+    hessian, covariance = hessian_at(theta_c)
     noise = method.coefficient_noise_law(measurement, n)
+    d = theta_c.size
+    sampling = np.linalg.inv(hessian) @ gaussian_factor(covariance) / math.sqrt(n)
+    coefficients = theta_c + rng.standard_normal((HESSIAN_DRAWS, d)) @ sampling.T
+    coefficients += noise.sample(rng, d, HESSIAN_DRAWS) @ method.noise_transform(hessian, n).T
     widths, allowances = [], []
-    for released in drawn:
-        release = PrivateRelease(theta_c, released, covariance, np.empty((0, 2)), alpha, n, c, alloc, noise)
+    for theta in coefficients:
+        at_theta, covariance = hessian_at(theta)
+        released = priv_spd_mat(at_theta, loss.hessian_sensitivity(n), alloc.phi[1], c, alloc.privacy, rng)
+        release = PrivateRelease(theta, released, covariance, np.empty((0, 2)), alpha, n, c, alloc, noise)
         made = theta_release(release, loss, rng, THETA_DRAWS)
         if made.valid and made.allowance is not None:
             widths.append(np.diff(made.conf_int, axis=1)[:, 0])
