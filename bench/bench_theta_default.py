@@ -197,7 +197,11 @@ def main(argv=None):
         (cov, width), (wcov, wwidth) = out["dpci"], out["wald"]
         pcov, pwidth = out.get("paper", (np.array([math.nan]), math.nan))
         repro = PUBLISHED_REPRO_WIDTH.get((n, eps)) if design == "awan-wang" else None
-        note = f"; {invalid} of {args.reps} said no interval" if invalid else ""
+        note = ""
+        if invalid:  # a release with no interval covers: say what the intervals given covered
+            given = args.reps - _refused - invalid
+            kept = (cov * (args.reps - _refused) - invalid) / given
+            note = f"; {invalid} of {args.reps} said no interval, the {given} given covered {kept.mean():.3f} ({kept.min():.3f})"
         print(
             f"| {design} | {n:,} | {eps:g} | {cov.mean():.3f} ({cov.min():.3f}{note}) | {width:.3f} | "
             f"{width / wwidth:.2f} | {'' if repro is None else f'{repro:.3f}'} | {pcov.mean():.3f} ({pcov.min():.3f}) "

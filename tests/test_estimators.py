@@ -197,12 +197,13 @@ def test_the_non_private_reference_takes_the_loss_by_name_as_the_private_functio
 @pytest.mark.parametrize("n", [500, 2_000, 20_000])
 def test_the_default_c_serves_the_default_estimand(n, budget):
     """c left at None: for theta (logistic regression) the recommended c, never above the paper's 0.001 where
-    that runs, chosen from public facts without a ReferenceWarning (nobody asked for a prediction); asked for
-    by name, the recommendation warns as recommend_c does. The Huberized SVM, for theta_0(c), keeps 0.001."""
+    that runs, chosen from public facts without a ReferenceWarning (nobody asked for a prediction), and above
+    it only with an UnderCoverageWarning; asked for by name, the recommendation warns as recommend_c does. The
+    Huberized SVM, for theta_0(c), keeps 0.001."""
     import warnings
 
     from dpci.data import make_synthetic_logistic
-    from dpci.exceptions import ReferenceWarning, RegularisationTooSmall
+    from dpci.exceptions import ReferenceWarning, RegularisationTooSmall, UnderCoverageWarning
 
     X, y = make_synthetic_logistic(n, [1.0, -0.5, 0.5], random_state=0)
     with warnings.catch_warnings(record=True) as caught:
@@ -217,6 +218,10 @@ def test_the_default_c_serves_the_default_estimand(n, budget):
     except RegularisationTooSmall:
         paper_runs = False
     assert model.c_ == (min(recommended, 1e-3) if paper_runs else recommended)
+    above = [
+        w for w in caught if issubclass(w.category, UnderCoverageWarning) and "above the paper's" in str(w.message)
+    ]
+    assert bool(above) == (model.c_ > 1e-3), "a default c above the paper's says its intervals may under-cover"
     with pytest.warns(ReferenceWarning):
         asked = PrivateLogisticRegression(budget=budget, c="recommended", classes=(-1, 1), random_state=0).fit(X, y)
     assert asked.c_ == recommended
