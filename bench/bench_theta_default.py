@@ -201,7 +201,9 @@ def main(argv=None):
         if invalid:  # a release with no interval covers: say what the intervals given covered
             given = args.reps - _refused - invalid
             kept = (cov * (args.reps - _refused) - invalid) / given
-            note = f"; {invalid} of {args.reps} said no interval, the {given} given covered {kept.mean():.3f} ({kept.min():.3f})"
+            note = f"; {invalid} of {args.reps} said no interval"
+            if given:
+                note += f", the {given} given covered {kept.mean():.3f} ({kept.min():.3f})"
         print(
             f"| {design} | {n:,} | {eps:g} | {cov.mean():.3f} ({cov.min():.3f}{note}) | {width:.3f} | "
             f"{width / wwidth:.2f} | {'' if repro is None else f'{repro:.3f}'} | {pcov.mean():.3f} ({pcov.min():.3f}) "
