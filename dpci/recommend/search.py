@@ -164,13 +164,13 @@ class _Problem:
         hessian, covariance = hessian_and_covariance(self.ref.A, loss, theta_c, c, self.ref.weights)
         at_c = self.measurement.at_c(c)
         error = method.offset_law(at_c, hessian, covariance, n)
+        shift = theta_c - self.ref.theta
+        shrinkage = float(np.max(np.abs(shift)))
+        if self.from_release:  # theta's interval draws its own releases (theta_width)
+            return self._predict_from_release(at_c, theta_c, (hessian, covariance), error, shrinkage), theta_c
         rng = np.random.default_rng(PUBLIC_SEED)
         drawn = method.interval_matrices(at_c, hessian, covariance, theta_c, n, rng, MATRIX_DRAWS)
         halves = half_widths(method.interval_law(method.offset_law(at_c, drawn[0], drawn[1], n)), self.alpha)
-        shift = theta_c - self.ref.theta
-        shrinkage = float(np.max(np.abs(shift)))
-        if self.from_release:
-            return self._predict_from_release(at_c, theta_c, error, shrinkage), theta_c
         bias = None if self.estimand == "regularised" else predicted_bias(c, loss, self.ref, self.theta_bound)
         widened = halves + (bias or 0.0)
         target = theta_c if bias is None else self.ref.theta
@@ -194,12 +194,19 @@ class _Problem:
         )
         return prediction, theta_c
 
-    def _predict_from_release(self, at_c, theta_c, error, shrinkage) -> Prediction:
-        """dpci.theta's interval predicted on the reference (:mod:`.theta_width`). Its coverage is the level
-        (a calibrated simulation with its allowance); where too few releases give it, its width is infinite."""
+    def _predict_from_release(self, at_c, theta_c, at_theta_c, error, shrinkage) -> Prediction:
+        """dpci.theta's interval predicted on the reference (:mod:`.theta_width`); ``at_theta_c`` the reference's
+        (Hessian, covariance) at theta_c. Its coverage is the level (a calibrated simulation with its
+        allowance); where too few releases give it, its width is infinite."""
         ref, loss, c = self.ref, self.loss, at_c.spec.c
         made = theta_widths(
-            at_c, loss, lambda at: hessian_and_covariance(ref.A, loss, at, c, ref.weights), theta_c, self.n, self.alpha
+            at_c,
+            loss,
+            lambda at: hessian_and_covariance(ref.A, loss, at, c, ref.weights),
+            theta_c,
+            at_theta_c,
+            self.n,
+            self.alpha,
         )
         return Prediction(
             at_c.spec.c,

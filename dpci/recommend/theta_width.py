@@ -39,13 +39,14 @@ class ThetaWidths:
     given: float
 
 
-def theta_widths(measurement, loss, hessian_at, theta_c, n: int, alpha: float) -> ThetaWidths:
+def theta_widths(measurement, loss, hessian_at, theta_c, at_theta_c, n: int, alpha: float) -> ThetaWidths:
     """dpci.theta's interval predicted on the reference for the release ``measurement`` describes (its c is
     the one predicted). ``hessian_at(theta)``: the reference population's (Hessian with 2cI, as Algorithm 2
-    releases it, and gradient covariance) at theta: the release reads them at its own coefficients."""
+    releases it, and gradient covariance) at theta, read at each draw's coefficients as a release reads them;
+    ``at_theta_c``: the same at theta_c, already computed by the caller."""
     method, alloc, c = measurement.method, measurement.allocation, measurement.spec.c
     rng = np.random.default_rng(PUBLIC_SEED)
-    hessian, covariance = hessian_at(theta_c)
+    hessian, covariance = at_theta_c
     noise = method.coefficient_noise_law(measurement, n)
     d = theta_c.size
     sampling = np.linalg.inv(hessian) @ gaussian_factor(covariance) / math.sqrt(n)
